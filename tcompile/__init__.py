@@ -1,0 +1,37 @@
+"""tcompile: the torch.compile programming model for NumPy code.
+
+    import numpy as np
+    import tcompile as tc
+
+    @tc.compile
+    def f(x):
+        return np.sin(x) * 2 + 1
+
+    f(np.ones(8))                      # traced into a graph, guarded, cached
+    print(tc.explain(f)(np.ones(8)))   # graphs, breaks, guards
+"""
+
+from __future__ import annotations
+
+from tcompile.tracer.config import config
+from tcompile.tracer.errors import TCompileError, Unsupported
+from tcompile.tracer.markers import graph_break
+from tcompile.tracer.report import compile_times, configure_from_environment, set_logs
+
+from ._api import CompileProfiler, compile, counters, explain, reset
+
+__all__ = [
+    "compile",
+    "graph_break",
+    "explain",
+    "reset",
+    "counters",
+    "config",
+    "set_logs",
+    "compile_times",
+    "CompileProfiler",
+    "Unsupported",
+    "TCompileError",
+]
+
+configure_from_environment()

@@ -1,0 +1,1 @@
+"""The bytecode tracer: normalised bytecode -> symbolic interpretation -> graph + guards."""

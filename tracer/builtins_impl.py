@@ -1,0 +1,416 @@
+"""Python builtins and container methods on symbolic values.
+
+``BUILTINS`` maps a builtin to its handler ``(tx, args, kwargs) -> Value``. Builtins not listed
+here are graph breaks (``print``, ``open``, ``input`` as I/O; ``exec``/``eval``/``locals``
+as dynamic code; anything else as an unsupported call).
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import operator
+
+import numpy as np
+
+from .errors import UserErrorInTrace
+from .operations import (
+    NotConstant,
+    array_dims,
+    binary_op,
+    const_to_value,
+    const_value,
+    fold,
+    is_array_like,
+    is_const,
+    iterate,
+    mutate_list,
+    python_int,
+    unary_op,
+)
+from .values import (
+    ArrayValue,
+    Const,
+    ConstMethod,
+    DictValue,
+    Iterator,
+    ListValue,
+    Obj,
+    ScalarValue,
+    SliceValue,
+    SymInt,
+    TupleValue,
+    UserFunction,
+    UserObject,
+    Value,
+)
+
+IO_BUILTINS = {builtins.print, builtins.open, builtins.input, builtins.breakpoint, builtins.help}
+DYNAMIC_CODE_BUILTINS = {builtins.exec, builtins.eval, builtins.locals, builtins.vars, builtins.globals,
+                         builtins.compile, builtins.__import__}  # fmt: skip
+
+
+def _len(tx, args, kwargs):
+    (v,) = args
+    if isinstance(v, (TupleValue, ListValue)):
+        return Const(len(v.items))
+    if isinstance(v, DictValue):
+        return Const(len(v.items))
+    if isinstance(v, ArrayValue):
+        if v.example.ndim == 0:
+            raise UserErrorInTrace(TypeError("len() of unsized object"))
+        return array_dims(tx.state, v)[0]
+    return fold(len, const_value(v))
+
+
+def _range(tx, args, kwargs):
+    return Const(range(*(python_int(tx.state, a) for a in args)))
+
+
+def _items_of(tx, v):
+    return iterate(tx.state, v)
+
+
+def _zip(tx, args, kwargs):
+    strict = const_value(kwargs["strict"]) if "strict" in kwargs else False
+    columns = [_items_of(tx, a) for a in args]
+    if strict and len({len(c) for c in columns}) > 1:
+        raise UserErrorInTrace(ValueError("zip() arguments have different lengths"))
+    return Iterator([TupleValue(list(row)) for row in zip(*columns)])
+
+
+def _enumerate(tx, args, kwargs):
+    start = python_int(tx.state, args[1] if len(args) > 1 else kwargs.get("start", Const(0)))
+    return Iterator([TupleValue([Const(start + i), v]) for i, v in enumerate(_items_of(tx, args[0]))])
+
+
+def _reversed(tx, args, kwargs):
+    return Iterator(list(reversed(_items_of(tx, args[0]))))
+
+
+def _iter(tx, args, kwargs):
+    return Iterator(_items_of(tx, args[0]))
+
+
+def _next(tx, args, kwargs):
+    it = args[0]
+    if not isinstance(it, Iterator):
+        raise tx.state.graph_break("unsupported_object", f"next() on {it.describe()}")
+    if it.position >= len(it.items):
+        if len(args) > 1:
+            return args[1]
+        raise UserErrorInTrace(StopIteration())
+    it.position += 1
+    return it.items[it.position - 1]
+
+
+def _container(kind):
+    def build(tx, args, kwargs):
+        items = _items_of(tx, args[0]) if args else []
+        return TupleValue(items) if kind is tuple else ListValue(items)
+
+    return build
+
+
+def _dict(tx, args, kwargs):
+    items: dict = {}
+    if args:
+        source = args[0]
+        if isinstance(source, DictValue):
+            items.update(source.items)
+        else:
+            for pair in _items_of(tx, source):
+                key, value = _items_of(tx, pair)
+                items[const_value(key)] = value
+    items.update(kwargs)
+    return DictValue(items)
+
+
+def _isinstance(tx, args, kwargs):
+    value, classes = args
+    cls = const_value(classes)
+    return Const(isinstance_of(value, cls))
+
+
+def isinstance_of(value: Value, cls) -> bool:
+    if isinstance(value, UserObject):
+        return isinstance(value.value, cls)
+    if isinstance(value, (ArrayValue, ScalarValue)):
+        return isinstance(value.example, cls)
+    if isinstance(value, SymInt):
+        return issubclass(int, cls)
+    if isinstance(value, (Const, Obj)):
+        return isinstance(value.value, cls)
+    return issubclass(value.python_type(), cls)
+
+
+def _minmax(fn):
+    def handle(tx, args, kwargs):
+        items = _items_of(tx, args[0]) if len(args) == 1 else list(args)
+        if any(is_array_like(i) or isinstance(i, SymInt) for i in items):
+            if kwargs:
+                raise tx.state.graph_break("unsupported_call", f"{fn.__name__}() with key= on traced values")
+            values = [python_int(tx.state, i) if isinstance(i, SymInt) else i for i in items]
+            if any(is_array_like(v) for v in values):
+                raise tx.state.graph_break(
+                    "data_dependent_branch", f"{fn.__name__}() compares array values in Python",
+                    f"Use np.{'maximum' if fn is max else 'minimum'} or np.{fn.__name__}() instead.",
+                )  # fmt: skip
+            items = [Const(v) if not isinstance(v, Value) else v for v in values]
+        return fold(fn, [const_value(i) for i in items], **{k: const_value(v) for k, v in kwargs.items()})
+
+    return handle
+
+
+def _abs(tx, args, kwargs):
+    return unary_op(tx.state, operator.abs, args[0], "abs")
+
+
+def _sum(tx, args, kwargs):
+    items = _items_of(tx, args[0])
+    total = args[1] if len(args) > 1 else kwargs.get("start", Const(0))
+    for item in items:
+        total = binary_op(tx.state, operator.add, total, item, "sum")
+    return total
+
+
+def _sorted(tx, args, kwargs):
+    values = [const_value(i) for i in _items_of(tx, args[0])]
+    return fold(sorted, values, **{k: const_value(v) for k, v in kwargs.items()})
+
+
+def _scalar_conversion(kind):
+    def handle(tx, args, kwargs):
+        if args and (is_array_like(args[0])):
+            raise tx.state.graph_break(
+                "data_dependent_value",
+                f"{kind.__name__}() of {args[0].describe()} turns array data into a Python value",
+                "Keep the value as a NumPy array/scalar (e.g. x.astype(...)) inside the compiled region.",
+            )
+        if args and isinstance(args[0], SymInt) and kind is int:
+            return args[0]
+        return fold(kind, *(python_int(tx.state, a) for a in args))
+
+    return handle
+
+
+def _str(tx, args, kwargs):
+    if args and (is_array_like(args[0])):
+        raise tx.state.graph_break("data_dependent_value", f"str() of {args[0].describe()} formats array data")
+    return fold(str, *(python_int(tx.state, a) for a in args))
+
+
+def _slice(tx, args, kwargs):
+    parts = list(args) + [Const(None)] * (3 - len(args))
+    if len(args) == 1:
+        parts = [Const(None), args[0], Const(None)]
+    if all(is_const(p) for p in parts):
+        return Const(slice(*(const_value(p) for p in parts)))
+    return SliceValue(*parts)
+
+
+def _type(tx, args, kwargs):
+    (v,) = args
+    if isinstance(v, UserObject):
+        return Obj(type(v.value))
+    return Obj(type(v.example) if is_array_like(v) else v.python_type())
+
+
+def _getattr(tx, args, kwargs):
+    obj, name = args[0], const_value(args[1])
+    if len(args) == 3:
+        try:
+            return tx.get_attr(obj, name)
+        except UserErrorInTrace as error:
+            if isinstance(error.error, AttributeError):
+                return args[2]
+            raise
+    return tx.get_attr(obj, name)
+
+
+def _hasattr(tx, args, kwargs):
+    try:
+        tx.get_attr(args[0], const_value(args[1]))
+        return Const(True)
+    except UserErrorInTrace as error:
+        if isinstance(error.error, AttributeError):
+            return Const(False)
+        raise
+
+
+def _callable(tx, args, kwargs):
+    v = args[0]
+    if isinstance(v, (Const, Obj, UserObject)):
+        return Const(callable(v.value))
+    return Const(not isinstance(v, (ArrayValue, ScalarValue, SymInt, TupleValue, ListValue, DictValue)))
+
+
+def _divmod_pow_round(fn):
+    def handle(tx, args, kwargs):
+        if any(is_array_like(a) for a in args):
+            return tx.state.graph_call("call", fn, tuple(args), kwargs, name=fn.__name__)
+        return fold(fn, *(python_int(tx.state, a) for a in args), **{k: const_value(v) for k, v in kwargs.items()})
+
+    return handle
+
+
+def _any_all(fn):
+    def handle(tx, args, kwargs):
+        items = _items_of(tx, args[0])
+        if any(is_array_like(i) for i in items):
+            raise tx.state.graph_break("data_dependent_value", f"{fn.__name__}() over array values in Python",
+                                       f"Use np.{fn.__name__}() on an array instead.")  # fmt: skip
+        return Const(fn(tx.truth(i) for i in items))
+
+    return handle
+
+
+def _map(tx, args, kwargs):
+    fn, *iterables = args
+    columns = [_items_of(tx, it) for it in iterables]
+    return Iterator([tx.call(fn, list(row), {}) for row in zip(*columns)])
+
+
+def _filter(tx, args, kwargs):
+    fn, iterable = args
+    items = _items_of(tx, iterable)
+    keep = [i for i in items if tx.truth(i if isinstance(fn, Const) and fn.value is None else tx.call(fn, [i], {}))]
+    return Iterator(keep)
+
+
+BUILTINS = {
+    len: _len,
+    range: _range,
+    zip: _zip,
+    enumerate: _enumerate,
+    reversed: _reversed,
+    iter: _iter,
+    next: _next,
+    tuple: _container(tuple),
+    list: _container(list),
+    dict: _dict,
+    isinstance: _isinstance,
+    min: _minmax(min),
+    max: _minmax(max),
+    abs: _abs,
+    sum: _sum,
+    sorted: _sorted,
+    int: _scalar_conversion(int),
+    float: _scalar_conversion(float),
+    bool: _scalar_conversion(bool),
+    complex: _scalar_conversion(complex),
+    str: _str,
+    repr: _str,
+    slice: _slice,
+    type: _type,
+    getattr: _getattr,
+    hasattr: _hasattr,
+    callable: _callable,
+    divmod: _divmod_pow_round(divmod),
+    pow: _divmod_pow_round(pow),
+    round: _divmod_pow_round(round),
+    any: _any_all(any),
+    all: _any_all(all),
+    map: _map,
+    filter: _filter,
+}
+BUILTINS[repr] = lambda tx, args, kwargs: (_str(tx, args, kwargs) if not args or not is_const(args[0])
+                                            else fold(repr, const_value(args[0])))  # fmt: skip
+# Pure functions of the math module, folded when every argument is a constant.
+MATH_FUNCTIONS = {id(getattr(math, n)) for n in dir(math) if callable(getattr(math, n))}
+
+
+# -- methods of known containers and constants ----------------------------------------------
+
+_PURE_CONST_TYPES = (str, bytes, int, float, complex, tuple, range, np.dtype, bool, type(None))
+
+
+def call_const_method(tx, method: ConstMethod, args: list[Value], kwargs: dict) -> Value:
+    owner, name = method.self_value, method.name
+    if isinstance(owner, ListValue):
+        return _list_method(tx, owner, name, args, kwargs)
+    if isinstance(owner, DictValue):
+        return _dict_method(tx, owner, name, args, kwargs)
+    if isinstance(owner, TupleValue) and name in ("index", "count"):
+        return fold(getattr(const_value(owner), name), *(const_value(a) for a in args))
+    try:
+        value = const_value(owner)
+        const_args = [const_value(a) for a in args]
+        const_kwargs = {k: const_value(v) for k, v in kwargs.items()}
+    except NotConstant:
+        raise tx.state.graph_break("unsupported_call", f"{type(owner).__name__}.{name}() on traced values") from None
+    if isinstance(value, _PURE_CONST_TYPES):
+        return fold(getattr(value, name), *const_args, **const_kwargs)
+    raise tx.state.graph_break("unsupported_call", f"method {name}() of {owner.describe()}")
+
+
+def _list_method(tx, lst: ListValue, name: str, args, kwargs) -> Value:
+    items = lst.items
+    if name in ("index", "count", "copy", "__len__"):
+        if name == "copy":
+            return ListValue(list(items))
+        return fold(getattr([const_value(i) for i in items], name), *(const_value(a) for a in args))
+    mutate_list(tx.state, lst)
+    if name == "append":
+        items.append(args[0])
+    elif name == "extend":
+        items.extend(iterate(tx.state, args[0]))
+    elif name == "insert":
+        items.insert(python_int(tx.state, args[0]), args[1])
+    elif name == "pop":
+        index = python_int(tx.state, args[0]) if args else -1
+        if not items:
+            raise UserErrorInTrace(IndexError("pop from empty list"))
+        return items.pop(index)
+    elif name == "clear":
+        items.clear()
+    elif name == "reverse":
+        items.reverse()
+    elif name == "remove":
+        target = const_value(args[0])
+        for i, item in enumerate(items):
+            if is_const(item) and const_value(item) == target:
+                del items[i]
+                break
+        else:
+            raise UserErrorInTrace(ValueError("list.remove(x): x not in list"))
+    else:
+        raise tx.state.graph_break("unsupported_call", f"list.{name}()")
+    return Const(None)
+
+
+def _dict_method(tx, d: DictValue, name: str, args, kwargs) -> Value:
+    items = d.items
+    if name == "get":
+        return items.get(const_value(args[0]), args[1] if len(args) > 1 else Const(None))
+    if name == "keys":
+        return Iterator([const_to_value(k) for k in items])
+    if name == "values":
+        return Iterator(list(items.values()))
+    if name == "items":
+        return Iterator([TupleValue([const_to_value(k), v]) for k, v in items.items()])
+    if name == "copy":
+        return DictValue(dict(items))
+    if name == "__contains__":
+        return Const(const_value(args[0]) in items)
+    mutate_list(tx.state, d)
+    if name == "update":
+        other = args[0] if args else DictValue({})
+        if not isinstance(other, DictValue):
+            raise tx.state.graph_break("unsupported_call", "dict.update() with a non-dict")
+        items.update(other.items)
+        items.update(kwargs)
+        return Const(None)
+    if name == "setdefault":
+        return items.setdefault(const_value(args[0]), args[1] if len(args) > 1 else Const(None))
+    if name == "pop":
+        key = const_value(args[0])
+        if key in items:
+            return items.pop(key)
+        if len(args) > 1:
+            return args[1]
+        raise UserErrorInTrace(KeyError(key))
+    if name == "clear":
+        items.clear()
+        return Const(None)
+    raise tx.state.graph_break("unsupported_call", f"dict.{name}()")

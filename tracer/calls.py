@@ -1,0 +1,261 @@
+"""Calls: inlining user functions, NumPy calls into the graph, builtins, and breaks for the rest.
+
+Mixed into `Translator`; ``self`` is the translator of the calling frame.
+"""
+
+from __future__ import annotations
+
+import inspect
+import operator
+import types
+
+import numpy as np
+
+from . import markers
+from . import numpy_table as table
+from . import operations as ops
+from .builtins_impl import (
+    BUILTINS,
+    DYNAMIC_CODE_BUILTINS,
+    IO_BUILTINS,
+    MATH_FUNCTIONS,
+    call_const_method,
+)
+from .errors import UserErrorInTrace
+from .source import AttrSource, ItemSource
+from .values import (
+    ArrayMethod,
+    ArrayValue,
+    BoundMethod,
+    Cell,
+    Const,
+    ConstMethod,
+    DictValue,
+    ListValue,
+    Obj,
+    ScalarValue,
+    TupleValue,
+    UserFunction,
+    UserObject,
+    Value,
+)
+
+MAX_INLINE_DEPTH = 48
+_GENERATOR_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+_UNARY_OPERATORS = {operator.neg: "neg", operator.pos: "pos", operator.invert: "invert", operator.abs: "abs"}
+_BINARY_OPERATORS = {fn: text for text, fn in ops.BINARY.items()} | {fn: text for text, fn in ops.COMPARE.items()}
+
+
+class CallMixin:
+    def call(self, fn: Value, args: list[Value], kwargs: dict[str, Value]) -> Value:
+        if isinstance(fn, UserFunction):
+            return self.inline(fn, args, kwargs)
+        if isinstance(fn, BoundMethod):
+            return self.call(fn.func, [fn.self_value, *args], kwargs)
+        if isinstance(fn, ArrayMethod):
+            return self.call_array_method(fn, args, kwargs)
+        if isinstance(fn, ConstMethod):
+            return call_const_method(self, fn, args, kwargs)
+        if isinstance(fn, Obj):
+            return self.call_object(fn.value, args, kwargs)
+        if isinstance(fn, UserObject):
+            call = ops.get_attr(self.state, fn, "__call__", self)
+            return self.call(call, args, kwargs)
+        raise self.state.graph_break("unsupported_call", f"calling {fn.describe()}")
+
+    # -- user functions -------------------------------------------------------------------------
+    def inline(self, fn: UserFunction, args: list[Value], kwargs: dict[str, Value]) -> Value:
+        from .translator import Translator
+
+        code = fn.code
+        if code.co_flags & _GENERATOR_FLAGS:
+            raise self.state.graph_break("generator", f"call to generator/coroutine function {code.co_qualname}")
+        if self.depth >= MAX_INLINE_DEPTH:
+            raise self.state.graph_break("recursion_limit", f"inlining deeper than {MAX_INLINE_DEPTH} calls")
+        bound = bind_arguments(self, fn, args, kwargs)
+        closure_source = AttrSource(fn.source, "__closure__") if fn.source is not None else None
+
+        def cell_source(index, name):
+            return None if closure_source is None else ItemSource(closure_source, index)
+
+        global_source = getattr(fn, "global_source", None) or self.state.global_source_for(fn)
+        child = Translator(self.state, code, fn.globals, global_source, bound, {}, cell_source,
+                           closure=fn.closure, parent=self)  # fmt: skip
+        return child.run()
+
+    # -- ndarray methods ------------------------------------------------------------------------
+    def call_array_method(self, method: ArrayMethod, args: list[Value], kwargs: dict) -> Value:
+        name, owner = method.name, method.self_value
+        kind = table.classify_method(name)
+        if kind == table.PURE:
+            return self.state.graph_call("method", name, (owner, *args), kwargs, name=name)
+        if kind == table.INPLACE and isinstance(owner, ArrayValue):
+            self.state.graph_call("method", name, (owner, *args), kwargs, name=name, mutated=owner)
+            return Const(None)
+        self._numpy_break(kind, f"ndarray.{name}()")
+
+    # -- everything else ------------------------------------------------------------------------
+    def call_object(self, fn: object, args: list[Value], kwargs: dict) -> Value:
+        state = self.state
+        if fn is markers.graph_break:
+            msg = ops.const_value(args[0]) if args else ops.const_value(kwargs.get("msg", Const("")))
+            raise state.graph_break("graph_break", f"tc.graph_break() was called{': ' + msg if msg else ''}")
+        if fn in IO_BUILTINS:
+            raise state.graph_break("io_call", f"call to {fn.__name__}()")
+        if fn in DYNAMIC_CODE_BUILTINS:
+            raise state.graph_break("dynamic_code", f"call to {fn.__name__}()")
+        handler = BUILTINS.get(fn) if _hashable(fn) else None
+        if handler is not None:
+            return handler(self, args, kwargs)
+        if fn in _BINARY_OPERATORS and len(args) == 2 and not kwargs:
+            return ops.binary_op(state, fn, args[0], args[1], fn.__name__)
+        if fn in _UNARY_OPERATORS and len(args) == 1 and not kwargs:
+            return ops.unary_op(state, fn, args[0], _UNARY_OPERATORS[fn])
+        if id(fn) in MATH_FUNCTIONS and all(ops.is_const(a) for a in args):
+            return ops.fold(fn, *(ops.const_value(a) for a in args))
+        kind, extra = table.classify_callable(fn)
+        if kind is not None:
+            return self.call_numpy(fn, kind, extra, args, kwargs)
+        if table.is_numpy_object(fn):
+            raise state.graph_break("unsupported_numpy", f"{_name(fn)} is not in tcompile's NumPy table")
+        if isinstance(fn, type):
+            raise state.graph_break("unsupported_call", f"constructing a {fn.__qualname__} object")
+        raise state.graph_break("unsupported_call", f"call to {_name(fn)}, which tcompile cannot trace")
+
+    def call_numpy(self, fn, kind: str, extra, args: list[Value], kwargs: dict) -> Value:
+        state = self.state
+        name = getattr(fn, "__name__", "np_call")
+        if kind == table.SHAPE_QUERY:
+            (value,) = args
+            if isinstance(value, (ArrayValue, ScalarValue)):
+                return ops.get_attr(state, value, name, self)
+            return ops.fold(fn, ops.const_value(value))
+        if kind == table.CONST_ONLY:
+            if all(ops.is_const(a) for a in [*args, *kwargs.values()]):
+                return ops.fold(fn, *(ops.const_value(a) for a in args),
+                                **{k: ops.const_value(v) for k, v in kwargs.items()})  # fmt: skip
+            self._numpy_break(table.PY_VALUE, f"np.{name}() on traced values")
+        if kind == table.PURE:
+            out = kwargs.get("out")
+            if out is not None:
+                if not isinstance(out, ArrayValue):
+                    raise state.graph_break("unsupported_numpy", f"np.{name}(out=...) with a non-array out")
+                return state.graph_call("call", fn, tuple(args), kwargs, name=name, mutated=out)
+            if all(ops.is_const(a) for a in [*args, *kwargs.values()]):
+                folded = self._fold_numpy(fn, args, kwargs)
+                if folded is not None:
+                    return folded
+            return state.graph_call("call", fn, tuple(args), kwargs, name=name)
+        if kind == table.INPLACE:
+            target = args[extra[0]]
+            if not isinstance(target, ArrayValue):
+                raise state.graph_break("unsupported_numpy", f"np.{name}() writing into a non-array")
+            state.graph_call("call", fn, tuple(args), kwargs, name=name, mutated=target)
+            return Const(None)
+        self._numpy_break(kind, f"np.{name}()")
+
+    def _fold_numpy(self, fn, args, kwargs) -> Value | None:
+        """Constant arguments and an immutable result (a NumPy scalar): fold it now."""
+        c_args = [ops.const_value(a) for a in args]
+        c_kwargs = {k: ops.const_value(v) for k, v in kwargs.items()}
+        try:
+            with np.errstate(all="ignore"):
+                result = fn(*c_args, **c_kwargs)
+        except Exception as error:
+            raise UserErrorInTrace(error) from error
+        if isinstance(result, (np.generic, int, float, bool, complex, np.dtype)):
+            return Const(result)
+        return None
+
+    def _numpy_break(self, kind: str | None, what: str):
+        state = self.state
+        if kind == table.DATA_SHAPE:
+            raise state.graph_break("data_dependent_shape", f"{what}: its output shape depends on array values")
+        if kind == table.PY_VALUE:
+            raise state.graph_break("data_dependent_value", f"{what} turns array data into a Python value")
+        if kind == table.IMPURE:
+            raise state.graph_break("impure_numpy", f"{what} has side effects or hidden state")
+        raise state.graph_break("unsupported_numpy", f"{what} is not in tcompile's NumPy table")
+
+
+def _hashable(obj) -> bool:
+    try:
+        hash(obj)
+        return True
+    except TypeError:
+        return False
+
+
+def _name(fn) -> str:
+    module = getattr(fn, "__module__", None)
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+    return f"{module}.{name}" if module and module != "builtins" else f"{name}()"
+
+
+def bind_arguments(tx, fn: UserFunction, args: list[Value], kwargs: dict[str, Value]) -> dict[str, Value]:
+    """CPython's argument binding on symbolic values; a TypeError is the user's own error."""
+    code = fn.code
+    nargs, nposonly, nkwonly = code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount
+    names = code.co_varnames
+    positional, kwonly = names[:nargs], names[nargs : nargs + nkwonly]
+    has_varargs = bool(code.co_flags & inspect.CO_VARARGS)
+    has_varkw = bool(code.co_flags & inspect.CO_VARKEYWORDS)
+    bound: dict[str, Value] = {}
+    qualname = code.co_qualname
+
+    def error(text: str):
+        raise UserErrorInTrace(TypeError(f"{qualname}() {text}"))
+
+    for name, value in zip(positional, args):
+        bound[name] = value
+    extra = args[nargs:]
+    if extra and not has_varargs:
+        error(f"takes {nargs} positional arguments but {len(args)} were given")
+    varkw: dict[str, Value] = {}
+    for key, value in kwargs.items():
+        if key in positional[nposonly:] or key in kwonly:
+            if key in bound:
+                error(f"got multiple values for argument {key!r}")
+            bound[key] = value
+        elif has_varkw:
+            varkw[key] = value
+        else:
+            error(f"got an unexpected keyword argument {key!r}")
+    defaults = fn.defaults
+    first_default = nargs - len(defaults)
+    for i, name in enumerate(positional):
+        if name not in bound:
+            if i < first_default:
+                error(f"missing required positional argument: {name!r}")
+            bound[name] = _default(tx, fn, defaults, i - first_default)
+    for name in kwonly:
+        if name not in bound:
+            if name not in fn.kwdefaults:
+                error(f"missing required keyword-only argument: {name!r}")
+            bound[name] = _kwdefault(tx, fn, name)
+    position = nargs + nkwonly
+    if has_varargs:
+        bound[names[position]] = TupleValue(list(extra))
+        position += 1
+    if has_varkw:
+        bound[names[position]] = DictValue(varkw)
+    return bound
+
+
+def _default(tx, fn: UserFunction, defaults: tuple, index: int) -> Value:
+    value = defaults[index]
+    if isinstance(value, Value):
+        return value
+    if fn.source is None:
+        return ops.wrap_unguarded(tx.state, value)
+    return tx.state.wrap(value, ItemSource(AttrSource(fn.source, "__defaults__"), index))
+
+
+def _kwdefault(tx, fn: UserFunction, name: str) -> Value:
+    value = fn.kwdefaults[name]
+    if isinstance(value, Value):
+        return value
+    if fn.source is None:
+        return ops.wrap_unguarded(tx.state, value)
+    return tx.state.wrap(value, ItemSource(AttrSource(fn.source, "__kwdefaults__"), name))
+

@@ -1,0 +1,154 @@
+"""Errors and graph breaks: one registry of break kinds, one structured break record.
+
+Every way tracing can stop is a `BreakKind` from `BREAK_KINDS`; the tracer raises a
+`GraphBreak` carrying a `BreakRecord` (kind, explanation, user stack, hints), and `explain`,
+the logs, `Unsupported` messages and the widgets all render that one record.
+"""
+
+from __future__ import annotations
+
+import linecache
+from dataclasses import dataclass, field
+
+# The three strategies of the seed document on fullgraph (shared/seeds/002_*).
+HINT_REWRITE = "Rewrite the code with features tcompile traces (see the message above)."
+HINT_ESCAPE = (
+    "If the function is pure, wrap it with tc.nonstrict_trace (NumPy ops inside are traced) "
+    "or tc.custom_op (an opaque op) so it stays in the graph."
+)
+HINT_MOVE_OUT = "Move the code out of the compiled region, e.g. into a function called outside it."
+HINT_FULLGRAPH_OFF = "Use fullgraph=False to let tcompile break the graph here and run it eagerly."
+
+
+class TCompileError(Exception):
+    """Base class of every error tcompile raises about the user's code or its API use."""
+
+
+class Unsupported(TCompileError):
+    """A graph break where breaks are not allowed (``fullgraph=True``).
+
+    Example::
+
+        @tc.compile(fullgraph=True)
+        def f(x):
+            print(x)          # Unsupported: call to print() ... File "...", line 3
+            return x + 1
+
+    Fix: remove the break (move ``print`` outside ``f``), or compile with ``fullgraph=False``.
+    """
+
+    def __init__(self, record: BreakRecord):
+        super().__init__(record.render())
+        self.record = record
+
+
+@dataclass(frozen=True)
+class BreakKind:
+    """A stable kind of graph break with its default hints."""
+
+    id: str
+    title: str
+    hints: tuple[str, ...]
+
+
+def _kind(id: str, title: str, *hints: str) -> BreakKind:
+    return BreakKind(id, title, hints)
+
+
+BREAK_KINDS: dict[str, BreakKind] = {
+    k.id: k
+    for k in (
+        _kind("graph_break", "explicit tc.graph_break()", HINT_MOVE_OUT),
+        _kind("unsupported_call", "call to a function tcompile cannot trace", HINT_ESCAPE, HINT_MOVE_OUT),
+        _kind("io_call", "I/O or printing inside the compiled region", HINT_MOVE_OUT),
+        _kind("impure_numpy", "NumPy function with hidden state or side effects", HINT_MOVE_OUT, HINT_ESCAPE),
+        _kind("data_dependent_branch", "branch on an array's value", HINT_REWRITE, HINT_MOVE_OUT),
+        _kind("data_dependent_value", "array value leaves the graph as a Python value", HINT_REWRITE, HINT_MOVE_OUT),
+        _kind("data_dependent_shape", "NumPy op whose output shape depends on data", HINT_REWRITE, HINT_ESCAPE),
+        _kind("unsupported_numpy", "NumPy feature tcompile does not trace", HINT_REWRITE, HINT_ESCAPE),
+        _kind("unsupported_opcode", "Python feature (bytecode) tcompile does not trace", HINT_REWRITE, HINT_MOVE_OUT),
+        _kind("unsupported_object", "object tcompile cannot model", HINT_REWRITE, HINT_MOVE_OUT),
+        _kind("unsupported_mutation", "mutation tcompile cannot replay", HINT_REWRITE, HINT_MOVE_OUT),
+        _kind("try_block", "code inside try/except/finally", HINT_MOVE_OUT),
+        _kind("context_manager", "with-block of an unsupported context manager", HINT_MOVE_OUT),
+        _kind("generator", "generator or coroutine", HINT_REWRITE, HINT_MOVE_OUT),
+        _kind("dynamic_code", "exec/eval/locals() and similar frame introspection", HINT_REWRITE),
+        _kind("recursion_limit", "inlining too deep", HINT_REWRITE),
+        _kind("unroll_limit", "loop too long to unroll", HINT_REWRITE, HINT_ESCAPE),
+    )
+}
+
+
+@dataclass(frozen=True)
+class FrameLoc:
+    """One frame of the user's stack at a break or a graph node: where in their code."""
+
+    filename: str
+    lineno: int
+    funcname: str
+
+    @property
+    def source_line(self) -> str:
+        return linecache.getline(self.filename, self.lineno).strip()
+
+    def render(self) -> str:
+        text = f'  File "{self.filename}", line {self.lineno}, in {self.funcname}'
+        src = self.source_line
+        return f"{text}\n    {src}" if src else text
+
+
+@dataclass(frozen=True)
+class BreakRecord:
+    """A graph break: what, where (innermost user frame last), and what to try."""
+
+    kind: BreakKind
+    explanation: str
+    stack: tuple[FrameLoc, ...] = ()
+    hints: tuple[str, ...] = field(default=())
+
+    @property
+    def location(self) -> FrameLoc | None:
+        return self.stack[-1] if self.stack else None
+
+    @property
+    def reason(self) -> str:
+        return f"{self.kind.title}: {self.explanation}"
+
+    def all_hints(self) -> tuple[str, ...]:
+        return self.hints + tuple(h for h in self.kind.hints if h not in self.hints)
+
+    def render(self, extra_hints: tuple[str, ...] = ()) -> str:
+        lines = [f"Graph break [{self.kind.id}] {self.reason}"]
+        if self.stack:
+            lines.append("User code (innermost last):" if len(self.stack) > 1 else "User code:")
+            lines.extend(loc.render() for loc in self.stack)
+        lines.append("Try:")
+        lines.extend(f"  - {h}" for h in self.all_hints() + extra_hints)
+        return "\n".join(lines)
+
+
+class GraphBreak(Exception):
+    """Internal: raised inside the tracer when it cannot go on; carries the record."""
+
+    def __init__(self, record: BreakRecord):
+        super().__init__(record.reason)
+        self.record = record
+
+
+class UserErrorInTrace(Exception):
+    """Internal: the traced code itself raises (e.g. a shape mismatch, NameError).
+
+    The frame then runs eagerly, which raises the user's own error with its own traceback.
+    """
+
+    def __init__(self, error: BaseException):
+        super().__init__(repr(error))
+        self.error = error
+
+
+class RestartTrace(Exception):
+    """Internal: tracing must start over with different frame settings (e.g. static shapes)."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason

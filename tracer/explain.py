@@ -1,0 +1,90 @@
+"""``tc.explain``: compile a function on one call and report graphs, breaks and guards."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+
+from . import report
+from .errors import BreakRecord
+
+
+@dataclass
+class ExplainOutput:
+    """What compiling one call produced. ``str()`` is a readable report."""
+
+    graphs: list = field(default_factory=list)
+    graph_count: int = 0
+    graph_break_count: int = 0
+    break_reasons: list[BreakRecord] = field(default_factory=list)
+    ops_per_graph: list[list[str]] = field(default_factory=list)
+    out_guards: list = field(default_factory=list)
+    compile_time: float = 0.0
+    result: object = None
+
+    def __str__(self) -> str:
+        lines = [f"Graph Count: {self.graph_count}", f"Graph Break Count: {self.graph_break_count}",
+                 f"Op Count: {sum(len(ops) for ops in self.ops_per_graph)}"]  # fmt: skip
+        if self.break_reasons:
+            lines.append("Break Reasons:")
+            for i, record in enumerate(self.break_reasons, 1):
+                lines.append(f"  Break Reason {i}:")
+                lines.append(f"    Reason: {record.reason}")
+                for loc in record.stack:
+                    lines.append("    " + loc.render().replace("\n", "\n    "))
+        if self.ops_per_graph:
+            lines.append("Ops per Graph:")
+            for i, ops in enumerate(self.ops_per_graph, 1):
+                lines.append(f"  Ops {i}:")
+                lines.extend(f"    {op}" for op in ops)
+        if self.out_guards:
+            lines.append("Out Guards:")
+            lines.extend(f"  {g.describe()}" for g in self.out_guards)
+        lines.append(f"Compile Time: {self.compile_time * 1e3:.2f} ms")
+        return "\n".join(lines)
+
+
+class _Collector:
+    def __init__(self):
+        self.events: list[report.CompileEvent] = []
+
+    def on_compile(self, event):
+        self.events.append(event)
+
+    def on_recompile(self, event):
+        pass
+
+
+def explain(fn, *, backend, dynamic=None):
+    """``tc.explain(fn)(*args, **kwargs)`` -> `ExplainOutput` (``fn`` may be a compiled wrapper).
+
+    ``backend`` is a backend callable (the facade resolves names)."""
+    from .entry import compile_function
+
+    target = getattr(fn, "__tc_compiled__", None)
+    plain = target.fn if target is not None else fn
+    if not callable(plain):
+        raise TypeError(f"tc.explain() needs a function, not {type(fn).__name__}")
+
+    @functools.wraps(plain)
+    def run(*args, **kwargs):
+        compiled = compile_function(plain, fullgraph=False, backend=backend, dynamic=dynamic)
+        collector = _Collector()
+        rec = report.current()
+        rec.listeners.append(collector)
+        try:
+            result = compiled(*args, **kwargs)
+        finally:
+            rec.listeners.remove(collector)
+        out = ExplainOutput(result=result)
+        for event in collector.events:
+            out.graphs.extend(event.graphs)
+            out.break_reasons.extend(event.breaks)
+            out.out_guards.extend(event.guards)
+            out.compile_time += event.compile_time
+        out.graph_count = len(out.graphs)
+        out.graph_break_count = len(out.break_reasons)
+        out.ops_per_graph = [[g.format_node(n) for n in g.nodes if n.op not in ("input", "output")] for g in out.graphs]
+        return out
+
+    return run

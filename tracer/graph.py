@@ -1,0 +1,356 @@
+"""The graph IR: a list of nodes that prints as runnable Python calling NumPy.
+
+Node kinds (``Node.op``), the only ones there are:
+
+  ``input``    a graph input; ``target`` is the description of where the frame reads it
+               (``x``, ``G['W']``, ``obj.w``); prints as a parameter of ``forward``.
+  ``call``     ``target(*args, **kwargs)``; ``target`` is a NumPy function, a ufunc or ufunc
+               method, an ``operator`` function (printed infix), or any other callable the
+               tables allow; the result is the node's value.
+  ``method``   ``args[0].target(*args[1:], **kwargs)``: an ndarray / NumPy-scalar method.
+  ``attr``     ``args[0].target``: an attribute of an array (``x.T``, ``x.real``).
+  ``getitem``  ``args[0][args[1]]``.
+  ``setitem``  statement ``args[0][args[1]] = args[2]``: mutates ``args[0]``; no value.
+  ``inplace``  statement ``args[0] <op>= args[1]`` (``target`` an ``operator.i*`` function):
+               mutates ``args[0]`` in place; no value of its own.
+  ``output``   ``return args[0]`` (a tuple of nodes); always last.
+
+A ``call`` or ``method`` node with ``mutates=True`` also writes into one of its arguments
+(``np.add(a, b, out=c)``, ``x.sort()``): like a statement, it is never dropped as dead code.
+
+Arguments may nest nodes inside tuples, lists, dicts and slices. Every node carries
+``meta`` (``"f64[4, 8]"``-style text of its value's type) and ``stack`` (the user's frames, innermost
+last), which the printer puts in a trailing comment: what the user sees is what runs.
+"""
+
+from __future__ import annotations
+
+import keyword
+import math
+import operator
+import types
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .errors import FrameLoc
+
+STATEMENT_OPS = frozenset({"setitem", "inplace"})
+_RESERVED = {"np", "self", "slice", "float", "forward"}  # names the printed code itself uses
+
+_INFIX = {
+    operator.add: "+",
+    operator.sub: "-",
+    operator.mul: "*",
+    operator.truediv: "/",
+    operator.floordiv: "//",
+    operator.mod: "%",
+    operator.pow: "**",
+    operator.matmul: "@",
+    operator.and_: "&",
+    operator.or_: "|",
+    operator.xor: "^",
+    operator.lshift: "<<",
+    operator.rshift: ">>",
+    operator.lt: "<",
+    operator.le: "<=",
+    operator.gt: ">",
+    operator.ge: ">=",
+    operator.eq: "==",
+    operator.ne: "!=",
+}
+_INPLACE = {
+    operator.iadd: "+=",
+    operator.isub: "-=",
+    operator.imul: "*=",
+    operator.itruediv: "/=",
+    operator.ifloordiv: "//=",
+    operator.imod: "%=",
+    operator.ipow: "**=",
+    operator.imatmul: "@=",
+    operator.iand: "&=",
+    operator.ior: "|=",
+    operator.ixor: "^=",
+    operator.ilshift: "<<=",
+    operator.irshift: ">>=",
+}
+_UNARY = {operator.neg: "-", operator.pos: "+", operator.invert: "~"}
+INFIX_OPS = _INFIX
+INPLACE_OPS = _INPLACE
+
+
+@dataclass(eq=False)
+class Node:
+    graph: Graph
+    name: str
+    op: str
+    target: object
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+    meta: str = ""
+    stack: tuple[FrameLoc, ...] = ()
+    mutates: bool = False
+
+    def __repr__(self) -> str:
+        return f"%{self.name}"
+
+    @property
+    def has_value(self) -> bool:
+        return self.op not in STATEMENT_OPS and self.op != "output"
+
+
+def describe_value(value: object) -> str:
+    """Short type text for comments: ``f32[4, 8]``, ``np.float64``, ``int``."""
+    if isinstance(value, np.ndarray):
+        dims = ", ".join(str(d) for d in value.shape)
+        return f"{_short_dtype(value.dtype)}[{dims}]"
+    if isinstance(value, np.generic):
+        return f"np.{type(value).__name__}"
+    return type(value).__name__
+
+
+def _short_dtype(dtype: np.dtype) -> str:
+    kind = {"f": "f", "i": "i", "u": "u", "c": "c", "b": "bool"}.get(dtype.kind)
+    if kind == "bool":
+        return "bool"
+    return f"{kind}{dtype.itemsize * 8}" if kind else str(dtype)
+
+
+class Graph:
+    """An ordered list of nodes. Build with the ``add_*`` methods; print with ``python_code``."""
+
+    def __init__(self, name: str = "forward"):
+        self.name = name
+        self.nodes: list[Node] = []
+        self._names: set[str] = set()
+
+    # -- building -----------------------------------------------------------------------------
+    def fresh_name(self, hint: str) -> str:
+        base = "".join(c if c.isalnum() or c == "_" else "_" for c in hint).strip("_") or "v"
+        if base[0].isdigit() or keyword.iskeyword(base) or base in _RESERVED:
+            base = f"v_{base}"
+        name, n = base, 1
+        while name in self._names:
+            name, n = f"{base}_{n}", n + 1
+        self._names.add(name)
+        return name
+
+    def rename(self, node: Node, hint: str) -> None:
+        """Give ``node`` the user's variable name (first store wins)."""
+        self._names.discard(node.name)
+        node.name = self.fresh_name(hint)
+
+    def add(self, op: str, target, args=(), kwargs=None, *, name: str, meta: str = "", stack=()) -> Node:
+        node = Node(self, self.fresh_name(name), op, target, tuple(args), kwargs or {}, meta, stack)
+        self.nodes.append(node)
+        return node
+
+    @property
+    def inputs(self) -> list[Node]:
+        return [n for n in self.nodes if n.op == "input"]
+
+    @property
+    def output(self) -> Node | None:
+        return self.nodes[-1] if self.nodes and self.nodes[-1].op == "output" else None
+
+    def op_count(self) -> int:
+        return sum(1 for n in self.nodes if n.op not in ("input", "output"))
+
+    # -- checking -----------------------------------------------------------------------------
+    def lint(self) -> None:
+        """Check the IR's invariants; raise AssertionError naming the first broken one."""
+        seen: set[int] = set()
+        names: set[str] = set()
+        for i, node in enumerate(self.nodes):
+            assert node.graph is self, f"{node} belongs to another graph"
+            assert node.op in _OPS, f"{node} has unknown op {node.op!r}"
+            assert node.name.isidentifier() and node.name not in names, f"bad name {node.name!r}"
+            names.add(node.name)
+            if node.op == "input":
+                assert all(n.op == "input" for n in self.nodes[:i]), f"input {node} after an op"
+            if node.op == "output":
+                assert i == len(self.nodes) - 1, "output is not the last node"
+            for used in _nodes_in((node.args, node.kwargs)):
+                assert used.graph is self, f"{node} uses {used} of another graph"
+                assert id(used) in seen, f"{node} uses {used} before it is defined"
+                assert used.has_value, f"{node} uses the value of statement {used}"
+            seen.add(id(node))
+
+    def eliminate_dead_code(self) -> None:
+        """Drop nodes nothing uses (inputs too); statements and mutating calls always stay."""
+        live: set[int] = set()
+        for node in reversed(self.nodes):
+            keep = node.op in STATEMENT_OPS or node.op == "output" or node.mutates
+            if keep or id(node) in live:
+                live.add(id(node))
+                live.update(id(n) for n in _nodes_in((node.args, node.kwargs)))
+        self.nodes = [n for n in self.nodes if id(n) in live]
+
+    # -- printing -----------------------------------------------------------------------------
+    def python_code(self, namespace: dict | None = None, *, comments: bool = True) -> str:
+        """The graph as a Python function ``forward``; ``namespace`` receives the globals it needs."""
+        ns = namespace if namespace is not None else {}
+        ns.setdefault("np", np)
+        printer = _Printer(ns)
+        params = ", ".join(n.name for n in self.inputs)
+        lines = [f"def {self.name}({params}):"]
+        for node in self.nodes:
+            if node.op == "input":
+                continue
+            text = printer.statement(node)
+            if comments and node.op != "output":
+                text = f"{text:<40}  # {_comment(node)}"
+            lines.append("    " + text)
+        if self.output is None:
+            lines.append("    return ()")
+        return "\n".join(lines) + "\n"
+
+    def format_node(self, node: Node) -> str:
+        """One node as the Python statement it prints as."""
+        return _Printer({"np": np}).statement(node)
+
+    def __str__(self) -> str:
+        header = "".join(f"# input {n.name}: {n.target}  {n.meta}\n" for n in self.inputs)
+        return header + self.python_code()
+
+
+_OPS = {"input", "call", "method", "attr", "getitem", "setitem", "inplace", "output"}
+
+
+def _comment(node: Node) -> str:
+    where = node.stack[-1] if node.stack else None
+    loc = f"  {_short_file(where.filename)}:{where.lineno} in {where.funcname}" if where else ""
+    return f"{node.meta}{loc}"
+
+
+def _short_file(filename: str) -> str:
+    return filename.rsplit("/", 1)[-1]
+
+
+def _nodes_in(obj):
+    if isinstance(obj, Node):
+        yield obj
+    elif isinstance(obj, (tuple, list)):
+        for item in obj:
+            yield from _nodes_in(item)
+    elif isinstance(obj, dict):
+        for item in obj.values():
+            yield from _nodes_in(item)
+    elif isinstance(obj, slice):
+        yield from _nodes_in((obj.start, obj.stop, obj.step))
+
+
+def nodes_in(obj) -> list[Node]:
+    return list(_nodes_in(obj))
+
+
+class _Printer:
+    """Turns nodes and constant arguments into Python text; binds non-literals in ``ns``."""
+
+    def __init__(self, ns: dict):
+        self.ns = ns
+        self.bound: dict[int, str] = {id(v): k for k, v in ns.items()}
+
+    def statement(self, node: Node) -> str:
+        if node.op == "output":
+            return f"return {self.arg(node.args[0])}"
+        if node.op == "setitem":
+            obj, index, value = node.args
+            return f"{self.arg(obj)}[{self.index(index)}] = {self.arg(value)}"
+        if node.op == "inplace":
+            return f"{self.arg(node.args[0])} {_INPLACE[node.target]} {self.arg(node.args[1])}"
+        return f"{node.name} = {self.expression(node)}"
+
+    def expression(self, node: Node) -> str:
+        args, kwargs = node.args, node.kwargs
+        if node.op == "attr":
+            return f"{self.arg(args[0])}.{node.target}"
+        if node.op == "getitem":
+            return f"{self.arg(args[0])}[{self.index(args[1])}]"
+        if node.op == "method":
+            return f"{self.arg(args[0])}.{node.target}({self.call_args(args[1:], kwargs)})"
+        target = node.target
+        if target in _INFIX and len(args) == 2 and not kwargs:
+            return f"{self.arg(args[0])} {_INFIX[target]} {self.arg(args[1])}"
+        if target in _UNARY and len(args) == 1 and not kwargs:
+            return f"{_UNARY[target]}{self.arg(args[0])}"
+        return f"{self.callable(target)}({self.call_args(args, kwargs)})"
+
+    def call_args(self, args, kwargs) -> str:
+        parts = [self.arg(a) for a in args] + [f"{k}={self.arg(v)}" for k, v in kwargs.items()]
+        return ", ".join(parts)
+
+    def index(self, index) -> str:
+        if isinstance(index, tuple) and index:
+            text = ", ".join(self.index_item(i) for i in index)
+            return text + ("," if len(index) == 1 else "")
+        return self.index_item(index)
+
+    def index_item(self, item) -> str:
+        if isinstance(item, slice):
+            parts = ["" if p is None else self.arg(p) for p in (item.start, item.stop, item.step)]
+            return ":".join(parts[:2]) + (f":{parts[2]}" if item.step is not None else "")
+        if item is Ellipsis:
+            return "..."
+        return self.arg(item)
+
+    def callable(self, target) -> str:
+        name = numpy_name(target)
+        return name if name is not None else self.bind(target, getattr(target, "__name__", "fn"))
+
+    def arg(self, value) -> str:
+        if isinstance(value, Node):
+            return value.name
+        if isinstance(value, tuple):
+            inner = ", ".join(self.arg(v) for v in value)
+            return f"({inner},)" if len(value) == 1 else f"({inner})"
+        if isinstance(value, list):
+            return "[" + ", ".join(self.arg(v) for v in value) + "]"
+        if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+            return "{" + ", ".join(f"{k!r}: {self.arg(v)}" for k, v in value.items()) + "}"
+        if isinstance(value, slice):
+            return f"slice({self.arg(value.start)}, {self.arg(value.stop)}, {self.arg(value.step)})"
+        literal = literal_text(value)
+        if literal is not None:
+            return literal
+        name = numpy_name(value)
+        return name if name is not None else self.bind(value, "c")
+
+    def bind(self, value, hint: str) -> str:
+        key = id(value)
+        if key not in self.bound:
+            name = f"_{hint}_{len(self.bound)}" if hint.isidentifier() else f"_c_{len(self.bound)}"
+            self.ns[name] = value
+            self.bound[key] = name
+        return self.bound[key]
+
+
+def literal_text(value) -> str | None:
+    """Python source that evaluates to exactly ``value``, for literal constants; else None."""
+    if value is None or value is Ellipsis or type(value) in (bool, int, str, bytes):
+        return "..." if value is Ellipsis else repr(value)
+    if type(value) is float:
+        if math.isnan(value):
+            return "float('nan')"
+        if math.isinf(value):
+            return "float('inf')" if value > 0 else "-float('inf')"
+        return repr(value)
+    if type(value) is complex and all(math.isfinite(p) for p in (value.real, value.imag)):
+        return repr(value)
+    return None
+
+
+def numpy_name(obj) -> str | None:
+    """``np.<path>`` text for NumPy's public functions, ufuncs, ufunc methods and types."""
+    if isinstance(obj, np.dtype):
+        return f"np.dtype({obj.str!r})" if obj.isbuiltin else None
+    if isinstance(obj, types.BuiltinMethodType) and isinstance(obj.__self__, np.ufunc):
+        base = numpy_name(obj.__self__)
+        return f"{base}.{obj.__name__}" if base else None
+    name = getattr(obj, "__name__", None)
+    if not isinstance(name, str):
+        return None
+    for prefix, module in (("np", np), ("np.linalg", np.linalg), ("np.fft", np.fft)):
+        if getattr(module, name, None) is obj:
+            return f"{prefix}.{name}"
+    return None

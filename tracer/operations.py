@@ -1,0 +1,503 @@
+"""Python semantics on symbolic values: operators, truth, attributes, items, iteration.
+
+The opcode handlers call these; they fold constants, add graph nodes for NumPy values, and
+raise located graph breaks for what cannot be traced.
+"""
+
+from __future__ import annotations
+
+import operator
+import types
+
+import numpy as np
+
+from . import numpy_table as table
+from .errors import RestartTrace, UserErrorInTrace
+from .graph import Node
+from .source import AttrSource, TypeSource
+from .trace_state import CONST_TYPES, TraceState, function_value, is_user_function
+from .values import (
+    ArrayMethod,
+    ArrayValue,
+    BoundMethod,
+    Cell,
+    Const,
+    ConstMethod,
+    DictValue,
+    Iterator,
+    ListValue,
+    Obj,
+    ScalarValue,
+    SliceValue,
+    SymInt,
+    TupleValue,
+    UserFunction,
+    UserObject,
+    Value,
+)
+
+BINARY = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+    "//": operator.floordiv, "%": operator.mod, "**": operator.pow, "@": operator.matmul,
+    "&": operator.and_, "|": operator.or_, "^": operator.xor, "<<": operator.lshift,
+    ">>": operator.rshift,
+    "+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=": operator.itruediv,
+    "//=": operator.ifloordiv, "%=": operator.imod, "**=": operator.ipow, "@=": operator.imatmul,
+    "&=": operator.iand, "|=": operator.ior, "^=": operator.ixor, "<<=": operator.ilshift,
+    ">>=": operator.irshift,
+}  # fmt: skip
+COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+           "==": operator.eq, "!=": operator.ne}  # fmt: skip
+_NON_INPLACE = {
+    operator.iadd: operator.add, operator.isub: operator.sub, operator.imul: operator.mul,
+    operator.itruediv: operator.truediv, operator.ifloordiv: operator.floordiv,
+    operator.imod: operator.mod, operator.ipow: operator.pow, operator.imatmul: operator.matmul,
+    operator.iand: operator.and_, operator.ior: operator.or_, operator.ixor: operator.xor,
+    operator.ilshift: operator.lshift, operator.irshift: operator.rshift,
+}  # fmt: skip
+_SYMINT_OPS = {operator.add, operator.sub, operator.mul, operator.floordiv, operator.mod}
+
+
+class NotConstant(Exception):
+    pass
+
+
+def const_value(v: Value):
+    """The Python value of a fully known value (constants and containers of them)."""
+    if isinstance(v, (Const, Obj)):
+        return v.value
+    if isinstance(v, TupleValue):
+        return tuple(const_value(i) for i in v.items)
+    if isinstance(v, ListValue):
+        return [const_value(i) for i in v.items]
+    if isinstance(v, DictValue):
+        return {k: const_value(i) for k, i in v.items.items()}
+    if isinstance(v, SliceValue):
+        return slice(const_value(v.start), const_value(v.stop), const_value(v.step))
+    raise NotConstant(v)
+
+
+def is_const(v: Value) -> bool:
+    try:
+        const_value(v)
+        return True
+    except NotConstant:
+        return False
+
+
+def fold(fn, *args, **kwargs) -> Value:
+    """Run a pure Python operation on constants; the user's own error if it raises."""
+    try:
+        result = fn(*args, **kwargs)
+    except Exception as error:
+        raise UserErrorInTrace(error) from error
+    return const_to_value(result)
+
+
+def const_to_value(result) -> Value:
+    if type(result) in CONST_TYPES or isinstance(result, (np.generic, np.dtype)):
+        return Const(result)
+    if type(result) is tuple:
+        return TupleValue([const_to_value(r) for r in result])
+    if type(result) is list:
+        return ListValue([const_to_value(r) for r in result])
+    if type(result) is dict:
+        return DictValue({k: const_to_value(v) for k, v in result.items()})
+    if type(result) is slice:
+        return Const(result)
+    return Obj(result)
+
+
+def is_array_like(v: Value) -> bool:
+    return isinstance(v, (ArrayValue, ScalarValue))
+
+
+# -- sizes ---------------------------------------------------------------------------------
+
+
+def concretize(state: TraceState, v: SymInt) -> int:
+    """Use a dynamic size as a Python int: specialise the input dims it comes from."""
+    if v.deps is None:
+        raise RestartTrace(f"a size of an intermediate array ({v.node.name}) was used as a Python int")
+    for source_name, dim in v.deps:
+        state.specialize_dim(source_name, dim)
+    return v.hint
+
+
+def python_int(state: TraceState, v: Value):
+    return concretize(state, v) if isinstance(v, SymInt) else const_value(v)
+
+
+# -- operators -----------------------------------------------------------------------------
+
+
+def binary_op(state: TraceState, fn, a: Value, b: Value, name: str) -> Value:
+    inplace_fn = fn if fn in _NON_INPLACE else None
+    if is_array_like(a) or is_array_like(b):
+        if inplace_fn is not None and isinstance(a, ArrayValue):
+            return state.graph_call("inplace", inplace_fn, (a, b), {}, name=name, mutated=a)
+        plain = _NON_INPLACE.get(fn, fn)
+        return state.graph_call("call", plain, (a, b), {}, name=name)
+    if isinstance(a, SymInt) or isinstance(b, SymInt):
+        return symint_op(state, _NON_INPLACE.get(fn, fn), a, b, name)
+    if isinstance(a, ListValue) and fn is operator.iadd:
+        items = iterate(state, b)
+        mutate_list(state, a)
+        a.items.extend(items)
+        return a
+    if isinstance(a, (TupleValue, ListValue)) or isinstance(b, (TupleValue, ListValue)):
+        return sequence_op(state, _NON_INPLACE.get(fn, fn), a, b)
+    if isinstance(a, UserObject) or isinstance(b, UserObject):
+        raise state.graph_break("unsupported_object", f"operator {name!r} on {a.describe()} and {b.describe()}")
+    try:
+        return fold(fn, const_value(a), const_value(b))
+    except NotConstant:
+        raise state.graph_break(
+            "unsupported_object", f"operator {name!r} on {a.describe()} and {b.describe()}"
+        ) from None
+
+
+def symint_op(state: TraceState, fn, a: Value, b: Value, name: str) -> Value:
+    if fn in _SYMINT_OPS and all(isinstance(v, SymInt) or type(getattr(v, "value", None)) is int for v in (a, b)):
+        hint = fn(*(v.hint if isinstance(v, SymInt) else v.value for v in (a, b)))
+        args = tuple(v.node if isinstance(v, SymInt) else v.value for v in (a, b))
+        node = state.graph.add("call", fn, args, name=name, meta="int", stack=state.user_stack())
+        deps = [v.deps for v in (a, b) if isinstance(v, SymInt)]
+        merged = None if any(d is None for d in deps) else frozenset().union(*deps)
+        return SymInt(node, hint, merged)
+    return fold(fn, python_int(state, a), python_int(state, b))
+
+
+def sequence_op(state: TraceState, fn, a: Value, b: Value) -> Value:
+    if fn is operator.add and type(a) is type(b) and isinstance(a, (TupleValue, ListValue)):
+        return type(a)(list(a.items) + list(b.items))
+    if fn is operator.mul:
+        seq, count = (a, b) if isinstance(a, (TupleValue, ListValue)) else (b, a)
+        n = python_int(state, count)
+        return type(seq)(list(seq.items) * n)
+    if fn in (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge):
+        try:
+            return fold(fn, const_value(a), const_value(b))
+        except NotConstant:
+            pass
+    raise state.graph_break("unsupported_object", f"{fn.__name__} on {a.describe()} and {b.describe()}")
+
+
+def compare_op(state: TraceState, op: str, a: Value, b: Value) -> Value:
+    return binary_op(state, COMPARE[op], a, b, name={"==": "eq", "!=": "ne", "<": "lt", "<=": "le",
+                                                       ">": "gt", ">=": "ge"}[op])  # fmt: skip
+
+
+def unary_op(state: TraceState, fn, v: Value, name: str) -> Value:
+    if is_array_like(v):
+        return state.graph_call("call", fn, (v,), {}, name=name)
+    if isinstance(v, SymInt) and fn is operator.neg:
+        node = state.graph.add("call", fn, (v.node,), name=name, meta="int", stack=state.user_stack())
+        return SymInt(node, -v.hint, v.deps)
+    try:
+        return fold(fn, python_int(state, v) if isinstance(v, SymInt) else const_value(v))
+    except NotConstant:
+        raise state.graph_break("unsupported_object", f"unary {name} on {v.describe()}") from None
+
+
+def truth(state: TraceState, v: Value) -> bool:
+    """``bool(v)`` for a branch; a data-dependent break for arrays and NumPy scalars."""
+    if isinstance(v, (ArrayValue, ScalarValue)):
+        raise state.graph_break(
+            "data_dependent_branch",
+            f"the condition depends on the value of {v.describe()} ({v.node.name})",
+            "Use np.where(cond, a, b) to select values without a Python branch.",
+        )
+    if isinstance(v, SymInt):
+        return bool(concretize(state, v))
+    if isinstance(v, (TupleValue, ListValue)):
+        return bool(v.items)
+    if isinstance(v, DictValue):
+        return bool(v.items)
+    if isinstance(v, Const):
+        return bool(v.value)
+    if isinstance(v, UserObject):
+        cls = type(v.value)
+        if hasattr(cls, "__bool__") or hasattr(cls, "__len__"):
+            raise state.graph_break("unsupported_object", f"truth value of {v.describe()} (custom __bool__/__len__)")
+        return True
+    if isinstance(v, Obj):
+        return bool(v.value)  # modules, functions, classes, NumPy objects: a pure question
+    if isinstance(v, (UserFunction, BoundMethod, ArrayMethod, ConstMethod, Iterator)):
+        return True
+    raise state.graph_break("unsupported_object", f"truth value of {v.describe()}")
+
+
+def identity(state: TraceState, a: Value, b: Value) -> bool:
+    """``a is b`` on symbolic values."""
+    if a is b:
+        return True
+    if is_array_like(a) and is_array_like(b):
+        same = a.example is b.example
+        if a.source is not None and b.source is not None:
+            state.guard(a.source, "alias", (b.source, same))
+        return same
+    known_a, known_b = _known_object(a), _known_object(b)
+    if known_a is not _UNKNOWN and known_b is not _UNKNOWN:
+        return known_a is known_b
+    return False  # a value made in the trace is never one of these objects
+
+
+_UNKNOWN = object()
+
+
+def _known_object(v: Value):
+    if isinstance(v, (Const, Obj, UserObject)):
+        return v.value
+    if isinstance(v, UserFunction) and v.fn is not None:
+        return v.fn
+    return _UNKNOWN
+
+
+# -- attributes ----------------------------------------------------------------------------
+
+
+def get_attr(state: TraceState, v: Value, name: str, tx) -> Value:
+    if isinstance(v, ArrayValue):
+        return _array_attr(state, v, name)
+    if isinstance(v, ScalarValue):
+        if name in ("dtype", "ndim", "shape", "size", "itemsize", "nbytes"):
+            return const_to_value(getattr(v.example, name))
+        if name in ("real", "imag"):
+            return state.graph_call("attr", name, (v,), {}, name=name)
+        if callable(getattr(v.example, name, None)):
+            return ArrayMethod(v, name)
+    if isinstance(v, (Const,)) or (isinstance(v, Obj) and _is_pure_object(v.value)):
+        return _known_attr(state, v, name)
+    if isinstance(v, Obj):
+        return _object_attr(state, v, name)
+    if isinstance(v, (TupleValue, ListValue, DictValue)):
+        return ConstMethod(v, name)
+    if isinstance(v, UserObject):
+        return _user_attr(state, v, name, tx)
+    if isinstance(v, UserFunction) and name in ("__name__", "__qualname__", "__doc__", "__module__"):
+        return Const(getattr(v.fn, name) if v.fn is not None else v.name)
+    if isinstance(v, SymInt) and name in ("real", "numerator"):
+        return v
+    raise state.graph_break("unsupported_object", f"attribute {name!r} of {v.describe()}")
+
+
+def _array_attr(state: TraceState, v: ArrayValue, name: str) -> Value:
+    if name in table.META_ATTRS:
+        if name == "dtype":
+            return Const(v.example.dtype)
+        if name == "ndim":
+            return Const(v.example.ndim)
+        if name == "itemsize":
+            return Const(v.example.itemsize)
+        dims = array_dims(state, v)
+        if name == "shape":
+            return TupleValue(dims)
+        size = Const(1)
+        for d in dims:
+            size = binary_op(state, operator.mul, size, d, "size")
+        if name == "nbytes":
+            return binary_op(state, operator.mul, size, Const(v.example.itemsize), "nbytes")
+        return size
+    if name in table.NODE_ATTRS:
+        return state.graph_call("attr", name, (v,), {}, name=f"{v.node.name}_{name}")
+    if name in table.LAYOUT_ATTRS:
+        raise state.graph_break(
+            "unsupported_numpy",
+            f"ndarray.{name} exposes memory layout, which tcompile does not trace",
+        )
+    if callable(getattr(np.ndarray, name, None)):
+        return ArrayMethod(v, name)
+    raise state.graph_break("unsupported_numpy", f"ndarray attribute {name!r}")
+
+
+def array_dims(state: TraceState, v: ArrayValue) -> list[Value]:
+    """Each dim as a Const, or a SymInt for dynamic dims (graph inputs) and for any dim of an
+    intermediate array while the trace has dynamic inputs."""
+    if v.sym_dims is not None:
+        return [Const(s) if d is None else d for s, d in zip(v.example.shape, v.sym_dims)]
+    if v.source is None and state.has_dynamic_dims:
+        shape = state.graph.add("attr", "shape", (v.node,), name=f"{v.node.name}_shape", meta="tuple",
+                                stack=state.user_stack())  # fmt: skip
+        dims = []
+        for i, s in enumerate(v.example.shape):
+            node = state.graph.add("getitem", None, (shape, i), name=f"{v.node.name}_size{i}", meta="int")
+            dims.append(SymInt(node, int(s), None))
+        return dims
+    return [Const(int(s)) for s in v.example.shape]
+
+
+def _is_pure_object(obj) -> bool:
+    return table.is_numpy_object(obj) or table.is_numpy_module(obj) or isinstance(obj, (np.dtype, np.finfo, np.iinfo))
+
+
+def _known_attr(state: TraceState, v: Value, name: str) -> Value:
+    """An attribute of a constant or a NumPy object: read it now (these never change)."""
+    try:
+        attr = getattr(v.value, name)
+    except AttributeError as error:
+        raise UserErrorInTrace(error) from error
+    if isinstance(attr, (types.BuiltinMethodType, types.MethodWrapperType)) and not table.is_numpy_object(attr):
+        return ConstMethod(v, name)
+    return const_to_value(attr)
+
+
+def _object_attr(state: TraceState, v: Obj, name: str) -> Value:
+    """An attribute of a module or class: guarded by identity through its source."""
+    try:
+        attr = getattr(v.value, name)
+    except AttributeError as error:
+        raise UserErrorInTrace(error) from error
+    if isinstance(v.value, types.ModuleType) and table.is_numpy_module(v.value) or v.source is None:
+        return wrap_unguarded(state, attr)
+    return state.wrap(attr, AttrSource(v.source, name))
+
+
+def wrap_unguarded(state: TraceState, obj) -> Value:
+    """A value read where no guard is needed (NumPy's namespace, builtins, imports)."""
+    if type(obj) is types.FunctionType and is_user_function(obj):
+        return function_value(obj, None)
+    return const_to_value(obj)
+
+
+def _user_attr(state: TraceState, v: UserObject, name: str, tx) -> Value:
+    obj, cls = v.value, type(v.value)
+    if name in v.overlay:
+        return v.overlay[name]
+    class_attr = None
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            class_attr = klass.__dict__[name]
+            break
+    if isinstance(class_attr, property):
+        if class_attr.fget is None:
+            raise state.graph_break("unsupported_object", f"write-only property {name!r}")
+        getter = state.wrap(class_attr.fget, AttrSource(AttrSource(TypeSource(v.source), name), "fget"))
+        return tx.call(getter, [v], {})
+    if hasattr(class_attr, "__get__") and hasattr(class_attr, "__set__"):
+        raise state.graph_break("unsupported_object", f"data descriptor {name!r} of {v.describe()}")
+    instance_dict = getattr(obj, "__dict__", {})
+    if name in instance_dict:
+        return state.wrap(instance_dict[name], AttrSource(v.source, name))
+    if class_attr is None:
+        if hasattr(cls, "__getattr__"):
+            raise state.graph_break("unsupported_object", f"{v.describe()} defines __getattr__")
+        raise UserErrorInTrace(AttributeError(f"{cls.__name__!r} object has no attribute {name!r}"))
+    class_source = AttrSource(TypeSource(v.source), name)
+    if isinstance(class_attr, types.FunctionType):
+        state.guard(v.source, "no_shadow", name)
+        return BoundMethod(state.wrap(class_attr, class_source), v)
+    if isinstance(class_attr, staticmethod):
+        state.guard(v.source, "no_shadow", name)
+        return state.wrap(class_attr.__func__, class_source)  # type(o).name is the plain function
+    if isinstance(class_attr, classmethod):
+        state.guard(v.source, "no_shadow", name)
+        return BoundMethod(state.wrap(class_attr.__func__, AttrSource(class_source, "__func__")),
+                           state.wrap(cls, TypeSource(v.source)))  # fmt: skip
+    return state.wrap(getattr(obj, name), AttrSource(v.source, name))
+
+
+# -- items ---------------------------------------------------------------------------------
+
+
+def index_arg(state: TraceState, index: Value) -> Value:
+    """Check an array index; boolean masks make the shape data-dependent."""
+    parts = index.items if isinstance(index, TupleValue) else [index]
+    for part in parts:
+        if isinstance(part, ArrayValue) and part.example.dtype == np.bool_:
+            raise state.graph_break(
+                "data_dependent_shape",
+                "boolean-mask indexing: the result's shape depends on the mask's values",
+                "Use np.where(mask, x, 0) (or a masked reduction) to keep shapes static.",
+            )
+        if isinstance(part, ListValue) and any(isinstance(i, ArrayValue) for i in part.items):
+            raise state.graph_break("unsupported_numpy", "a list of arrays used as an index")
+        if isinstance(part, (UserObject, UserFunction)):
+            raise state.graph_break("unsupported_object", f"{part.describe()} used as an index")
+    return index
+
+
+def get_item(state: TraceState, obj: Value, index: Value, tx) -> Value:
+    if is_array_like(obj):
+        return state.graph_call("getitem", None, (obj, index_arg(state, index)), {}, name=f"{_hint(obj)}_item")
+    if isinstance(index, SymInt):
+        index = Const(concretize(state, index))
+    if isinstance(obj, (TupleValue, ListValue)):
+        key = const_value(index) if is_const(index) else None
+        if isinstance(key, slice):
+            return type(obj)(obj.items[key]) if isinstance(obj, TupleValue) else ListValue(obj.items[key])
+        if isinstance(key, (int, np.integer)) and not isinstance(key, bool | np.bool_):
+            try:
+                return obj.items[key]
+            except IndexError as error:
+                raise UserErrorInTrace(error) from error
+    if isinstance(obj, DictValue) and is_const(index):
+        key = const_value(index)
+        if key not in obj.items:
+            raise UserErrorInTrace(KeyError(key))
+        return obj.items[key]
+    if isinstance(obj, UserObject):
+        method = get_attr(state, obj, "__getitem__", tx)
+        return tx.call(method, [index], {})
+    try:
+        return fold(operator.getitem, const_value(obj), const_value(index))
+    except NotConstant:
+        raise state.graph_break("unsupported_object", f"indexing {obj.describe()} with {index.describe()}") from None
+
+
+def _hint(v: Value) -> str:
+    node = getattr(v, "node", None)
+    return node.name if isinstance(node, Node) else "v"
+
+
+def set_item(state: TraceState, obj: Value, index: Value, value: Value) -> None:
+    if isinstance(obj, ArrayValue):
+        state.graph_call("setitem", None, (obj, index_arg(state, index), value), {},
+                         name="setitem", mutated=obj)  # fmt: skip
+        return
+    if isinstance(obj, ListValue) and is_const(index):
+        mutate_list(state, obj)
+        try:
+            obj.items[const_value(index)] = value
+        except (IndexError, TypeError) as error:
+            raise UserErrorInTrace(error) from error
+        return
+    if isinstance(obj, DictValue) and is_const(index):
+        mutate_list(state, obj)
+        obj.items[const_value(index)] = value
+        return
+    raise state.graph_break("unsupported_mutation", f"item assignment on {obj.describe()}")
+
+
+def mutate_list(state: TraceState, container: Value) -> None:
+    """Containers made in the trace mutate freely; pre-existing ones are replayed after the graph."""
+    if container.source is not None:
+        state.record_mutation(container)
+
+
+# -- iteration -----------------------------------------------------------------------------
+
+
+def iterate(state: TraceState, v: Value) -> list[Value]:
+    """The items a for-loop over ``v`` sees, all known at trace time (the loop is unrolled)."""
+    if isinstance(v, (TupleValue, ListValue)):
+        return list(v.items)
+    if isinstance(v, DictValue):
+        return [const_to_value(k) for k in v.items]
+    if isinstance(v, Iterator):
+        items = v.items[v.position:]
+        v.position = len(v.items)
+        return items
+    if isinstance(v, ArrayValue):
+        if v.example.ndim == 0:
+            raise UserErrorInTrace(TypeError("iteration over a 0-d array"))
+        dims = array_dims(state, v)
+        n = python_int(state, dims[0])
+        return [get_item(state, v, Const(i), None) for i in range(n)]
+    if isinstance(v, Const) and isinstance(v.value, (range, str, bytes, tuple)):
+        return [const_to_value(i) for i in v.value]
+    raise state.graph_break("unsupported_object", f"iterating over {v.describe()}")
+
+
+def make_cell(contents: Value | None = None) -> Cell:
+    return Cell(contents)

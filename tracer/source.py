@@ -1,0 +1,134 @@
+"""Sources: where a frame reads a pre-existing value, as a Python expression.
+
+A source's ``expr()`` is valid inside the generated guard and glue functions, whose
+parameters are the compiled function's own parameters and whose globals hold
+``__tc_g`` (the function's globals dict) and ``__tc_cl`` (its closure cells).
+``name()`` is the human form used in guard messages (``x``, ``G['W']``, ``obj.w``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+GLOBALS = "__tc_g"
+CLOSURE = "__tc_cl"
+
+
+class Source:
+    def expr(self) -> str:
+        raise NotImplementedError
+
+    def name(self) -> str:
+        return self.expr()
+
+    def hint(self) -> str:
+        """A variable-name-like hint for graph input names."""
+        return "".join(c if c.isalnum() else "_" for c in self.name()).strip("_") or "v"
+
+    @property
+    def root(self) -> Source:
+        return self
+
+
+@dataclass(frozen=True)
+class LocalSource(Source):
+    local: str
+
+    def expr(self) -> str:
+        return self.local
+
+    def hint(self) -> str:
+        return self.local
+
+
+@dataclass(frozen=True)
+class GlobalSource(Source):
+    global_name: str
+
+    def expr(self) -> str:
+        return f"{GLOBALS}[{self.global_name!r}]"
+
+    def name(self) -> str:
+        return f"G[{self.global_name!r}]"
+
+    def hint(self) -> str:
+        return self.global_name
+
+
+@dataclass(frozen=True)
+class GlobalsDictSource(Source):
+    """The compiled function's globals dict itself (for "builtin not shadowed" guards)."""
+
+    def expr(self) -> str:
+        return GLOBALS
+
+    def name(self) -> str:
+        return "G"
+
+
+@dataclass(frozen=True)
+class ClosureCellSource(Source):
+    """The compiled function's own closure cell number ``index`` (the cell object)."""
+
+    index: int
+    var: str
+
+    def expr(self) -> str:
+        return f"{CLOSURE}[{self.index}]"
+
+    def name(self) -> str:
+        return f"cell({self.var!r})"
+
+    def hint(self) -> str:
+        return self.var
+
+
+@dataclass(frozen=True)
+class AttrSource(Source):
+    base: Source
+    attr: str
+
+    def expr(self) -> str:
+        return f"{self.base.expr()}.{self.attr}"
+
+    def name(self) -> str:
+        return f"{self.base.name()}.{self.attr}"
+
+    def hint(self) -> str:
+        if self.attr == "cell_contents":
+            return self.base.hint()
+        return f"{self.base.hint()}_{self.attr}"
+
+    @property
+    def root(self) -> Source:
+        return self.base.root
+
+
+@dataclass(frozen=True)
+class ItemSource(Source):
+    base: Source
+    key: object
+
+    def expr(self) -> str:
+        return f"{self.base.expr()}[{self.key!r}]"
+
+    def name(self) -> str:
+        return f"{self.base.name()}[{self.key!r}]"
+
+    def hint(self) -> str:
+        return f"{self.base.hint()}_{self.key}"
+
+    @property
+    def root(self) -> Source:
+        return self.base.root
+
+
+@dataclass(frozen=True)
+class TypeSource(Source):
+    base: Source
+
+    def expr(self) -> str:
+        return f"type({self.base.expr()})"
+
+    def name(self) -> str:
+        return f"type({self.base.name()})"

@@ -1,0 +1,383 @@
+"""State of one frame's trace: the graph being built, its guards, and how values enter it.
+
+`TraceState.wrap` turns a pre-existing object read from a source into a symbolic value and
+records the guards that make the trace valid for it. `TraceState.graph_call` adds a NumPy
+operation to the graph: it runs the operation on the example values (the real inputs, or
+values computed from them) so shapes, dtypes and NumPy scalar types are exactly NumPy's,
+without ever mutating a real input (in-place operations run on copies at trace time).
+"""
+
+from __future__ import annotations
+
+import os
+import sysconfig
+import types
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import numpy_table
+from .errors import BREAK_KINDS, BreakRecord, FrameLoc, GraphBreak, UserErrorInTrace
+from .graph import Graph, Node, describe_value
+from .guards import Guard
+from .source import AttrSource, GlobalSource, GlobalsDictSource, ItemSource, Source
+from .values import (
+    ArrayValue,
+    Const,
+    DictValue,
+    ListValue,
+    Obj,
+    ScalarValue,
+    SliceValue,
+    SymInt,
+    TupleValue,
+    UserFunction,
+    UserObject,
+    Value,
+)
+
+CONST_TYPES = (bool, int, float, complex, str, bytes, type(None), type(Ellipsis), range)
+
+
+@dataclass
+class DynamicPolicy:
+    """Which dims of which inputs are traced as symbolic sizes."""
+
+    all_dims: bool = False  # dynamic=True
+    marked: dict[str, set[int]] = field(default_factory=dict)  # source name -> dims
+    force_static: bool = False
+
+    def dims_for(self, source: Source, shape: tuple) -> set[int]:
+        if self.force_static:
+            return set()
+        dims = set(range(len(shape))) if self.all_dims else self.marked.get(source.name(), set())
+        return {d for d in dims if d < len(shape) and shape[d] >= 2}  # sizes 0 and 1 stay static
+
+
+class TraceState:
+    def __init__(self, graph_name: str, dynamic: DynamicPolicy, root_globals: dict):
+        self.graph = Graph(graph_name)
+        self.guards: list[Guard] = []
+        self.dynamic = dynamic
+        self.root_globals = root_globals
+        self.example_inputs: list = []
+        self.input_sources: list[Source] = []
+        self.input_nodes: list[Node] = []
+        self._wrapped: dict[str, Value] = {}
+        self.tx = None  # the innermost translator running (for locations)
+        self.instruction_count = 0
+        self.has_dynamic_dims = False
+        # Writes to pre-existing Python state, replayed in order after the graph runs:
+        # ("global", name, value) / ("cell", Cell) / ("attr", UserObject, name) / ("container", v)
+        self.side_effects: list[tuple] = []
+        self.global_writes: dict[tuple[int, str], Value] = {}
+        self._named: set[int] = set()
+
+    # -- guards and breaks -------------------------------------------------------------------
+    def guard(self, source: Source | None, kind: str, expected: object) -> None:
+        if source is not None:
+            self.guards.append(Guard(source, kind, expected))
+
+    def user_stack(self) -> tuple[FrameLoc, ...]:
+        return self.tx.user_stack() if self.tx is not None else ()
+
+    # -- side effects on pre-existing Python state --------------------------------------------
+    def record_global_write(self, f_globals: dict, name: str, value: Value) -> None:
+        self.global_writes[(id(f_globals), name)] = value
+        self.side_effects.append(("global", name))
+
+    def record_cell_write(self, cell) -> None:
+        if cell.preexisting is None:
+            raise self.graph_break("unsupported_mutation", "write to a closure cell tcompile cannot address")
+        self.side_effects.append(("cell", cell))
+
+    def record_mutation(self, container: Value) -> None:
+        if not any(e[0] == "container" and e[1] is container for e in self.side_effects):
+            self.side_effects.append(("container", container))
+        container.mutated = True
+
+    def store_attr(self, obj: Value, name: str, value: Value) -> None:
+        if isinstance(obj, UserObject) and obj.source is not None:
+            obj.overlay[name] = value
+            self.side_effects.append(("attr", obj, name))
+            return
+        raise self.graph_break("unsupported_mutation", f"setting attribute {name!r} of {obj.describe()}")
+
+    def name_value(self, value: Value, name: str) -> None:
+        """Name a graph node after the user's variable the first time it is stored."""
+        node = getattr(value, "node", None)
+        if isinstance(node, Node) and node.op != "input" and id(node) not in self._named:
+            self._named.add(id(node))
+            self.graph.rename(node, name)
+
+    def global_source_for(self, fn) -> object:
+        """Source maker for globals read by an inlined function ``fn``."""
+        if fn.globals is self.root_globals:
+            return GlobalSource
+        if fn.source is None:
+            return None
+        base = AttrSource(fn.source, "__globals__")
+        return lambda name: ItemSource(base, name)
+
+    def specialize_dim(self, source_name: str, dim: int) -> None:
+        """A dynamic input dim was used as a Python int: guard its exact size from now on."""
+        for i, guard in enumerate(self.guards):
+            if guard.kind == "shape" and guard.source.name() == source_name and guard.expected[dim] is None:
+                size = self._wrapped[guard.source.expr()].example.shape[dim]
+                dims = tuple(size if d == dim else e for d, e in enumerate(guard.expected))
+                self.guards[i] = Guard(guard.source, "shape", dims)
+
+    def graph_break(self, kind: str, explanation: str, *hints: str) -> GraphBreak:
+        """Build (the caller raises) a located graph break."""
+        return GraphBreak(BreakRecord(BREAK_KINDS[kind], explanation, self.user_stack(), tuple(hints)))
+
+    # -- values entering the trace -----------------------------------------------------------
+    def wrap(self, obj: object, source: Source) -> Value:
+        """The symbolic value for ``obj`` read from ``source``, guarding what the trace assumes."""
+        key = source.expr()
+        if key not in self._wrapped:
+            self._wrapped[key] = self._wrap(obj, source)
+        return self._wrapped[key]
+
+    def _wrap(self, obj: object, source: Source) -> Value:
+        t = type(obj)
+        if t is np.ndarray:
+            return self._wrap_array(obj, source)
+        if isinstance(obj, np.generic):
+            self.guard(source, "type", t)
+            node = self._input_node(obj, source)
+            return ScalarValue(node, obj, source)
+        if t in CONST_TYPES:
+            self.guard(source, "const", obj)
+            return Const(obj, source)
+        if t is tuple or t is list:
+            self.guard(source, "type", t)
+            self.guard(source, "len", len(obj))
+            items = [self.wrap(item, ItemSource(source, i)) for i, item in enumerate(obj)]
+            return TupleValue(items, source) if t is tuple else ListValue(items, source)
+        if t is dict and all(type(k) in (str, int) for k in obj):
+            self.guard(source, "type", t)
+            self.guard(source, "keys", tuple(obj))
+            return DictValue({k: self.wrap(v, ItemSource(source, k)) for k, v in obj.items()}, source)
+        if t is np.dtype:
+            self.guard(source, "const", obj)
+            return Const(obj, source)
+        if t is slice:
+            self.guard(source, "const", obj)
+            return Const(obj, source)
+        self.guard(source, "id", obj)
+        if t is types.FunctionType and is_user_function(obj):
+            return function_value(obj, source)
+        compiled = getattr(obj, "__tc_compiled__", None)
+        if compiled is not None:
+            return function_value(compiled.fn, source, wrapper=compiled)
+        if _is_user_instance(obj):
+            self.guards.pop()  # instances are guarded by type, attributes by their sources
+            self.guard(source, "type", t)
+            return UserObject(obj, source)
+        return Obj(obj, source)
+
+    def _wrap_array(self, arr: np.ndarray, source: Source) -> ArrayValue:
+        dyn = self.dynamic.dims_for(source, arr.shape)
+        self.guard(source, "type", np.ndarray)
+        self.guard(source, "dtype", arr.dtype)
+        self.guard(source, "shape", tuple(None if d in dyn else s for d, s in enumerate(arr.shape)))
+        node = self._input_node(arr, source)
+        value = ArrayValue(node, arr, source)
+        if dyn:
+            self.has_dynamic_dims = True
+            value.sym_dims = tuple(
+                self._input_dim(value, source, d) if d in dyn else None for d in range(arr.ndim)
+            )
+        return value
+
+    def _input_dim(self, array: ArrayValue, source: Source, dim: int) -> SymInt:
+        shape = self.graph.add("attr", "shape", (array.node,), name=f"{array.node.name}_shape",
+                               meta="tuple", stack=())  # fmt: skip
+        node = self.graph.add("getitem", None, (shape, dim), name=f"{array.node.name}_size{dim}", meta="int")
+        return SymInt(node, int(array.example.shape[dim]), frozenset({(source.name(), dim)}))
+
+    def _input_node(self, obj: object, source: Source) -> Node:
+        # Inputs come first in the graph: insert before the first non-input node.
+        node = Node(self.graph, self.graph.fresh_name(source.hint()), "input", source.name(),
+                    meta=describe_value(obj))  # fmt: skip
+        position = sum(1 for n in self.graph.nodes if n.op == "input")
+        self.graph.nodes.insert(position, node)
+        self.example_inputs.append(obj)
+        self.input_sources.append(source)
+        self.input_nodes.append(node)
+        return node
+
+    def builtins_not_shadowed(self, name: str) -> None:
+        self.guard(GlobalsDictSource(), "not_global", name)
+
+    # -- graph operations --------------------------------------------------------------------
+    def graph_call(self, op: str, target, args: tuple, kwargs: dict, *, name: str,
+                   mutated: Value | None = None) -> Value:  # fmt: skip
+        """Add ``target(*args, **kwargs)`` (or a method/attr/getitem) and return its value.
+
+        ``mutated``: the argument the operation writes into; it runs on a copy at trace time.
+        """
+        g_args, g_kwargs = as_graph_arg(self, args), as_graph_arg(self, kwargs)
+        ex_args, ex_kwargs = as_example(args), as_example(kwargs)
+        copy = None
+        if mutated is not None:
+            copy = np.array(mutated.example, copy=True)
+            ex_args, ex_kwargs = _swap_example(mutated, copy, args, ex_args), _swap_example(
+                mutated, copy, kwargs, ex_kwargs
+            )
+        example = run_example(op, target, ex_args, ex_kwargs)
+        node = self.graph.add(op, target, g_args, g_kwargs, name=name, stack=self.user_stack())
+        node.mutates = mutated is not None
+        if mutated is not None and op in ("setitem", "inplace"):
+            return mutated
+        node.meta = describe_value(example)
+        if copy is not None and example is copy:
+            return mutated
+        return self.value_of(node, example)
+
+    def value_of(self, node: Node, example: object) -> Value:
+        """Wrap an operation's example result, unpacking tuples/lists of arrays into items."""
+        if isinstance(example, np.ndarray):
+            return ArrayValue(node, example)
+        if isinstance(example, np.generic):
+            return ScalarValue(node, example)
+        if isinstance(example, (tuple, list)) and all(
+            isinstance(e, (np.ndarray, np.generic)) for e in example
+        ):
+            items = []
+            for i, ex in enumerate(example):
+                item = self.graph.add("getitem", None, (node, i), name=f"{node.name}_{i}",
+                                      meta=describe_value(ex), stack=node.stack)  # fmt: skip
+                items.append(self.value_of(item, ex))
+            return TupleValue(items) if isinstance(example, tuple) else ListValue(items)
+        if example is None:
+            return Const(None)
+        raise self.graph_break(
+            "data_dependent_value",
+            f"{_op_text(op, target)} returns a {type(example).__name__} computed from array data",
+        )
+
+
+def _op_text(op: str, target) -> str:
+    if op == "method":
+        return f"ndarray.{target}()"
+    return getattr(target, "__name__", str(target)) + "()"
+
+
+def function_value(fn: types.FunctionType, source: Source | None, wrapper=None) -> UserFunction:
+    return UserFunction(
+        code=fn.__code__,
+        globals=fn.__globals__,
+        name=fn.__name__,
+        defaults=fn.__defaults__ or (),
+        kwdefaults=fn.__kwdefaults__ or {},
+        closure=fn.__closure__ or (),
+        fn=fn,
+        source=source,
+        wrapper=wrapper,
+    )
+
+
+_STDLIB = tuple({sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"]})
+
+
+def is_user_function(fn: types.FunctionType) -> bool:
+    """Functions tcompile inlines: not NumPy's, not tcompile's, not the standard library's."""
+    if (getattr(fn, "__module__", None) or "").partition(".")[0] in ("numpy", "tcompile"):
+        return False
+    path = os.path.abspath(fn.__code__.co_filename)
+    return not (path.startswith(_STDLIB) and "site-packages" not in path)
+
+
+def _is_user_instance(obj: object) -> bool:
+    t = type(obj)
+    module = getattr(t, "__module__", "") or ""
+    if module in ("builtins",) or numpy_table.is_numpy_object(obj) or isinstance(obj, types.ModuleType):
+        return False
+    return hasattr(obj, "__dict__") and not isinstance(obj, type) and not callable(obj)
+
+
+# -- converting values to graph arguments and examples -------------------------------------
+
+
+def as_graph_arg(state: TraceState, value):
+    """The graph-side form of an argument: nodes for graph values, constants as they are."""
+    if isinstance(value, (ArrayValue, ScalarValue, SymInt)):
+        return value.node
+    if isinstance(value, Const):
+        return value.value
+    if isinstance(value, TupleValue):
+        return tuple(as_graph_arg(state, v) for v in value.items)
+    if isinstance(value, ListValue):
+        return [as_graph_arg(state, v) for v in value.items]
+    if isinstance(value, DictValue):
+        return {k: as_graph_arg(state, v) for k, v in value.items.items()}
+    if isinstance(value, SliceValue):
+        return slice(*(as_graph_arg(state, v) for v in (value.start, value.stop, value.step)))
+    if isinstance(value, Obj) and _is_graph_constant(value.value):
+        return value.value
+    if isinstance(value, tuple):
+        return tuple(as_graph_arg(state, v) for v in value)
+    if isinstance(value, dict):
+        return {k: as_graph_arg(state, v) for k, v in value.items()}
+    raise state.graph_break("unsupported_object", f"{value.describe()} cannot be passed to a NumPy operation")
+
+
+def _is_graph_constant(obj: object) -> bool:
+    """Objects a graph may hold as constants: dtypes, NumPy types and callables."""
+    return isinstance(obj, (np.dtype, np.ufunc)) or (isinstance(obj, type) and issubclass(obj, np.generic)) \
+        or obj in (float, int, bool, complex)  # fmt: skip
+
+
+def as_example(value):
+    if isinstance(value, (ArrayValue, ScalarValue)):
+        return value.example
+    if isinstance(value, SymInt):
+        return value.hint
+    if isinstance(value, (Const, Obj)):
+        return value.value
+    if isinstance(value, TupleValue):
+        return tuple(as_example(v) for v in value.items)
+    if isinstance(value, ListValue):
+        return [as_example(v) for v in value.items]
+    if isinstance(value, DictValue):
+        return {k: as_example(v) for k, v in value.items.items()}
+    if isinstance(value, SliceValue):
+        return slice(*(as_example(v) for v in (value.start, value.stop, value.step)))
+    if isinstance(value, tuple):
+        return tuple(as_example(v) for v in value)
+    if isinstance(value, dict):
+        return {k: as_example(v) for k, v in value.items()}
+    return value
+
+
+def _swap_example(mutated: Value, copy: np.ndarray, values, examples):
+    """The examples with the mutated argument's replaced by a copy: tracing never writes inputs."""
+    if isinstance(values, dict):
+        return {k: copy if v is mutated else examples[k] for k, v in values.items()}
+    return tuple(copy if v is mutated else e for v, e in zip(values, examples))
+
+
+def run_example(op: str, target, args: tuple, kwargs: dict):
+    """Run one operation on example values, silently (its warnings belong to the real run)."""
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if op == "call":
+                return target(*args, **kwargs)
+            if op == "method":
+                return getattr(args[0], target)(*args[1:], **kwargs)
+            if op == "attr":
+                return getattr(args[0], target)
+            if op == "getitem":
+                return args[0][args[1]]
+            if op == "setitem":
+                args[0][args[1]] = args[2]
+                return None
+            if op == "inplace":
+                return target(args[0], args[1])
+    except Exception as error:
+        raise UserErrorInTrace(error) from error
+    raise AssertionError(op)

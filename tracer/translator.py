@@ -1,0 +1,569 @@
+"""The symbolic bytecode interpreter: one handler per normalised opcode.
+
+A `Translator` runs one frame's normalised instructions (see `bytecode_reader`) over symbolic
+values. User functions it calls are inlined by a child translator (``parent`` set); everything
+NumPy goes into the shared `TraceState`. A handler that meets something untraceable raises a
+located `GraphBreak`; an opcode with no handler is such a break too, never a crash.
+Calls are dispatched in `calls.py` (mixed in), Python semantics live in `operations.py`.
+"""
+
+from __future__ import annotations
+
+import operator as _operator
+import sys
+from types import CodeType
+
+from . import operations as ops
+from .bytecode_reader import Instr, normalize
+from .calls import CallMixin
+from .errors import FrameLoc, UserErrorInTrace
+from .source import AttrSource, LocalSource
+from .trace_state import TraceState
+from .values import (
+    NULL,
+    UNBOUND,
+    ArrayValue,
+    Cell,
+    Const,
+    DictValue,
+    Iterator,
+    ListValue,
+    Obj,
+    ScalarValue,
+    SliceValue,
+    SymInt,
+    TupleValue,
+    UserFunction,
+    Value,
+)
+
+MAX_INSTRUCTIONS = 200_000  # across a whole trace: a bound on loop unrolling
+_UNSUPPORTED_KINDS = {
+    "BEFORE_WITH": ("context_manager", "with-blocks are traced only for supported context managers"),
+    "BEFORE_ASYNC_WITH": ("generator", "async with"),
+    "YIELD_VALUE": ("generator", "yield"),
+    "RETURN_GENERATOR": ("generator", "generator function"),
+    "GET_AWAITABLE": ("generator", "await"),
+    "SEND": ("generator", "yield from / await"),
+    "PUSH_EXC_INFO": ("try_block", "exception handler"),
+    "CHECK_EXC_MATCH": ("try_block", "except clause"),
+    "LOAD_BUILD_CLASS": ("unsupported_opcode", "class definition inside a compiled function"),
+    "IMPORT_STAR": ("dynamic_code", "from module import *"),
+    "SETUP_ANNOTATIONS": ("unsupported_opcode", "variable annotations at class/module level"),
+    "DELETE_GLOBAL": ("unsupported_mutation", "del of a global"),
+}
+
+
+class Translator(CallMixin):
+    def __init__(
+        self,
+        state: TraceState,
+        code: CodeType,
+        f_globals: dict,
+        global_source,  # name -> Source of f_globals[name]
+        locals_: dict[str, Value],
+        lazy_locals: dict[str, object],
+        cell_source,  # (index, name) -> Source of a pre-existing closure cell, or None
+        closure: tuple = (),
+        parent: Translator | None = None,
+    ):
+        self.state = state
+        self.code = code
+        self.f_globals = f_globals
+        self.global_source = global_source
+        self.instrs: list[Instr] = normalize(code).instrs
+        self.ip = 0
+        self.current: Instr | None = None
+        self.stack: list[Value] = []
+        self.locals = locals_
+        self.lazy_locals = lazy_locals
+        self.parent = parent
+        self.depth = 0 if parent is None else parent.depth + 1
+        self.return_value: Value | None = None
+        # Cells: the frame's own cellvars (new Cells) and its freevars: Cells made earlier in
+        # the trace, or pre-existing cells, modelled by a Cell on first use.
+        self.cell_source = cell_source
+        self.closure = closure
+        self.cells: dict[str, Cell | int] = {}
+        for name in code.co_cellvars:
+            initial = locals_.pop(name, None)
+            if initial is None and name in lazy_locals:
+                initial = self.load_lazy(name)
+            self.cells[name] = Cell(initial)
+        for index, name in enumerate(code.co_freevars):
+            cell = closure[index] if index < len(closure) else None
+            self.cells[name] = cell if isinstance(cell, Cell) else index
+
+    # -- running ------------------------------------------------------------------------------
+    def run(self) -> Value:
+        previous, self.state.tx = self.state.tx, self
+        try:
+            return self._run()
+        finally:
+            self.state.tx = previous
+
+    def _run(self) -> Value:
+        instrs = self.instrs
+        while self.return_value is None:
+            inst = instrs[self.ip]
+            self.current = inst
+            self.ip += 1
+            self.state.instruction_count += 1
+            if self.state.instruction_count > MAX_INSTRUCTIONS:
+                raise self.state.graph_break("unroll_limit", f"more than {MAX_INSTRUCTIONS} instructions traced")
+            if inst.in_try:
+                raise self.state.graph_break("try_block", "code inside a try block runs eagerly")
+            handler = getattr(self, inst.opname, None)
+            if handler is None:
+                kind, what = _UNSUPPORTED_KINDS.get(inst.opname, ("unsupported_opcode", "this construct"))
+                raise self.state.graph_break(kind, f"{what} (bytecode {inst.opname})")
+            handler(inst)
+        return self.return_value
+
+    def frame_loc(self) -> FrameLoc:
+        line = self.current.line if self.current is not None and self.current.line else self.code.co_firstlineno
+        return FrameLoc(self.code.co_filename, line, self.code.co_name)
+
+    def user_stack(self) -> tuple[FrameLoc, ...]:
+        frames = []
+        tx = self
+        while tx is not None:
+            frames.append(tx.frame_loc())
+            tx = tx.parent
+        return tuple(reversed(frames))
+
+    def push(self, v: Value) -> None:
+        self.stack.append(v)
+
+    def pop(self) -> Value:
+        return self.stack.pop()
+
+    def popn(self, n: int) -> list[Value]:
+        if n == 0:
+            return []
+        items = self.stack[-n:]
+        del self.stack[-n:]
+        return items
+
+    # -- helpers used by builtins ------------------------------------------------------------
+    def truth(self, v: Value) -> bool:
+        return ops.truth(self.state, v)
+
+    def get_attr(self, v: Value, name: str) -> Value:
+        return ops.get_attr(self.state, v, name, self)
+
+    # -- loads and stores --------------------------------------------------------------------
+    def LOAD_CONST(self, inst: Instr) -> None:
+        self.push(ops.const_to_value(inst.arg) if not isinstance(inst.arg, CodeType) else Const(inst.arg))
+
+    def load_lazy(self, name: str) -> Value:
+        return self.state.wrap(self.lazy_locals.pop(name), LocalSource(name))
+
+    def LOAD_FAST(self, inst: Instr) -> None:
+        name = inst.arg
+        value = self.locals.get(name)
+        if value is None and name in self.lazy_locals:
+            value = self.locals[name] = self.load_lazy(name)
+        if value is None or value is UNBOUND:
+            raise UserErrorInTrace(UnboundLocalError(f"cannot access local variable {name!r}"))
+        self.push(value)
+
+    def LOAD_FAST_AND_CLEAR(self, inst: Instr) -> None:
+        name = inst.arg
+        if name in self.lazy_locals:
+            self.locals[name] = self.load_lazy(name)
+        value = self.locals.pop(name, None)
+        self.push(NULL if value is None or value is UNBOUND else value)
+
+    def STORE_FAST(self, inst: Instr) -> None:
+        value = self.pop()
+        self.lazy_locals.pop(inst.arg, None)
+        if value is NULL:
+            self.locals.pop(inst.arg, None)
+            return
+        self.state.name_value(value, inst.arg)
+        self.locals[inst.arg] = value
+
+    def DELETE_FAST(self, inst: Instr) -> None:
+        self.lazy_locals.pop(inst.arg, None)
+        self.locals[inst.arg] = UNBOUND
+
+    def _cell(self, name: str) -> Cell:
+        cell = self.cells[name]
+        if isinstance(cell, Cell):
+            return cell
+        # A pre-existing cell: read its contents once, through its source (guarded).
+        real, source = self.closure[cell], self.cell_source(cell, name)
+        try:
+            contents = real.cell_contents
+        except ValueError:
+            raise UserErrorInTrace(NameError(f"free variable {name!r} referenced before assignment")) from None
+        if source is None:
+            value = ops.wrap_unguarded(self.state, contents)
+        else:
+            value = self.state.wrap(contents, AttrSource(source, "cell_contents"))
+        model = self.cells[name] = Cell(value, preexisting=source, real=True)
+        return model
+
+    def LOAD_DEREF(self, inst: Instr) -> None:
+        cell = self._cell(inst.arg)
+        if cell.contents is None:
+            raise UserErrorInTrace(NameError(f"free variable {inst.arg!r} referenced before assignment"))
+        self.push(cell.contents)
+
+    def STORE_DEREF(self, inst: Instr) -> None:
+        value = self.pop()
+        cell = self._cell(inst.arg)
+        if cell.real:
+            self.state.record_cell_write(cell)
+        self.state.name_value(value, inst.arg)
+        cell.contents = value
+
+    def DELETE_DEREF(self, inst: Instr) -> None:
+        raise self.state.graph_break("unsupported_mutation", f"del of closure variable {inst.arg!r}")
+
+    def LOAD_CLOSURE(self, inst: Instr) -> None:
+        self.push(self._cell(inst.arg))
+
+    def LOAD_GLOBAL(self, inst: Instr) -> None:
+        if inst.push_null == "before":
+            self.push(NULL)
+        self.push(self.load_global(inst.arg))
+        if inst.push_null == "after":
+            self.push(NULL)
+
+    def load_global(self, name: str) -> Value:
+        overlay = self.state.global_writes.get((id(self.f_globals), name))
+        if overlay is not None:
+            return overlay
+        if name in self.f_globals:
+            return self.state.wrap(self.f_globals[name], self.global_source(name))
+        builtins = self.f_globals.get("__builtins__", __builtins__)
+        builtins = builtins if isinstance(builtins, dict) else vars(builtins)
+        if name in builtins:
+            if self.f_globals is self.state.root_globals:
+                self.state.builtins_not_shadowed(name)
+            return ops.wrap_unguarded(self.state, builtins[name])
+        raise UserErrorInTrace(NameError(f"name {name!r} is not defined"))
+
+    def STORE_GLOBAL(self, inst: Instr) -> None:
+        value = self.pop()
+        if self.f_globals is not self.state.root_globals:
+            raise self.state.graph_break("unsupported_mutation", f"write to global {inst.arg!r} of another module")
+        self.state.record_global_write(self.f_globals, inst.arg, value)
+
+    def LOAD_ATTR(self, inst: Instr) -> None:
+        obj = self.pop()
+        if inst.push_null == "before":
+            self.push(NULL)
+        self.push(self.get_attr(obj, inst.arg))
+        if inst.push_null == "after":
+            self.push(NULL)
+
+    def STORE_ATTR(self, inst: Instr) -> None:
+        obj, value = self.pop(), self.pop()
+        self.state.store_attr(obj, inst.arg, value)
+
+    def DELETE_ATTR(self, inst: Instr) -> None:
+        raise self.state.graph_break("unsupported_mutation", f"del of attribute {inst.arg!r}")
+
+    def IMPORT_NAME(self, inst: Instr) -> None:
+        fromlist, level = self.pop(), self.pop()
+        name = inst.arg
+        module = sys.modules.get(name)
+        if ops.const_value(level) != 0 or module is None:
+            raise self.state.graph_break("unsupported_call", f"import of {name!r} (not yet imported)")
+        if not ops.const_value(fromlist):
+            module = sys.modules.get(name.partition(".")[0])
+        self.push(Obj(module))
+
+    def IMPORT_FROM(self, inst: Instr) -> None:
+        module = self.stack[-1]
+        self.push(ops.wrap_unguarded(self.state, getattr(module.value, inst.arg)))
+
+    # -- stack --------------------------------------------------------------------------------
+    def POP_TOP(self, inst: Instr) -> None:
+        self.pop()
+
+    def PUSH_NULL(self, inst: Instr) -> None:
+        self.push(NULL)
+
+    def COPY(self, inst: Instr) -> None:
+        self.push(self.stack[-inst.arg])
+
+    def SWAP(self, inst: Instr) -> None:
+        i = inst.arg
+        self.stack[-1], self.stack[-i] = self.stack[-i], self.stack[-1]
+
+    def END_FOR(self, inst: Instr) -> None:  # only reached by fall-through in odd code
+        self.pop()
+
+    # -- operators ----------------------------------------------------------------------------
+    def BINARY_OP(self, inst: Instr) -> None:
+        b, a = self.pop(), self.pop()
+        fn = ops.BINARY[inst.arg]
+        self.push(ops.binary_op(self.state, fn, a, b, _OP_NAMES.get(inst.arg.rstrip("="), "op")))
+
+    def COMPARE_OP(self, inst: Instr) -> None:
+        b, a = self.pop(), self.pop()
+        self.push(ops.compare_op(self.state, inst.arg, a, b))
+
+    def IS_OP(self, inst: Instr) -> None:
+        b, a = self.pop(), self.pop()
+        self.push(Const(ops.identity(self.state, a, b) != bool(inst.arg)))
+
+    def CONTAINS_OP(self, inst: Instr) -> None:
+        container, item = self.pop(), self.pop()
+        self.push(Const(self.contains(container, item) != bool(inst.arg)))
+
+    def contains(self, container: Value, item: Value) -> bool:
+        if isinstance(container, DictValue):
+            return ops.const_value(item) in container.items
+        if isinstance(container, (ArrayValue, ScalarValue)) or isinstance(item, (ArrayValue, ScalarValue)):
+            raise self.state.graph_break("data_dependent_value", "`in` on array values gives a Python bool from data")
+        if isinstance(item, SymInt):
+            item = Const(ops.concretize(self.state, item))
+        if isinstance(container, (TupleValue, ListValue)):
+            for candidate in container.items:
+                if ops.identity(self.state, candidate, item):
+                    return True
+                if ops.is_const(candidate) and ops.is_const(item):
+                    if ops.const_value(candidate) == ops.const_value(item):
+                        return True
+                elif not ops.is_const(candidate) or not ops.is_const(item):
+                    raise self.state.graph_break("unsupported_object", "`in` over traced values")
+            return False
+        return ops.fold(lambda c, i: i in c, ops.const_value(container), ops.const_value(item)).value
+
+    def UNARY_NEGATIVE(self, inst: Instr) -> None:
+        self.push(ops.unary_op(self.state, _operator.neg, self.pop(), "neg"))
+
+    def UNARY_POSITIVE(self, inst: Instr) -> None:
+        self.push(ops.unary_op(self.state, _operator.pos, self.pop(), "pos"))
+
+    def UNARY_INVERT(self, inst: Instr) -> None:
+        self.push(ops.unary_op(self.state, _operator.invert, self.pop(), "invert"))
+
+    def UNARY_NOT(self, inst: Instr) -> None:
+        self.push(Const(not self.truth(self.pop())))
+
+    def TO_BOOL(self, inst: Instr) -> None:
+        self.push(Const(self.truth(self.pop())))
+
+    # -- items --------------------------------------------------------------------------------
+    def BINARY_SUBSCR(self, inst: Instr) -> None:
+        index, obj = self.pop(), self.pop()
+        self.push(ops.get_item(self.state, obj, index, self))
+
+    def STORE_SUBSCR(self, inst: Instr) -> None:
+        index, obj, value = self.pop(), self.pop(), self.pop()
+        ops.set_item(self.state, obj, index, value)
+
+    def DELETE_SUBSCR(self, inst: Instr) -> None:
+        index, obj = self.pop(), self.pop()
+        if isinstance(obj, (ListValue, DictValue)) and ops.is_const(index):
+            ops.mutate_list(self.state, obj)
+            key = ops.const_value(index)
+            try:
+                del obj.items[key]
+            except (IndexError, KeyError) as error:
+                raise UserErrorInTrace(error) from error
+            return
+        raise self.state.graph_break("unsupported_mutation", f"del on items of {obj.describe()}")
+
+    # -- building -----------------------------------------------------------------------------
+    def BUILD_TUPLE(self, inst: Instr) -> None:
+        self.push(TupleValue(self.popn(inst.arg)))
+
+    def BUILD_LIST(self, inst: Instr) -> None:
+        self.push(ListValue(self.popn(inst.arg)))
+
+    def BUILD_MAP(self, inst: Instr) -> None:
+        flat = self.popn(2 * inst.arg)
+        self.push(DictValue({ops.const_value(k): v for k, v in zip(flat[::2], flat[1::2])}))
+
+    def BUILD_CONST_KEY_MAP(self, inst: Instr) -> None:
+        keys = ops.const_value(self.pop())
+        self.push(DictValue(dict(zip(keys, self.popn(inst.arg)))))
+
+    def BUILD_SLICE(self, inst: Instr) -> None:
+        parts = self.popn(inst.arg) + [Const(None)] * (3 - inst.arg)
+        if all(ops.is_const(p) for p in parts):
+            self.push(Const(slice(*(ops.const_value(p) for p in parts))))
+        else:
+            self.push(SliceValue(*parts))
+
+    def BUILD_STRING(self, inst: Instr) -> None:
+        self.push(Const("".join(ops.const_value(p) for p in self.popn(inst.arg))))
+
+    def LIST_APPEND(self, inst: Instr) -> None:
+        value = self.pop()
+        target = self.stack[-inst.arg]
+        ops.mutate_list(self.state, target)
+        target.items.append(value)
+
+    def LIST_EXTEND(self, inst: Instr) -> None:
+        items = ops.iterate(self.state, self.pop())
+        target = self.stack[-inst.arg]
+        ops.mutate_list(self.state, target)
+        target.items.extend(items)
+
+    def LIST_TO_TUPLE(self, inst: Instr) -> None:
+        self.push(TupleValue(list(self.pop().items)))
+
+    def MAP_ADD(self, inst: Instr) -> None:
+        value, key = self.pop(), self.pop()
+        self.stack[-inst.arg].items[ops.const_value(key)] = value
+
+    def DICT_UPDATE(self, inst: Instr) -> None:
+        other = self.pop()
+        if not isinstance(other, DictValue):
+            raise self.state.graph_break("unsupported_object", f"dict update from {other.describe()}")
+        self.stack[-inst.arg].items.update(other.items)
+
+    DICT_MERGE = DICT_UPDATE
+
+    def UNPACK_SEQUENCE(self, inst: Instr) -> None:
+        items = ops.iterate(self.state, self.pop())
+        if len(items) != inst.arg:
+            raise UserErrorInTrace(ValueError(f"expected {inst.arg} values to unpack, got {len(items)}"))
+        self.stack.extend(reversed(items))
+
+    def UNPACK_EX(self, inst: Instr) -> None:
+        before, after = inst.arg & 0xFF, inst.arg >> 8
+        items = ops.iterate(self.state, self.pop())
+        if len(items) < before + after:
+            raise UserErrorInTrace(ValueError("not enough values to unpack"))
+        middle = ListValue(items[before : len(items) - after])
+        self.stack.extend(reversed(items[:before] + [middle] + items[len(items) - after :]))
+
+    def FORMAT_VALUE(self, inst: Instr) -> None:
+        conversion, has_spec = inst.arg
+        spec = ops.const_value(self.pop()) if has_spec else ""
+        value = self.pop()
+        if conversion:
+            value = self._convert(value, conversion)
+        self.push(Const(format(self._formattable(value), spec)))
+
+    def CONVERT_VALUE(self, inst: Instr) -> None:
+        self.push(self._convert(self.pop(), inst.arg))
+
+    def _formattable(self, value: Value):
+        if isinstance(value, (ArrayValue, ScalarValue)):
+            raise self.state.graph_break("data_dependent_value", "formatting array data into a string")
+        if isinstance(value, SymInt):
+            return ops.concretize(self.state, value)
+        return ops.const_value(value)
+
+    def _convert(self, value: Value, conversion: int) -> Value:
+        fn = {1: str, 2: repr, 3: ascii}[conversion]
+        return Const(fn(self._formattable(value)))
+
+    # -- functions ----------------------------------------------------------------------------
+    def MAKE_FUNCTION(self, inst: Instr) -> None:
+        code = self.pop().value
+        self.push(UserFunction(code=code, globals=self.f_globals, name=code.co_name,
+                               source=None, fn=None))  # fmt: skip
+        self.stack[-1].global_source = self.global_source
+
+    def SET_FUNCTION_ATTRIBUTE(self, inst: Instr) -> None:
+        fn, value = self.pop(), self.pop()
+        if inst.arg == 1:
+            fn.defaults = tuple(value.items)
+        elif inst.arg == 2:
+            fn.kwdefaults = dict(value.items)
+        elif inst.arg == 8:
+            fn.closure = tuple(value.items)
+        self.push(fn)
+
+    # -- control flow -------------------------------------------------------------------------
+    def JUMP(self, inst: Instr) -> None:
+        self.ip = inst.target
+
+    def POP_JUMP_IF_TRUE(self, inst: Instr) -> None:
+        if self.truth(self.pop()):
+            self.ip = inst.target
+
+    def POP_JUMP_IF_FALSE(self, inst: Instr) -> None:
+        if not self.truth(self.pop()):
+            self.ip = inst.target
+
+    def POP_JUMP_IF_NONE(self, inst: Instr) -> None:
+        if ops.identity(self.state, self.pop(), Const(None)):
+            self.ip = inst.target
+
+    def POP_JUMP_IF_NOT_NONE(self, inst: Instr) -> None:
+        if not ops.identity(self.state, self.pop(), Const(None)):
+            self.ip = inst.target
+
+    def JUMP_IF_TRUE_OR_POP(self, inst: Instr) -> None:
+        if self.truth(self.stack[-1]):
+            self.ip = inst.target
+        else:
+            self.pop()
+
+    def JUMP_IF_FALSE_OR_POP(self, inst: Instr) -> None:
+        if not self.truth(self.stack[-1]):
+            self.ip = inst.target
+        else:
+            self.pop()
+
+    def GET_ITER(self, inst: Instr) -> None:
+        value = self.pop()
+        self.push(value if isinstance(value, Iterator) else Iterator(ops.iterate(self.state, value)))
+
+    def FOR_ITER(self, inst: Instr) -> None:
+        it = self.stack[-1]
+        if it.position < len(it.items):
+            it.position += 1
+            self.push(it.items[it.position - 1])
+        else:
+            self.pop()
+            self.ip = inst.target
+
+    def RETURN_VALUE(self, inst: Instr) -> None:
+        self.return_value = self.pop()
+
+    def RAISE_VARARGS(self, inst: Instr) -> None:
+        raise UserErrorInTrace(RuntimeError("the traced code raises an exception"))
+
+    def RERAISE(self, inst: Instr) -> None:
+        raise self.state.graph_break("try_block", "exception handling")
+
+    def LOAD_ASSERTION_ERROR(self, inst: Instr) -> None:
+        self.push(Obj(AssertionError))
+
+    def GET_LEN(self, inst: Instr) -> None:
+        raise self.state.graph_break("unsupported_opcode", "match statements (bytecode GET_LEN)")
+
+    def CALL(self, inst: Instr) -> None:
+        args = self.popn(inst.arg)
+        self.push(self.call_from_stack(args, {}))
+
+    def CALL_KW(self, inst: Instr) -> None:
+        names = ops.const_value(self.pop())
+        values = self.popn(inst.arg)
+        split = len(values) - len(names)
+        self.push(self.call_from_stack(values[:split], dict(zip(names, values[split:]))))
+
+    def CALL_FUNCTION_EX(self, inst: Instr) -> None:
+        kwargs = self.pop() if inst.arg & 1 else DictValue({})
+        args = self.pop()
+        if not isinstance(kwargs, DictValue):
+            raise self.state.graph_break("unsupported_object", f"**{kwargs.describe()} in a call")
+        self.push(self.call_from_stack(ops.iterate(self.state, args), dict(kwargs.items)))
+
+    def call_from_stack(self, args: list[Value], kwargs: dict) -> Value:
+        b, a = self.pop(), self.pop()  # NULL and the callable in either order, or (method, self)
+        if a is NULL:
+            fn = b
+        elif b is NULL:
+            fn = a
+        else:
+            fn, args = a, [b, *args]
+        return self.call(fn, args, kwargs)
+
+
+_OP_NAMES = {"+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floordiv", "%": "mod",
+             "**": "pow", "@": "matmul", "&": "and_", "|": "or_", "^": "xor", "<<": "lshift",
+             ">>": "rshift"}  # fmt: skip
