@@ -60,6 +60,8 @@ def _len(tx, args, kwargs):
         if v.example.ndim == 0:
             raise UserErrorInTrace(TypeError("len() of unsized object"))
         return array_dims(tx.state, v)[0]
+    if isinstance(v, UserObject):
+        return tx.call(tx.get_attr(v, "__len__"), [], {})
     return fold(len, const_value(v))
 
 
@@ -147,6 +149,12 @@ def isinstance_of(value: Value, cls) -> bool:
 def _minmax(fn):
     def handle(tx, args, kwargs):
         items = _items_of(tx, args[0]) if len(args) == 1 else list(args)
+        key = kwargs.pop("key", None)
+        if key is not None and not (isinstance(key, Const) and key.value is None):
+            keys = [const_value(tx.call(key, [i], {})) for i in items]
+            if not items:
+                return kwargs["default"] if "default" in kwargs else fold(fn, [])
+            return items[keys.index(fn(keys))]
         if any(is_array_like(i) or isinstance(i, SymInt) for i in items):
             if kwargs:
                 raise tx.state.graph_break("unsupported_call", f"{fn.__name__}() with key= on traced values")
@@ -175,8 +183,13 @@ def _sum(tx, args, kwargs):
 
 
 def _sorted(tx, args, kwargs):
-    values = [const_value(i) for i in _items_of(tx, args[0])]
-    return fold(sorted, values, **{k: const_value(v) for k, v in kwargs.items()})
+    items = _items_of(tx, args[0])
+    key = kwargs.get("key")
+    keys = [const_value(tx.call(key, [i], {})) for i in items] if key is not None and not (
+        isinstance(key, Const) and key.value is None) else [const_value(i) for i in items]  # fmt: skip
+    reverse = const_value(kwargs.get("reverse", Const(False)))
+    order = sorted(range(len(items)), key=keys.__getitem__, reverse=reverse)
+    return ListValue([items[i] for i in order])
 
 
 def _scalar_conversion(kind):
@@ -314,6 +327,10 @@ BUILTINS = {
     map: _map,
     filter: _filter,
 }
+for _pure in (hash, ord, chr, bin, hex, oct, format, ascii, frozenset):
+    BUILTINS[_pure] = lambda tx, args, kwargs, _fn=_pure: fold(
+        _fn, *(const_value(a) for a in args), **{k: const_value(v) for k, v in kwargs.items()}
+    )
 BUILTINS[repr] = lambda tx, args, kwargs: (_str(tx, args, kwargs) if not args or not is_const(args[0])
                                             else fold(repr, const_value(args[0])))  # fmt: skip
 # Pure functions of the math module, folded when every argument is a constant.

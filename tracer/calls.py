@@ -131,6 +131,8 @@ class CallMixin:
                 return ops.get_attr(state, value, name, self)
             return ops.fold(fn, ops.const_value(value))
         if kind == table.CONST_ONLY:
+            if fn is np.result_type:  # depends on dtypes only (NEP 50: arrays are strongly typed)
+                args = [Const(a.example.dtype) if isinstance(a, ArrayValue) else a for a in args]
             if all(ops.is_const(a) for a in [*args, *kwargs.values()]):
                 return ops.fold(fn, *(ops.const_value(a) for a in args),
                                 **{k: ops.const_value(v) for k, v in kwargs.items()})  # fmt: skip

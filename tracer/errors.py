@@ -75,6 +75,8 @@ BREAK_KINDS: dict[str, BreakKind] = {
         _kind("dynamic_code", "exec/eval/locals() and similar frame introspection", HINT_REWRITE),
         _kind("recursion_limit", "inlining too deep", HINT_REWRITE),
         _kind("unroll_limit", "loop too long to unroll", HINT_REWRITE, HINT_ESCAPE),
+        _kind("internal_error", "tcompile could not trace this (a gap in tcompile; please report it)",
+              HINT_MOVE_OUT, HINT_ESCAPE),
     )
 }
 

@@ -162,7 +162,7 @@ def build_check_function(guards: list[Guard], params: str) -> tuple[str, dict]:
         ns[const] = guard.expected
         body.append(f"if not ({guard.condition(local_of[expr], const)}): return False")
     lines = [f"def __tc_check({params}):", "    try:"]
-    lines += [f"        {line}" for line in body]
+    lines += [f"        {line}" for line in body or ["pass"]]
     lines += ["    except Exception:", "        return False", "    return True"]
     return "\n".join(lines) + "\n", ns
 

@@ -47,7 +47,7 @@ _PURE_FUNCTIONS = """
     array_split squeeze stack std sum swapaxes take take_along_axis tensordot tile trace
     transpose trapezoid trapz tri tril triu unwrap vander var vdot vsplit vstack where
     zeros zeros_like astype matrix_transpose vecdot cumulative_sum cumulative_prod
-    concat unstack
+    concat unstack count_nonzero
 """
 _PURE_LINALG = """
     norm inv solve det slogdet eig eigh eigvals eigvalsh svd qr cholesky pinv matrix_power
@@ -69,7 +69,7 @@ _DATA_SHAPE = """
 """
 _PY_VALUE = """
     allclose array_equal array_equiv array_str array_repr array2string isscalar
-    shares_memory may_share_memory count_nonzero iterable
+    shares_memory may_share_memory iterable
 """
 _IMPURE = """
     save savez savez_compressed savetxt load loadtxt genfromtxt fromfile fromregex frombuffer

@@ -308,6 +308,8 @@ def _array_attr(state: TraceState, v: ArrayValue, name: str) -> Value:
         )
     if callable(getattr(np.ndarray, name, None)):
         return ArrayMethod(v, name)
+    if not hasattr(v.example, name):
+        raise UserErrorInTrace(AttributeError(f"'numpy.ndarray' object has no attribute {name!r}"))
     raise state.graph_break("unsupported_numpy", f"ndarray attribute {name!r}")
 
 

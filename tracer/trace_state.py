@@ -24,6 +24,7 @@ from .guards import Guard
 from .source import AttrSource, GlobalSource, GlobalsDictSource, ItemSource, Source
 from .values import (
     ArrayValue,
+    BoundMethod,
     Const,
     DictValue,
     ListValue,
@@ -160,22 +161,25 @@ class TraceState:
             self.guard(source, "type", t)
             self.guard(source, "keys", tuple(obj))
             return DictValue({k: self.wrap(v, ItemSource(source, k)) for k, v in obj.items()}, source)
-        if t is np.dtype:
+        if isinstance(obj, np.dtype):
             self.guard(source, "const", obj)
             return Const(obj, source)
         if t is slice:
             self.guard(source, "const", obj)
             return Const(obj, source)
+        if t is types.MethodType and type(obj.__func__) is types.FunctionType and is_user_function(obj.__func__):
+            # A bound method is made anew on each access: guard its function and its self.
+            func = self.wrap(obj.__func__, AttrSource(source, "__func__"))
+            return BoundMethod(func, self.wrap(obj.__self__, AttrSource(source, "__self__")))
+        if _is_user_instance(obj):
+            self.guard(source, "type", t)  # attributes are guarded through their own sources
+            return UserObject(obj, source)
         self.guard(source, "id", obj)
+        compiled = getattr(obj, "__tc_compiled__", None)
+        if compiled is not None:  # a tc.compile wrapper met while tracing: inline what it wraps
+            return function_value(compiled.fn, source, wrapper=compiled)
         if t is types.FunctionType and is_user_function(obj):
             return function_value(obj, source)
-        compiled = getattr(obj, "__tc_compiled__", None)
-        if compiled is not None:
-            return function_value(compiled.fn, source, wrapper=compiled)
-        if _is_user_instance(obj):
-            self.guards.pop()  # instances are guarded by type, attributes by their sources
-            self.guard(source, "type", t)
-            return UserObject(obj, source)
         return Obj(obj, source)
 
     def _wrap_array(self, arr: np.ndarray, source: Source) -> ArrayValue:
@@ -296,7 +300,7 @@ def _is_user_instance(obj: object) -> bool:
     module = getattr(t, "__module__", "") or ""
     if module in ("builtins",) or numpy_table.is_numpy_object(obj) or isinstance(obj, types.ModuleType):
         return False
-    return hasattr(obj, "__dict__") and not isinstance(obj, type) and not callable(obj)
+    return hasattr(obj, "__dict__") and not isinstance(obj, (type, types.FunctionType, types.MethodType))
 
 
 # -- converting values to graph arguments and examples -------------------------------------

@@ -16,7 +16,7 @@ from types import CodeType
 from . import operations as ops
 from .bytecode_reader import Instr, normalize
 from .calls import CallMixin
-from .errors import FrameLoc, UserErrorInTrace
+from .errors import FrameLoc, GraphBreak, RestartTrace, UserErrorInTrace
 from .source import AttrSource, LocalSource
 from .trace_state import TraceState
 from .values import (
@@ -117,7 +117,18 @@ class Translator(CallMixin):
             if handler is None:
                 kind, what = _UNSUPPORTED_KINDS.get(inst.opname, ("unsupported_opcode", "this construct"))
                 raise self.state.graph_break(kind, f"{what} (bytecode {inst.opname})")
-            handler(inst)
+            try:
+                handler(inst)
+            except (GraphBreak, UserErrorInTrace, RestartTrace):
+                raise
+            except ops.NotConstant as error:
+                raise self.state.graph_break(
+                    "unsupported_object", f"{inst.opname} needs a Python constant here, got {error.args[0].describe()}"
+                ) from None
+            except Exception as error:  # a gap in the tracer: never a crash, never a wrong result
+                raise self.state.graph_break(
+                    "internal_error", f"{inst.opname} failed inside tcompile: {type(error).__name__}: {error}"
+                ) from error
         return self.return_value
 
     def frame_loc(self) -> FrameLoc:
