@@ -17,7 +17,7 @@ from . import report
 from .codegen import live_example_inputs, parameter_text, write_glue
 from .errors import BreakRecord, GraphBreak, RestartTrace, UserErrorInTrace
 from .graph import Graph
-from .guards import Guard, build_check_function
+from .guards import Guard, build_check_function, order_guards
 from .source import CLOSURE, GLOBALS, ClosureCellSource, GlobalSource
 from .trace_state import DynamicPolicy, TraceState
 from .translator import Translator
@@ -55,6 +55,8 @@ def trace(fn: types.FunctionType, args: tuple, kwargs: dict, dynamic: DynamicPol
                     lambda index, var: ClosureCellSource(index, var), closure=closure)  # fmt: skip
     try:
         result = tx.run()
+        if state.region_break is not None:
+            raise GraphBreak(state.region_break)
     except (GraphBreak, UserErrorInTrace) as error:
         error.state = state  # an eager entry keeps the guards assumed up to here
         raise
@@ -77,10 +79,14 @@ def compile_frame(fn, args, kwargs, *, backend, dynamic: DynamicPolicy, compile_
             dynamic = DynamicPolicy(dynamic.all_dims, dynamic.marked, force_static=True)
             continue
         except GraphBreak as brk:
-            return _eager_entry(fn, brk.state, brk.record, f"graph break: {brk.record.reason}", compile_id), brk.record
+            entry = _eager_entry(fn, brk.state, brk.record, f"graph break: {brk.record.reason}", compile_id)
+            entry.extra["compile_time"] = time.perf_counter() - start
+            return entry, brk.record
         except UserErrorInTrace as err:
             reason = f"the traced code raises {type(err.error).__name__}: {err.error}"
-            return _eager_entry(fn, err.state, None, reason, compile_id), None
+            entry = _eager_entry(fn, err.state, None, reason, compile_id)
+            entry.extra["compile_time"] = time.perf_counter() - start
+            return entry, None
     else:  # pragma: no cover - RestartTrace only ever asks for static shapes once
         raise RuntimeError("tcompile: trace restarted too often")
     with rec.phase("backend"):
@@ -90,7 +96,7 @@ def compile_frame(fn, args, kwargs, *, backend, dynamic: DynamicPolicy, compile_
         check, check_code = make_check(fn, state.guards)
     glue_ns.update({"__tc_graph": compiled_graph, GLOBALS: fn.__globals__, CLOSURE: fn.__closure__ or ()})
     run = _exec_function(glue_source, glue_ns, "__tc_run", fn, f"<tcompile glue {fn.__qualname__}>")
-    entry = Entry(check, run, state.guards, graph, getattr(compiled_graph, "source", "") or graph.python_code(),
+    entry = Entry(check, run, order_guards(state.guards), graph, getattr(compiled_graph, "source", "") or graph.python_code(),
                   glue_source, check_code, compile_id=compile_id)  # fmt: skip
     entry.extra["compile_time"] = time.perf_counter() - start
     _log_entry(fn, entry)
@@ -113,7 +119,7 @@ def _exec_function(source: str, ns: dict, name: str, fn, filename: str):
 
 
 def _eager_entry(fn, state, record, reason: str, compile_id: str) -> Entry:
-    guards = state.guards if state is not None else []
+    guards = order_guards(state.guards) if state is not None else []
     check, check_code = make_check(fn, guards)
     entry = Entry(check, fn, guards, break_record=record, eager_reason=reason, check_code=check_code,
                   compile_id=compile_id)  # fmt: skip

@@ -38,7 +38,7 @@ class Unsupported(TCompileError):
     """
 
     def __init__(self, record: BreakRecord):
-        super().__init__(record.render())
+        super().__init__(record.render(extra_hints=(HINT_FULLGRAPH_OFF,)))
         self.record = record
 
 

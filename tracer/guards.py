@@ -69,7 +69,7 @@ class Guard:
             return f"{name}.dtype == {e}"
         if k == "shape":
             dims = ", ".join("s>=2" if d is None else str(d) for d in e)
-            return f"{name}.shape == ({dims})"
+            return f"{name}.shape == ({dims}{',' if len(e) == 1 else ''})"
         if k == "not_global":
             return f"{e!r} not shadowed in globals (builtin)"
         if k == "no_shadow":

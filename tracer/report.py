@@ -21,7 +21,7 @@ ARTIFACTS = ("graph_breaks", "recompiles", "guards", "graph", "output_code")
 LOGS = {name: LOG.getChild(name) for name in ARTIFACTS}
 
 COUNTER_NAMES = ("frames_compiled", "frames_skipped", "graphs", "graph_breaks", "recompiles",
-                 "cache_hits", "cache_misses", "unique_graphs", "cache_limit_hits")  # fmt: skip
+                 "cache_hits", "cache_misses", "cache_limit_hits")  # fmt: skip
 
 
 @dataclass

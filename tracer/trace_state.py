@@ -74,11 +74,27 @@ class TraceState:
         self.side_effects: list[tuple] = []
         self.global_writes: dict[tuple[int, str], Value] = {}
         self._named: set[int] = set()
+        self.region_break: BreakRecord | None = None
 
     # -- guards and breaks -------------------------------------------------------------------
     def guard(self, source: Source | None, kind: str, expected: object) -> None:
         if source is not None:
             self.guards.append(Guard(source, kind, expected))
+
+    def enter_region(self, kind: str, explanation: str) -> None:
+        """The trace entered a try block or an unsupported with-block: the frame will run
+        eagerly, but tracing goes on (symbolically) to find the first real break inside."""
+        if self.region_break is None:
+            self.region_break = self.graph_break(kind, explanation).record
+
+    def in_region(self, brk: GraphBreak) -> GraphBreak:
+        """A break met inside such a region is reported at its own line, as the region's kind."""
+        region = self.region_break
+        if region is None or brk.record.kind is region.kind:
+            return brk
+        record = BreakRecord(region.kind, f"{brk.record.explanation} ({region.explanation})",
+                             brk.record.stack, brk.record.hints)  # fmt: skip
+        return GraphBreak(record)
 
     def user_stack(self) -> tuple[FrameLoc, ...]:
         return self.tx.user_stack() if self.tx is not None else ()
@@ -188,6 +204,9 @@ class TraceState:
         self.guard(source, "dtype", arr.dtype)
         self.guard(source, "shape", tuple(None if d in dyn else s for d, s in enumerate(arr.shape)))
         node = self._input_node(arr, source)
+        if dyn:  # show symbolic dims as s<dim> in the printed graph
+            dims = ", ".join(f"s{d}" if d in dyn else str(n) for d, n in enumerate(arr.shape))
+            node.meta = f"{node.meta.split('[')[0]}[{dims}]"
         value = ArrayValue(node, arr, source)
         if dyn:
             self.has_dynamic_dims = True

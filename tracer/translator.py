@@ -39,7 +39,6 @@ from .values import (
 
 MAX_INSTRUCTIONS = 200_000  # across a whole trace: a bound on loop unrolling
 _UNSUPPORTED_KINDS = {
-    "BEFORE_WITH": ("context_manager", "with-blocks are traced only for supported context managers"),
     "BEFORE_ASYNC_WITH": ("generator", "async with"),
     "YIELD_VALUE": ("generator", "yield"),
     "RETURN_GENERATOR": ("generator", "generator function"),
@@ -111,15 +110,18 @@ class Translator(CallMixin):
             self.state.instruction_count += 1
             if self.state.instruction_count > MAX_INSTRUCTIONS:
                 raise self.state.graph_break("unroll_limit", f"more than {MAX_INSTRUCTIONS} instructions traced")
-            if inst.in_try:
-                raise self.state.graph_break("try_block", "code inside a try block runs eagerly")
+            if inst.in_try and self.state.region_break is None:
+                # Go on tracing (nothing is executed), to report the first real break inside.
+                self.state.enter_region("try_block", "code inside a try block runs eagerly")
             handler = getattr(self, inst.opname, None)
             if handler is None:
                 kind, what = _UNSUPPORTED_KINDS.get(inst.opname, ("unsupported_opcode", "this construct"))
                 raise self.state.graph_break(kind, f"{what} (bytecode {inst.opname})")
             try:
                 handler(inst)
-            except (GraphBreak, UserErrorInTrace, RestartTrace):
+            except GraphBreak as brk:
+                raise self.state.in_region(brk) from None
+            except (UserErrorInTrace, RestartTrace):
                 raise
             except ops.NotConstant as error:
                 raise self.state.graph_break(
@@ -305,6 +307,14 @@ class Translator(CallMixin):
     def SWAP(self, inst: Instr) -> None:
         i = inst.arg
         self.stack[-1], self.stack[-i] = self.stack[-i], self.stack[-1]
+
+    def BEFORE_WITH(self, inst: Instr) -> None:
+        manager = self.pop()
+        self.state.enter_region(
+            "context_manager", f"with-block of {manager.describe()}: only supported context managers are traced"
+        )
+        self.push(_WITH_EXIT)  # the __exit__ that the block's normal exit calls
+        self.push(Const(None))  # what __enter__ returned: never used for real, the frame runs eagerly
 
     def END_FOR(self, inst: Instr) -> None:  # only reached by fall-through in odd code
         self.pop()
@@ -574,6 +584,8 @@ class Translator(CallMixin):
             fn, args = a, [b, *args]
         return self.call(fn, args, kwargs)
 
+
+_WITH_EXIT = Obj(lambda *exc: None)
 
 _OP_NAMES = {"+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floordiv", "%": "mod",
              "**": "pow", "@": "matmul", "&": "and_", "|": "or_", "^": "xor", "<<": "lshift",
