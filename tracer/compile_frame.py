@@ -67,7 +67,7 @@ def compile_frame(fn, args, kwargs, *, backend, dynamic: DynamicPolicy, compile_
     """Trace and compile; returns ``(entry, break_record_or_None)``; restarts when asked."""
     rec = report.current()
     start = time.perf_counter()
-    name = f"{fn.__name__}_graph"
+    name = "".join(c if c.isalnum() else "_" for c in fn.__name__).strip("_") + "_graph"
     for _attempt in range(3):
         try:
             with rec.phase("trace"):
