@@ -136,7 +136,7 @@ def _isinstance(tx, args, kwargs):
 
 def isinstance_of(value: Value, cls) -> bool:
     if isinstance(value, UserObject):
-        return isinstance(value.value, cls)
+        return issubclass(value.cls, cls)
     if isinstance(value, (ArrayValue, ScalarValue)):
         return isinstance(value.example, cls)
     if isinstance(value, SymInt):
@@ -225,7 +225,7 @@ def _slice(tx, args, kwargs):
 def _type(tx, args, kwargs):
     (v,) = args
     if isinstance(v, UserObject):
-        return Obj(type(v.value))
+        return Obj(v.cls)
     return Obj(type(v.example) if is_array_like(v) else v.python_type())
 
 

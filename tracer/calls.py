@@ -5,9 +5,9 @@ Mixed into `Translator`; ``self`` is the translator of the calling frame.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import operator
-import types
 
 import numpy as np
 
@@ -24,6 +24,7 @@ from .builtins_impl import (
 from .errors import UserErrorInTrace
 from .source import AttrSource, ItemSource
 from .values import (
+    ContextManager,
     ArrayMethod,
     ArrayValue,
     BoundMethod,
@@ -41,6 +42,7 @@ from .values import (
 )
 
 MAX_INLINE_DEPTH = 48
+CONTEXT_MANAGERS = (contextlib.nullcontext, np.errstate)  # constructed as values, entered by BEFORE_WITH
 _GENERATOR_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 _UNARY_OPERATORS = {operator.neg: "neg", operator.pos: "pos", operator.invert: "invert", operator.abs: "abs"}
 _BINARY_OPERATORS = {fn: text for text, fn in ops.BINARY.items()} | {fn: text for text, fn in ops.COMPARE.items()}
@@ -100,6 +102,8 @@ class CallMixin:
         if fn is markers.graph_break:
             msg = ops.const_value(args[0]) if args else ops.const_value(kwargs.get("msg", Const("")))
             raise state.graph_break("graph_break", f"tc.graph_break() was called{': ' + msg if msg else ''}")
+        if fn in CONTEXT_MANAGERS:
+            return ContextManager(fn, list(args), dict(kwargs))
         if fn in IO_BUILTINS:
             raise state.graph_break("io_call", f"call to {fn.__name__}()")
         if fn in DYNAMIC_CODE_BUILTINS:
@@ -118,6 +122,8 @@ class CallMixin:
             return self.call_numpy(fn, kind, extra, args, kwargs)
         if table.is_numpy_object(fn):
             raise state.graph_break("unsupported_numpy", f"{_name(fn)} is not in tcompile's NumPy table")
+        if isinstance(fn, type) and (fn.__module__ or "").partition(".")[0] not in ("builtins", "numpy"):
+            return ops.construct(state, fn, args, kwargs, self)
         if isinstance(fn, type):
             raise state.graph_break("unsupported_call", f"constructing a {fn.__qualname__} object")
         raise state.graph_break("unsupported_call", f"call to {_name(fn)}, which tcompile cannot trace")
@@ -137,6 +143,8 @@ class CallMixin:
                 return ops.fold(fn, *(ops.const_value(a) for a in args),
                                 **{k: ops.const_value(v) for k, v in kwargs.items()})  # fmt: skip
             self._numpy_break(table.PY_VALUE, f"np.{name}() on traced values")
+        if fn is np.where and len(args) == 1:
+            kind = table.DATA_SHAPE  # np.where(cond) is np.nonzero(cond)
         if kind == table.PURE:
             out = kwargs.get("out")
             if out is not None:

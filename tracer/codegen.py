@@ -81,6 +81,9 @@ class GlueWriter:
             return "{" + ", ".join(f"{self.bind(k)}: {self.expr(i)}" for k, i in v.items.items()) + "}"
         if isinstance(v, SliceValue):
             return f"slice({self.expr(v.start)}, {self.expr(v.stop)}, {self.expr(v.step)})"
+        if isinstance(v, UserObject) and v.new_cls is not None:
+            attrs = ", ".join(f"{name!r}: {self.expr(a)}" for name, a in v.overlay.items())
+            return f"__tc_new_object({self.bind(v.new_cls)}, {{{attrs}}})"
         if isinstance(v, (Obj, UserObject)):
             return v.source.expr() if v.source is not None else self.bind(v.value)
         if isinstance(v, UserFunction) and v.fn is not None:
@@ -131,6 +134,13 @@ class GlueWriter:
         return f"__tc_dict_replace({container.source.expr()}, {{}})", "{" + pairs + "}"
 
 
+def _new_object(cls: type, attrs: dict):
+    """An object built in the trace, as its ``__init__`` left it."""
+    obj = cls.__new__(cls)
+    obj.__dict__.update(attrs)
+    return obj
+
+
 def _dict_replace(target: dict, new: dict) -> None:
     target.clear()
     target.update(new)
@@ -153,6 +163,7 @@ def write_glue(state: TraceState, code: CodeType, result: Value) -> tuple[str, d
     lines += [f"    {line}" for line in reads + writes]
     lines.append("    return __tc_r")
     writer.ns["__tc_dict_replace"] = _dict_replace
+    writer.ns["__tc_new_object"] = _new_object
     return "\n".join(lines) + "\n", writer.ns, graph
 
 

@@ -217,7 +217,7 @@ def truth(state: TraceState, v: Value) -> bool:
     if isinstance(v, Const):
         return bool(v.value)
     if isinstance(v, UserObject):
-        cls = type(v.value)
+        cls = v.cls
         if hasattr(cls, "__bool__") or hasattr(cls, "__len__"):
             raise state.graph_break("unsupported_object", f"truth value of {v.describe()} (custom __bool__/__len__)")
         return True
@@ -247,6 +247,8 @@ _UNKNOWN = object()
 
 
 def _known_object(v: Value):
+    if isinstance(v, UserObject) and v.new_cls is not None:
+        return _UNKNOWN
     if isinstance(v, (Const, Obj, UserObject)):
         return v.value
     if isinstance(v, UserFunction) and v.fn is not None:
@@ -363,7 +365,7 @@ def wrap_unguarded(state: TraceState, obj) -> Value:
 
 
 def _user_attr(state: TraceState, v: UserObject, name: str, tx) -> Value:
-    obj, cls = v.value, type(v.value)
+    obj, cls = v.value, v.cls
     if name in v.overlay:
         return v.overlay[name]
     class_attr = None
@@ -374,18 +376,29 @@ def _user_attr(state: TraceState, v: UserObject, name: str, tx) -> Value:
     if isinstance(class_attr, property):
         if class_attr.fget is None:
             raise state.graph_break("unsupported_object", f"write-only property {name!r}")
-        getter = state.wrap(class_attr.fget, AttrSource(AttrSource(TypeSource(v.source), name), "fget"))
+        if v.source is None:
+            getter = wrap_unguarded(state, class_attr.fget)
+        else:
+            getter = state.wrap(class_attr.fget, AttrSource(AttrSource(TypeSource(v.source), name), "fget"))
         return tx.call(getter, [v], {})
     if hasattr(class_attr, "__get__") and hasattr(class_attr, "__set__"):
         raise state.graph_break("unsupported_object", f"data descriptor {name!r} of {v.describe()}")
-    instance_dict = getattr(obj, "__dict__", {})
+    instance_dict = getattr(obj, "__dict__", {}) if v.new_cls is None else {}
     if name in instance_dict:
         return state.wrap(instance_dict[name], AttrSource(v.source, name))
     if class_attr is None:
         if hasattr(cls, "__getattr__"):
             raise state.graph_break("unsupported_object", f"{v.describe()} defines __getattr__")
         raise UserErrorInTrace(AttributeError(f"{cls.__name__!r} object has no attribute {name!r}"))
-    class_source = AttrSource(TypeSource(v.source), name)
+    class_source = AttrSource(TypeSource(v.source), name) if v.source is not None else None
+    if class_source is None:  # an object made in the trace: its class was guarded when called
+        if isinstance(class_attr, types.FunctionType):
+            return BoundMethod(wrap_unguarded(state, class_attr), v)
+        if isinstance(class_attr, staticmethod):
+            return wrap_unguarded(state, class_attr.__func__)
+        if isinstance(class_attr, classmethod):
+            return BoundMethod(wrap_unguarded(state, class_attr.__func__), Obj(cls))
+        return wrap_unguarded(state, class_attr)
     if isinstance(class_attr, types.FunctionType):
         state.guard(v.source, "no_shadow", name)
         return BoundMethod(state.wrap(class_attr, class_source), v)
@@ -397,6 +410,25 @@ def _user_attr(state: TraceState, v: UserObject, name: str, tx) -> Value:
         return BoundMethod(state.wrap(class_attr.__func__, AttrSource(class_source, "__func__")),
                            state.wrap(cls, TypeSource(v.source)))  # fmt: skip
     return state.wrap(getattr(obj, name), AttrSource(v.source, name))
+
+
+def construct(state: TraceState, cls: type, args, kwargs, tx) -> Value:
+    """``cls(*args)`` for a plain user class: a new object, ``__init__`` inlined."""
+    if type(cls) is not type or cls.__new__ is not object.__new__ or "__slots__" in vars(cls):
+        raise state.graph_break("unsupported_call", f"constructing a {cls.__qualname__} object "
+                                "(custom __new__, metaclass or __slots__)")  # fmt: skip
+    obj = UserObject(None, new_cls=cls)
+    init = getattr(cls, "__init__", object.__init__)
+    if init is object.__init__:
+        if args or kwargs:
+            raise UserErrorInTrace(TypeError(f"{cls.__qualname__}() takes no arguments"))
+        return obj
+    if not isinstance(init, types.FunctionType) or not is_user_function(init):
+        raise state.graph_break("unsupported_call", f"constructing a {cls.__qualname__} object (its __init__)")
+    result = tx.call(BoundMethod(function_value(init, None), obj), list(args), kwargs)
+    if not (isinstance(result, Const) and result.value is None):
+        raise UserErrorInTrace(TypeError("__init__() should return None"))
+    return obj
 
 
 # -- items ---------------------------------------------------------------------------------

@@ -115,6 +115,9 @@ class TraceState:
         container.mutated = True
 
     def store_attr(self, obj: Value, name: str, value: Value) -> None:
+        if isinstance(obj, UserObject) and obj.new_cls is not None:
+            obj.overlay[name] = value  # an object made in the trace: no side effect to replay
+            return
         if isinstance(obj, UserObject) and obj.source is not None:
             obj.overlay[name] = value
             self.side_effects.append(("attr", obj, name))

@@ -34,6 +34,7 @@ from .values import (
     SymInt,
     TupleValue,
     UserFunction,
+    UserObject,
     Value,
 )
 
@@ -121,7 +122,11 @@ class Translator(CallMixin):
                 handler(inst)
             except GraphBreak as brk:
                 raise self.state.in_region(brk) from None
-            except (UserErrorInTrace, RestartTrace):
+            except UserErrorInTrace:
+                if self.state.region_break is not None:  # tracing past a with/try is only a probe
+                    raise GraphBreak(self.state.region_break) from None
+                raise
+            except RestartTrace:
                 raise
             except ops.NotConstant as error:
                 raise self.state.graph_break(
@@ -314,7 +319,11 @@ class Translator(CallMixin):
             "context_manager", f"with-block of {manager.describe()}: only supported context managers are traced"
         )
         self.push(_WITH_EXIT)  # the __exit__ that the block's normal exit calls
-        self.push(Const(None))  # what __enter__ returned: never used for real, the frame runs eagerly
+        # The frame will run eagerly; trace __enter__ only to probe the block for its first break.
+        entered = Const(None)
+        if isinstance(manager, UserObject):
+            entered = self.call(self.get_attr(manager, "__enter__"), [], {})
+        self.push(entered)
 
     def END_FOR(self, inst: Instr) -> None:  # only reached by fall-through in odd code
         self.pop()

@@ -212,15 +212,23 @@ class ConstMethod(Value):
 
 @dataclass(eq=False)
 class UserObject(Value):
+    """A user-class instance: pre-existing (``value`` and ``source``), or constructed in the
+    trace (``new_cls`` set, ``value`` None: all its attributes live in ``overlay``)."""
+
     value: object
     source: Source | None = None
     overlay: dict = field(default_factory=dict)  # attributes written during the trace
+    new_cls: type | None = None
+
+    @property
+    def cls(self) -> type:
+        return self.new_cls if self.new_cls is not None else type(self.value)
 
     def python_type(self) -> type:
-        return type(self.value)
+        return self.cls
 
     def describe(self) -> str:
-        return f"{type(self.value).__qualname__} object"
+        return f"{self.cls.__qualname__} object"
 
 
 @dataclass(eq=False)
@@ -230,6 +238,21 @@ class Iterator(Value):
 
     def python_type(self) -> type:
         return type(iter(()))
+
+
+@dataclass(eq=False)
+class ContextManager(Value):
+    """A context manager object made in the trace (``np.errstate(...)``, ``nullcontext()``)."""
+
+    cls: type
+    args: list
+    kwargs: dict
+
+    def python_type(self) -> type:
+        return self.cls
+
+    def describe(self) -> str:
+        return f"{self.cls.__qualname__}()"
 
 
 class NullValue(Value):
