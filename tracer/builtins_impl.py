@@ -37,7 +37,9 @@ from .values import (
     ListValue,
     Obj,
     ScalarValue,
+    SetValue,
     SliceValue,
+    SuperValue,
     SymInt,
     TupleValue,
     UserFunction,
@@ -291,7 +293,14 @@ def _filter(tx, args, kwargs):
     return Iterator(keep)
 
 
+def _super(tx, args, kwargs):
+    if args:
+        return SuperValue(const_value(args[0]), args[1])
+    return tx.zero_arg_super()
+
+
 BUILTINS = {
+    super: _super,
     len: _len,
     range: _range,
     zip: _zip,
@@ -327,7 +336,7 @@ BUILTINS = {
     map: _map,
     filter: _filter,
 }
-for _pure in (hash, ord, chr, bin, hex, oct, format, ascii, frozenset):
+for _pure in (hash, ord, chr, bin, hex, oct, format, ascii, frozenset, set):
     BUILTINS[_pure] = lambda tx, args, kwargs, _fn=_pure: fold(
         _fn, *(const_value(a) for a in args), **{k: const_value(v) for k, v in kwargs.items()}
     )
@@ -348,6 +357,8 @@ def call_const_method(tx, method: ConstMethod, args: list[Value], kwargs: dict) 
         return _list_method(tx, owner, name, args, kwargs)
     if isinstance(owner, DictValue):
         return _dict_method(tx, owner, name, args, kwargs)
+    if isinstance(owner, SetValue):
+        return _set_method(owner, name, args, kwargs)
     if isinstance(owner, TupleValue) and name in ("index", "count"):
         return fold(getattr(const_value(owner), name), *(const_value(a) for a in args))
     try:
@@ -394,6 +405,13 @@ def _list_method(tx, lst: ListValue, name: str, args, kwargs) -> Value:
     else:
         raise tx.state.graph_break("unsupported_call", f"list.{name}()")
     return Const(None)
+
+
+def _set_method(owner: SetValue, name: str, args, kwargs) -> Value:
+    """Methods of a set made in the trace run on its real set of constants."""
+    result = fold(getattr(owner.values, name), *(const_value(a) for a in args),
+                  **{k: const_value(v) for k, v in kwargs.items()})  # fmt: skip
+    return result
 
 
 def _dict_method(tx, d: DictValue, name: str, args, kwargs) -> Value:

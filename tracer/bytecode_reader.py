@@ -178,6 +178,9 @@ def _normalize(code: CodeType) -> NormalizedCode:
         if op in ("FORMAT_SIMPLE", "FORMAT_WITH_SPEC"):
             emit("FORMAT_VALUE", (0, op == "FORMAT_WITH_SPEC"))
             continue
+        if op == "CONVERT_VALUE":  # 3.13's dis shows the function; keep FORMAT_VALUE's codes
+            emit("CONVERT_VALUE", ins.arg)
+            continue
         if op == "CALL_INTRINSIC_1":
             emit(_INTRINSICS.get(ins.argrepr, "UNSUPPORTED"), ins.argrepr)
             continue

@@ -27,6 +27,7 @@ from .values import (
     ListValue,
     Obj,
     ScalarValue,
+    SetValue,
     SliceValue,
     SymInt,
     TupleValue,
@@ -72,6 +73,8 @@ class GlueWriter:
             return literal if literal is not None else self.bind(v.value)
         if isinstance(v, TupleValue):
             inner = "".join(f"{self.expr(i)}, " for i in v.items)
+            if v.namedtuple is not None:
+                return f"{self.bind(v.namedtuple)}({inner})"
             return f"({inner})"
         if isinstance(v, (ListValue, DictValue)):
             if v.source is not None:
@@ -79,6 +82,8 @@ class GlueWriter:
             if isinstance(v, ListValue):
                 return "[" + ", ".join(self.expr(i) for i in v.items) + "]"
             return "{" + ", ".join(f"{self.bind(k)}: {self.expr(i)}" for k, i in v.items.items()) + "}"
+        if isinstance(v, SetValue):
+            return f"set({self.bind(frozenset(v.values))})" if v.values else "set()"
         if isinstance(v, SliceValue):
             return f"slice({self.expr(v.start)}, {self.expr(v.stop)}, {self.expr(v.step)})"
         if isinstance(v, UserObject) and v.new_cls is not None:

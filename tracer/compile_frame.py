@@ -69,6 +69,7 @@ def compile_frame(fn, args, kwargs, *, backend, dynamic: DynamicPolicy, compile_
     start = time.perf_counter()
     name = "".join(c if c.isalnum() else "_" for c in fn.__name__).strip("_") + "_graph"
     for _attempt in range(3):
+        state = None
         try:
             with rec.phase("trace"):
                 state, result = trace(fn, args, kwargs, dynamic, name)
@@ -79,7 +80,7 @@ def compile_frame(fn, args, kwargs, *, backend, dynamic: DynamicPolicy, compile_
             dynamic = DynamicPolicy(dynamic.all_dims, dynamic.marked, force_static=True)
             continue
         except GraphBreak as brk:
-            entry = _eager_entry(fn, brk.state, brk.record, f"graph break: {brk.record.reason}", compile_id)
+            entry = _eager_entry(fn, getattr(brk, "state", state), brk.record, f"graph break: {brk.record.reason}", compile_id)
             entry.extra["compile_time"] = time.perf_counter() - start
             return entry, brk.record
         except UserErrorInTrace as err:

@@ -16,7 +16,7 @@ from .source import CLOSURE, GLOBALS, Source
 
 # Kind -> rank: lower runs first (identity and type checks before attribute reads).
 _ORDER = {"type": 0, "id": 0, "not_global": 1, "const": 1, "len": 2, "keys": 2, "dtype": 3,
-          "shape": 4, "no_shadow": 5, "alias": 6}  # fmt: skip
+          "shape": 4, "strides": 5, "no_shadow": 5, "alias": 6}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,8 @@ class Guard:
             return f"({v}.dtype is {const} or {v}.dtype == {const})"
         if k == "shape":
             return _shape_condition(v, self.expected)
+        if k == "strides":
+            return f"{v}.strides == {self.expected!r}"
         if k == "not_global":
             return f"{self.expected!r} not in {GLOBALS}"
         if k == "no_shadow":
@@ -70,6 +72,8 @@ class Guard:
         if k == "shape":
             dims = ", ".join("s>=2" if d is None else str(d) for d in e)
             return f"{name}.shape == ({dims}{',' if len(e) == 1 else ''})"
+        if k == "strides":
+            return f"{name}.strides == {e!r}"
         if k == "not_global":
             return f"{e!r} not shadowed in globals (builtin)"
         if k == "no_shadow":
@@ -97,6 +101,8 @@ class Guard:
                 return f"array {name} dtype mismatch: expected {e}, actual {actual.dtype}"
             if k == "shape":
                 return _shape_failure(name, e, actual.shape)
+            if k == "strides" and actual.strides != e:
+                return f"array {name} strides changed: expected {e}, actual {actual.strides}"
             if k == "no_shadow" and e in getattr(actual, "__dict__", ()):
                 return f"{name} now has an instance attribute {e!r} shadowing the traced method"
         except Exception as error:  # the value no longer supports the check

@@ -28,7 +28,9 @@ from .values import (
     ListValue,
     Obj,
     ScalarValue,
+    SetValue,
     SliceValue,
+    SuperValue,
     SymInt,
     TupleValue,
     UserFunction,
@@ -74,6 +76,8 @@ def const_value(v: Value):
         return {k: const_value(i) for k, i in v.items.items()}
     if isinstance(v, SliceValue):
         return slice(const_value(v.start), const_value(v.stop), const_value(v.step))
+    if isinstance(v, SetValue):
+        return set(v.values)
     raise NotConstant(v)
 
 
@@ -103,8 +107,10 @@ def const_to_value(result) -> Value:
         return ListValue([const_to_value(r) for r in result])
     if type(result) is dict:
         return DictValue({k: const_to_value(v) for k, v in result.items()})
-    if type(result) is slice:
+    if type(result) is slice or type(result) is frozenset:
         return Const(result)
+    if type(result) is set:
+        return SetValue(result)
     return Obj(result)
 
 
@@ -214,6 +220,8 @@ def truth(state: TraceState, v: Value) -> bool:
         return bool(v.items)
     if isinstance(v, DictValue):
         return bool(v.items)
+    if isinstance(v, SetValue):
+        return bool(v.values)
     if isinstance(v, Const):
         return bool(v.value)
     if isinstance(v, UserObject):
@@ -273,10 +281,17 @@ def get_attr(state: TraceState, v: Value, name: str, tx) -> Value:
         return _known_attr(state, v, name)
     if isinstance(v, Obj):
         return _object_attr(state, v, name)
-    if isinstance(v, (TupleValue, ListValue, DictValue)):
+    if isinstance(v, TupleValue) and v.namedtuple is not None:
+        if name in v.namedtuple._fields:
+            return v.items[v.namedtuple._fields.index(name)]
+        if not callable(getattr(v.namedtuple, name, None)):
+            return fold(getattr, v.namedtuple, name)
+    if isinstance(v, (TupleValue, ListValue, DictValue, SetValue)):
         return ConstMethod(v, name)
     if isinstance(v, UserObject):
         return _user_attr(state, v, name, tx)
+    if isinstance(v, SuperValue):
+        return super_attr(state, v, name)
     if isinstance(v, UserFunction) and name in ("__name__", "__qualname__", "__doc__", "__module__"):
         return Const(getattr(v.fn, name) if v.fn is not None else v.name)
     if isinstance(v, SymInt) and name in ("real", "numerator"):
@@ -303,6 +318,9 @@ def _array_attr(state: TraceState, v: ArrayValue, name: str) -> Value:
         return size
     if name in table.NODE_ATTRS:
         return state.graph_call("attr", name, (v,), {}, name=f"{v.node.name}_{name}")
+    if name in ("strides", "flags"):
+        state.guard_layout()
+        return const_to_value(getattr(v.example, name))
     if name in table.LAYOUT_ATTRS:
         raise state.graph_break(
             "unsupported_numpy",
@@ -332,7 +350,8 @@ def array_dims(state: TraceState, v: ArrayValue) -> list[Value]:
 
 
 def _is_pure_object(obj) -> bool:
-    return table.is_numpy_object(obj) or table.is_numpy_module(obj) or isinstance(obj, (np.dtype, np.finfo, np.iinfo))
+    return table.is_numpy_object(obj) or table.is_numpy_module(obj) or isinstance(obj, (np.dtype, np.finfo, np.iinfo)) \
+        or type(obj) is type(np.zeros(0).flags)  # fmt: skip
 
 
 def _known_attr(state: TraceState, v: Value, name: str) -> Value:
@@ -410,6 +429,24 @@ def _user_attr(state: TraceState, v: UserObject, name: str, tx) -> Value:
         return BoundMethod(state.wrap(class_attr.__func__, AttrSource(class_source, "__func__")),
                            state.wrap(cls, TypeSource(v.source)))  # fmt: skip
     return state.wrap(getattr(obj, name), AttrSource(v.source, name))
+
+
+def super_attr(state: TraceState, sup: SuperValue, name: str) -> Value:
+    """``super().name``: the first class after ``sup.cls`` in the MRO that defines it."""
+    mro = sup.self_value.python_type().__mro__
+    for klass in mro[mro.index(sup.cls) + 1 :]:
+        if name in klass.__dict__:
+            attr = klass.__dict__[name]
+            if isinstance(attr, types.FunctionType):
+                return BoundMethod(wrap_unguarded(state, attr), sup.self_value)
+            if isinstance(attr, classmethod):
+                return BoundMethod(wrap_unguarded(state, attr.__func__), Obj(sup.self_value.python_type()))
+            if isinstance(attr, staticmethod):
+                return wrap_unguarded(state, attr.__func__)
+            if klass is object and name == "__init__":
+                return Obj(lambda *a, **k: None)
+            return wrap_unguarded(state, attr)
+    raise UserErrorInTrace(AttributeError(f"'super' object has no attribute {name!r}"))
 
 
 def construct(state: TraceState, cls: type, args, kwargs, tx) -> Value:
@@ -528,7 +565,9 @@ def iterate(state: TraceState, v: Value) -> list[Value]:
         dims = array_dims(state, v)
         n = python_int(state, dims[0])
         return [get_item(state, v, Const(i), None) for i in range(n)]
-    if isinstance(v, Const) and isinstance(v.value, (range, str, bytes, tuple)):
+    if isinstance(v, SetValue):
+        return [Const(i) for i in v.values]
+    if isinstance(v, Const) and isinstance(v.value, (range, str, bytes, tuple, frozenset)):
         return [const_to_value(i) for i in v.value]
     raise state.graph_break("unsupported_object", f"iterating over {v.describe()}")
 

@@ -38,7 +38,7 @@ from .values import (
     Value,
 )
 
-CONST_TYPES = (bool, int, float, complex, str, bytes, type(None), type(Ellipsis), range)
+CONST_TYPES = (bool, int, float, complex, str, bytes, type(None), type(Ellipsis), range, frozenset)
 
 
 @dataclass
@@ -171,11 +171,13 @@ class TraceState:
         if t in CONST_TYPES:
             self.guard(source, "const", obj)
             return Const(obj, source)
-        if t is tuple or t is list:
+        if t is tuple or t is list or (isinstance(obj, tuple) and hasattr(t, "_fields")):
             self.guard(source, "type", t)
             self.guard(source, "len", len(obj))
             items = [self.wrap(item, ItemSource(source, i)) for i, item in enumerate(obj)]
-            return TupleValue(items, source) if t is tuple else ListValue(items, source)
+            if t is list:
+                return ListValue(items, source)
+            return TupleValue(items, source, namedtuple=None if t is tuple else t)
         if t is dict and all(type(k) in (str, int) for k in obj):
             self.guard(source, "type", t)
             self.guard(source, "keys", tuple(obj))
@@ -234,6 +236,13 @@ class TraceState:
         self.input_sources.append(source)
         self.input_nodes.append(node)
         return node
+
+    def guard_layout(self) -> None:
+        """The trace read a memory layout (strides, flags): every array input's strides now
+        matter, since the layouts of results follow them."""
+        for source, example in zip(self.input_sources, self.example_inputs):
+            if type(example) is np.ndarray:
+                self.guard(source, "strides", example.strides)
 
     def builtins_not_shadowed(self, name: str) -> None:
         self.guard(GlobalsDictSource(), "not_global", name)

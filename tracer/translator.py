@@ -30,7 +30,9 @@ from .values import (
     ListValue,
     Obj,
     ScalarValue,
+    SetValue,
     SliceValue,
+    SuperValue,
     SymInt,
     TupleValue,
     UserFunction,
@@ -278,6 +280,24 @@ class Translator(CallMixin):
         if inst.push_null == "after":
             self.push(NULL)
 
+    def LOAD_SUPER_ATTR(self, inst: Instr) -> None:
+        self_value, cls, _super = self.pop(), self.pop(), self.pop()
+        if inst.push_null == "before":
+            self.push(NULL)
+        self.push(ops.super_attr(self.state, SuperValue(ops.const_value(cls), self_value), inst.arg))
+        if inst.push_null == "after":
+            self.push(NULL)
+
+    def zero_arg_super(self) -> Value:
+        """``super()`` with no arguments: the method's ``__class__`` cell and first argument."""
+        cls = self._cell("__class__").contents
+        first = self.locals.get(self.code.co_varnames[0]) if self.code.co_argcount else None
+        if cls is None or first is None:
+            raise UserErrorInTrace(RuntimeError("super(): no arguments"))
+        if isinstance(first, Cell):
+            first = first.contents
+        return SuperValue(ops.const_value(cls), first)
+
     def STORE_ATTR(self, inst: Instr) -> None:
         obj, value = self.pop(), self.pop()
         self.state.store_attr(obj, inst.arg, value)
@@ -349,6 +369,8 @@ class Translator(CallMixin):
     def contains(self, container: Value, item: Value) -> bool:
         if isinstance(container, DictValue):
             return ops.const_value(item) in container.items
+        if isinstance(container, SetValue):
+            return ops.const_value(item) in container.values
         if isinstance(container, (ArrayValue, ScalarValue)) or isinstance(item, (ArrayValue, ScalarValue)):
             raise self.state.graph_break("data_dependent_value", "`in` on array values gives a Python bool from data")
         if isinstance(item, SymInt):
@@ -415,6 +437,17 @@ class Translator(CallMixin):
     def BUILD_CONST_KEY_MAP(self, inst: Instr) -> None:
         keys = ops.const_value(self.pop())
         self.push(DictValue(dict(zip(keys, self.popn(inst.arg)))))
+
+    def BUILD_SET(self, inst: Instr) -> None:
+        self.push(SetValue({ops.const_value(v) for v in self.popn(inst.arg)}))
+
+    def SET_ADD(self, inst: Instr) -> None:
+        value = ops.const_value(self.pop())
+        self.stack[-inst.arg].values.add(value)
+
+    def SET_UPDATE(self, inst: Instr) -> None:
+        values = [ops.const_value(v) for v in ops.iterate(self.state, self.pop())]
+        self.stack[-inst.arg].values.update(values)
 
     def BUILD_SLICE(self, inst: Instr) -> None:
         parts = self.popn(inst.arg) + [Const(None)] * (3 - inst.arg)

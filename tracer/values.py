@@ -108,9 +108,10 @@ class SymInt(Value):
 class TupleValue(Value):
     items: list
     source: Source | None = None
+    namedtuple: type | None = None  # the class, for namedtuple instances
 
     def python_type(self) -> type:
-        return tuple
+        return self.namedtuple or tuple
 
 
 @dataclass(eq=False)
@@ -131,6 +132,17 @@ class DictValue(Value):
 
     def python_type(self) -> type:
         return dict
+
+
+@dataclass(eq=False)
+class SetValue(Value):
+    """A set made in the trace; its members are constants, kept in a real set so that
+    iteration order is exactly Python's."""
+
+    values: set
+
+    def python_type(self) -> type:
+        return set
 
 
 @dataclass(eq=False)
@@ -238,6 +250,17 @@ class Iterator(Value):
 
     def python_type(self) -> type:
         return type(iter(()))
+
+
+@dataclass(eq=False)
+class SuperValue(Value):
+    """``super()`` inside a method: attribute lookups start after ``cls`` in self's MRO."""
+
+    cls: type
+    self_value: Value
+
+    def python_type(self) -> type:
+        return super
 
 
 @dataclass(eq=False)

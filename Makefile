@@ -1,0 +1,45 @@
+# make demo | test | bench | lint | clean     (see README.md)
+# make test PYTHONS="3.12" PYTEST_ARGS="-x -k guards"
+SHELL := /bin/bash
+PYTHONS ?= 3.11 3.12 3.13
+PYTEST_ARGS ?=
+PY311 := .venv/3.11/bin/python
+
+.PHONY: demo test bench lint clean
+
+demo:
+	scripts/venv.sh 3.11 jupyter
+	$(PY311) -m tcompile.demo
+
+# Runs every version even when one fails, then prints one line per version; fails if any did.
+test:
+	@status=0; summary=""; \
+	for v in $(PYTHONS); do \
+	    echo "=== Python $$v ==="; \
+	    if ! scripts/venv.sh $$v test; then \
+	        result="FAILED: could not set up .venv/$$v"; \
+	    else \
+	        .venv/$$v/bin/python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS) 2>&1 \
+	            | tee .venv/$$v/pytest.log; \
+	        rc=$${PIPESTATUS[0]}; \
+	        last=$$(grep -v '^\s*$$' .venv/$$v/pytest.log | tail -n 1); \
+	        if [[ $$rc == 0 ]]; then result="ok      $$last"; else result="FAILED  (pytest exit $$rc) $$last"; fi; \
+	    fi; \
+	    [[ $$result == ok* ]] || status=1; \
+	    summary+="Python $$v  $$result"$$'\n'; \
+	done; \
+	echo; echo "=== summary ==="; printf '%s' "$$summary"; exit $$status
+
+bench:
+	scripts/venv.sh 3.11
+	$(PY311) -c 'import importlib.util as u; exit(u.find_spec("torch") is None)' \
+	    || $(PY311) -m pip install -q torch==2.13.0
+	$(PY311) bench/overhead.py
+
+lint:
+	scripts/venv.sh 3.11
+	$(PY311) -m pip install -q ruff
+	c=0; $(PY311) -m ruff check . || c=1; $(PY311) -m ruff format --check . || c=1; exit $$c
+
+clean:
+	rm -rf .venv

@@ -1,0 +1,487 @@
+"""Per-call overhead and cold-compile time of tcompile, next to plain NumPy and torch.compile.
+
+Run from the repository root (``make bench`` does the same in ``.venv/3.11``)::
+
+    python bench/overhead.py            # full run, about a minute
+    python bench/overhead.py --quick    # fewer repeats, a rough look
+    python bench/overhead.py --no-torch # tcompile against NumPy only
+
+What it measures, for about ten small NumPy functions on tiny float64 inputs (8 elements or
+2x4 matrices, where the NumPy work itself takes a microsecond or two, so the rest is overhead):
+
+* numpy:         the plain function, per call.
+* tcompile:      ``tc.compile(fn, backend="eager")`` after warm-up, per call: the guard check
+                 plus the generated NumPy code.
+* torch.compile: ``torch.compile(fn, backend="eager")`` on the same NumPy function with the
+                 same NumPy inputs (TorchDynamo traces NumPy code into torch ops), after
+                 warm-up, per call. Skipped when torch is not importable or with ``--no-torch``.
+* cold:          the first call (trace + compile + run) after ``tc.reset()`` with a fresh
+                 ``tc.compile`` wrapper, and after ``torch._dynamo.reset()`` with a fresh
+                 ``torch.compile`` wrapper; the median of a few repeats. Each tool compiles
+                 one throw-away function first, so one-time imports are not counted.
+
+Per-call times are the median over ``--repeat`` batches of ``--number`` calls each (timed with
+``time.perf_counter_ns``, garbage collection off, as ``timeit`` does), in microseconds; a batch
+of a slow variant (torch.compile, about 1 ms a call here) stops after about 50 ms' worth of
+calls. The batches of the variants are interleaved, one batch of each in turn, with the order
+rotated every round, so machine noise falls on all variants alike; a row whose NumPy or
+tcompile batches still vary by more than 15% (interquartile range / median) is marked
+"noisy". The loop itself costs a few tens of nanoseconds per call in every variant; it cancels
+out of the overhead columns.
+
+It also checks that every tcompile result equals the NumPy result exactly (the eager backend
+runs the same NumPy calls), reports ``tc.counters()`` after the run, and names in the table
+any function that graph-broke or recompiled (a bug to report), with its ``tc.explain`` output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import itertools
+import math
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import tcompile as tc
+
+TARGET_OVERHEAD_US = 2.0  # median per-call overhead above NumPy
+TARGET_COLD_MS = 5.0  # median cold compile (first call)
+BATCH_BUDGET_NS = 50e6  # a timed batch of a slow variant stops at about 50 ms
+NOISY = 0.15  # flag a row whose numpy or tcompile batches vary by more than 15%
+
+
+# -- the benchmarked functions ---------------------------------------------------------------
+
+
+def add(x, y):
+    return x + y
+
+
+def pointwise_chain(x, y):
+    return np.tanh(np.sin(x) * 2 + y) - 1
+
+
+def softmax(x):
+    m = x.max(axis=-1, keepdims=True)
+    e = np.exp(x - m)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def layernorm(x, gamma, beta):
+    mean = x.mean(axis=-1, keepdims=True)
+    var = x.var(axis=-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + 1e-5) * gamma + beta
+
+
+def outer_sum(X, Y):
+    return np.sum(X[:, :, None] * Y[:, None, :], axis=(-2, -1))
+
+
+def loop_accumulate(x):
+    acc = np.zeros_like(x)
+    for i in range(5):
+        acc = acc + x * i
+    return acc
+
+
+def _scale_shift(v):
+    return v * 0.5 + 1.0
+
+
+def calls_helper(x):
+    return _scale_shift(_scale_shift(x))
+
+
+def linear_relu(x, W, b):
+    return np.maximum(x @ W + b, 0)
+
+
+def mse(a, b):
+    return np.mean((a - b) ** 2)
+
+
+class Affine:
+    """A small user object whose attributes the compiled function reads."""
+
+    def __init__(self, w, b):
+        self.w = w
+        self.b = b
+
+
+def use_object(p, x):
+    return x * p.w + p.b
+
+
+@dataclass
+class Case:
+    name: str
+    fn: Callable
+    args: tuple
+
+
+def make_cases() -> list[Case]:
+    rng = np.random.default_rng(0)
+
+    def vec():
+        return rng.standard_normal(8)
+
+    def mat(*shape):
+        return rng.standard_normal(shape)
+
+    return [
+        Case("add", add, (vec(), vec())),
+        Case("pointwise_chain", pointwise_chain, (vec(), vec())),
+        Case("softmax", softmax, (mat(2, 4),)),
+        Case("layernorm", layernorm, (mat(2, 4), mat(4), mat(4))),
+        Case("outer_sum", outer_sum, (mat(2, 4), mat(2, 4))),
+        Case("loop_accumulate", loop_accumulate, (vec(),)),
+        Case("calls_helper", calls_helper, (vec(),)),
+        Case("linear_relu", linear_relu, (mat(2, 4), mat(4, 2), mat(2))),
+        Case("mse", mse, (vec(), vec())),
+        Case("use_object", use_object, (Affine(vec(), vec()), vec())),
+    ]
+
+
+# -- timing ----------------------------------------------------------------------------------
+
+
+def _batch_ns(fn: Callable, args: tuple, number: int) -> int:
+    """Nanoseconds for ``number`` calls of ``fn(*args)`` (GC off, like ``timeit``)."""
+    loop = itertools.repeat(None, number)
+    gc_was_on = gc.isenabled()
+    gc.disable()
+    try:
+        start = time.perf_counter_ns()
+        for _ in loop:
+            fn(*args)
+        return time.perf_counter_ns() - start
+    finally:
+        if gc_was_on:
+            gc.enable()
+
+
+@dataclass
+class Timing:
+    us: float  # median µs per call
+    spread: float  # interquartile range of the batches / median (0.1: batches vary by ~10%)
+    calls: int  # calls per batch
+
+
+def per_call_us(variants: dict[str, Callable], args: tuple, number: int, repeat: int) -> dict:
+    """``{name: Timing}``: batches of each variant interleaved, the order rotated each round.
+
+    A batch has ``number`` calls, or fewer for a slow variant (torch.compile here), as many as
+    fit in BATCH_BUDGET_NS, so that the batches of all variants stay close together in time.
+    """
+    names = list(variants)
+    calls = {}
+    for name in names:  # warm-up (caches, lazy imports), which also sizes the batches
+        per_call = _batch_ns(variants[name], args, 20) / 20
+        calls[name] = max(10, min(number, int(BATCH_BUDGET_NS / max(per_call, 1.0))))
+        _batch_ns(variants[name], args, calls[name] // 5)
+    samples: dict[str, list[float]] = {name: [] for name in names}
+    for rnd in range(repeat):
+        k = rnd % len(names)
+        for name in names[k:] + names[:k]:
+            samples[name].append(_batch_ns(variants[name], args, calls[name]) / calls[name] / 1e3)
+    timings = {}
+    for name, us in samples.items():
+        q1, _, q3 = statistics.quantiles(us, n=4) if len(us) > 1 else (0, 0, 0)
+        median = statistics.median(us)
+        timings[name] = Timing(median, (q3 - q1) / median, calls[name])
+    return timings
+
+
+def cold_ms(reset: Callable[[], None], wrap: Callable, fn: Callable, args: tuple, repeat: int):
+    """Median ms of the first call of a fresh ``wrap(fn)`` made right after ``reset()``."""
+    times = []
+    for _ in range(repeat):
+        reset()
+        compiled = wrap(fn)
+        start = time.perf_counter_ns()
+        compiled(*args)
+        times.append(time.perf_counter_ns() - start)
+    reset()
+    return statistics.median(times) / 1e6
+
+
+# -- result checks ---------------------------------------------------------------------------
+
+
+def exactly_equal(got, want) -> bool:
+    """Same shape and bit-for-bit equal values (NaNs in the same places count as equal)."""
+    if np.shape(got) != np.shape(want):
+        return False
+    return bool(np.array_equal(np.asarray(got), np.asarray(want), equal_nan=True))
+
+
+def describe(value) -> str:
+    return f"{type(value).__name__}{getattr(value, 'shape', '')} {getattr(value, 'dtype', '')}"
+
+
+# -- tools -----------------------------------------------------------------------------------
+
+
+def tcompile_eager(fn):
+    return tc.compile(fn, backend="eager")
+
+
+def _throwaway(x):
+    return np.sin(x) + 1
+
+
+def _prime(reset, wrap) -> None:
+    """Compile one throw-away function so that one-time import/setup costs are not 'cold'."""
+    reset()
+    wrap(_throwaway)(np.ones(8))
+    reset()
+
+
+def load_torch(disabled: bool):
+    """``(torch, None)``, or ``(None, why the torch columns are skipped)``."""
+    if disabled:
+        return None, "--no-torch given"
+    try:
+        import torch
+        import torch._dynamo
+    except Exception as exc:  # noqa: BLE001 - any import failure means: run without torch
+        return None, f"torch is not importable ({type(exc).__name__}: {exc})"
+    return torch, None
+
+
+def torch_eager(torch) -> Callable:
+    """The ``wrap`` for torch: ``fn -> torch.compile(fn, backend="eager")``."""
+
+    def wrap(fn):
+        return torch.compile(fn, backend="eager")
+
+    return wrap
+
+
+def torch_frame_count() -> int:
+    """Frames TorchDynamo has compiled so far (one per graph, resume functions included)."""
+    from torch._dynamo.utils import counters
+
+    return counters["frames"]["total"]
+
+
+# -- the run ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Row:
+    name: str
+    numpy_us: float = math.nan
+    tc_us: float = math.nan
+    torch_us: float = math.nan
+    tc_cold_ms: float = math.nan
+    torch_cold_ms: float = math.nan
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def tc_overhead(self) -> float:
+        return self.tc_us - self.numpy_us
+
+    @property
+    def torch_overhead(self) -> float:
+        return self.torch_us - self.numpy_us
+
+
+def measure_cold(cases: list[Case], rows: dict[str, Row], torch, args) -> None:
+    """Phase 1: cold compiles (before phase 2, since ``tc.reset()`` empties every wrapper)."""
+    _prime(tc.reset, tcompile_eager)
+    for case in cases:
+        rows[case.name].tc_cold_ms = cold_ms(tc.reset, tcompile_eager, case.fn, case.args,
+                                             args.cold_repeat)  # fmt: skip
+    if torch is not None:
+        wrap = torch_eager(torch)
+        _prime(torch._dynamo.reset, wrap)
+        for case in cases:
+            rows[case.name].torch_cold_ms = cold_ms(torch._dynamo.reset, wrap, case.fn, case.args,
+                                                    args.torch_cold_repeat)  # fmt: skip
+
+
+def check_result(row: Row, tool: str, got, want) -> None:
+    """tcompile must match NumPy bit for bit; torch computes with its own kernels."""
+    if exactly_equal(got, want):
+        if type(got) is not type(want) or np.result_type(got) != np.result_type(want):
+            row.notes.append(f"{tool} returns {describe(got)}, numpy {describe(want)}")
+    elif tool == "tcompile":
+        row.notes.append("RESULT MISMATCH")
+        print(f"WARNING: {row.name}: tcompile result differs from NumPy: "
+              f"{describe(got)} {got!r} != {describe(want)} {want!r}")  # fmt: skip
+    else:
+        close = np.allclose(np.asarray(got, dtype=float), want)
+        row.notes.append(f"{tool} result " + ("within allclose" if close else "DIFFERS"))
+
+
+def measure_warm(case: Case, row: Row, torch, args) -> bool:
+    """Phase 2 for one function: results, per-call times, notes. True if tcompile misbehaved."""
+    before = tc.counters()
+    want = case.fn(*case.args)
+    compiled = tcompile_eager(case.fn)
+    check_result(row, "tcompile", compiled(*case.args), want)
+    variants = {"numpy": case.fn, "tcompile": compiled}
+    if torch is not None:
+        torch._dynamo.reset()
+        frames_before = torch_frame_count()
+        variants["torch"] = torch_eager(torch)(case.fn)
+        check_result(row, "torch", variants["torch"](*case.args), want)
+
+    times = per_call_us(variants, case.args, args.number, args.repeat)
+    row.numpy_us, row.tc_us = times["numpy"].us, times["tcompile"].us
+    if torch is not None:
+        row.torch_us = times["torch"].us
+    spread = max(times["numpy"].spread, times["tcompile"].spread)
+    if spread > NOISY:
+        row.notes.append(f"noisy: batches vary {spread:.0%}")
+
+    if torch is not None and torch_frame_count() - frames_before > 1:
+        row.notes.append(f"torch compiled {torch_frame_count() - frames_before} frames")
+    delta = {name: count - before[name] for name, count in tc.counters().items()}
+    labels = {"graph_breaks": "GRAPH BREAK", "recompiles": "RECOMPILED",
+              "frames_skipped": "FRAME SKIPPED", "cache_limit_hits": "CACHE LIMIT HIT"}  # fmt: skip
+    bad = [f"{label} x{delta[name]}" for name, label in labels.items() if delta[name]]
+    row.notes.extend(bad)
+    return bool(bad)
+
+
+def run(cases: list[Case], torch, args) -> tuple[list[Row], dict, list[Case]]:
+    """Rows for the table, ``tc.counters()`` of the warm phase, and the cases that misbehaved."""
+    rows = {case.name: Row(case.name) for case in cases}
+    measure_cold(cases, rows, torch, args)
+    tc.reset()  # from here on tc.counters() counts the warm phase of all functions
+    odd = [case for case in cases if measure_warm(case, rows[case.name], torch, args)]
+    if torch is not None:
+        torch._dynamo.reset()
+    return list(rows.values()), tc.counters(), odd
+
+
+# -- the report ------------------------------------------------------------------------------
+
+
+def fmt(value: float, digits: int = 2) -> str:
+    return "-" if math.isnan(value) else f"{value:.{digits}f}"  # NaN: not measured
+
+
+def print_table(rows: list[Row], have_torch: bool) -> None:
+    columns = [  # (header, cell for a row, is a torch column)
+        ("function", lambda r: r.name, False),
+        ("numpy µs", lambda r: fmt(r.numpy_us), False),
+        ("tcompile µs", lambda r: fmt(r.tc_us), False),
+        ("tc overhead µs", lambda r: fmt(r.tc_overhead), False),
+        ("torch.compile µs", lambda r: fmt(r.torch_us), True),
+        ("torch overhead µs", lambda r: fmt(r.torch_overhead), True),
+        ("cold tc ms", lambda r: fmt(r.tc_cold_ms), False),
+        ("cold torch ms", lambda r: fmt(r.torch_cold_ms), True),
+        ("notes", lambda r: "; ".join(r.notes), False),
+    ]
+    columns = [c for c in columns if have_torch or not c[2]]
+    table = [[header for header, _, _ in columns]]
+    table += [[cell(r) for _, cell, _ in columns] for r in rows]
+    widths = [max(len(line[i]) for line in table) for i in range(len(columns))]
+
+    def line(cells):  # name left-aligned, numbers right-aligned, notes left-aligned, unpadded
+        first = cells[0].ljust(widths[0])
+        rest = [c.rjust(w) for c, w in zip(cells[1:-1], widths[1:-1], strict=True)]
+        return " | ".join([first, *rest, cells[-1]]).rstrip()
+
+    print(line(table[0]))
+    print("-+-".join("-" * w for w in [*widths[:-1], max(widths[-1], 5)]))
+    for cells in table[1:]:
+        print(line(cells))
+
+
+def median_of(rows: list[Row], attr: str) -> float:
+    values = [getattr(r, attr) for r in rows]
+    values = [v for v in values if not math.isnan(v)]
+    return statistics.median(values) if values else math.nan
+
+
+def print_summary(rows: list[Row], have_torch: bool) -> tuple[float, float]:
+    tc_over, tc_cold = median_of(rows, "tc_overhead"), median_of(rows, "tc_cold_ms")
+    print(f"\nmedian over {len(rows)} functions:")
+    print(f"  tcompile      overhead {fmt(tc_over)} µs/call, cold compile {fmt(tc_cold)} ms")
+    if have_torch:
+        t_over, t_cold = median_of(rows, "torch_overhead"), median_of(rows, "torch_cold_ms")
+        print(f"  torch.compile overhead {fmt(t_over)} µs/call, cold compile {fmt(t_cold)} ms")
+        per_fn = [r.torch_overhead / r.tc_overhead for r in rows if r.tc_overhead > 0]
+        print(f"  ratio torch/tcompile: overhead {_ratio(t_over, tc_over)} (median of per-function "
+              f"ratios {fmt(statistics.median(per_fn), 1) if per_fn else '-'}x), "
+              f"cold compile {_ratio(t_cold, tc_cold)}")  # fmt: skip
+    return tc_over, tc_cold
+
+
+def _ratio(a: float, b: float) -> str:
+    return f"{a / b:.1f}x" if b > 0 else "-"
+
+
+def print_targets(tc_over: float, tc_cold: float) -> None:
+    def verdict(ok: bool) -> str:
+        return "met" if ok else "NOT MET"
+
+    print("\ntargets (tcompile):")
+    print(f"  median per-call overhead <= {TARGET_OVERHEAD_US:g} µs above NumPy: "
+          f"{fmt(tc_over)} µs -> {verdict(tc_over <= TARGET_OVERHEAD_US)}")  # fmt: skip
+    print(f"  median cold compile < {TARGET_COLD_MS:g} ms: "
+          f"{fmt(tc_cold)} ms -> {verdict(tc_cold < TARGET_COLD_MS)}")  # fmt: skip
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats (a rough look)")
+    parser.add_argument("--no-torch", action="store_true", help="skip the torch.compile columns")
+    parser.add_argument("--number", type=int, help="calls per timed batch (default 1000)")
+    parser.add_argument("--repeat", type=int, help="timed batches per variant (default 15)")
+    args = parser.parse_args(argv)
+    args.number = args.number or (200 if args.quick else 1000)
+    args.repeat = args.repeat or (5 if args.quick else 15)
+    args.cold_repeat = 3 if args.quick else 5
+    args.torch_cold_repeat = 1 if args.quick else 3
+
+    torch, why_not = load_torch(args.no_torch)
+    versions = f"Python {sys.version.split()[0]}, NumPy {np.__version__}"
+    if torch is not None:
+        versions += f", torch {torch.__version__}"
+    print(f"tcompile overhead benchmark ({versions})")
+    cold = f"{args.cold_repeat} (tcompile)"
+    if torch is not None:
+        cold += f", {args.torch_cold_repeat} (torch)"
+    print(f"per call: median of {args.repeat} interleaved batches of {args.number} calls "
+          f"(or {BATCH_BUDGET_NS / 1e6:g} ms, whichever is shorter); "
+          f"cold: median of {cold} first calls")  # fmt: skip
+    if why_not:
+        print(f"torch.compile columns skipped: {why_not}")
+    print()
+
+    cases = make_cases()
+    rows, counters, odd = run(cases, torch, args)
+    print_table(rows, torch is not None)
+    if torch is not None:
+        print(
+            "note: torch.compile(backend='eager') runs a NumPy graph through torch._numpy's "
+            "Python wrappers\n(argument normalisation per op), which dominates its per-call "
+            "time here, more than guard checks."
+        )
+    tc_over, tc_cold = print_summary(rows, torch is not None)
+
+    print(f"\ntc.counters() after the warm runs: {counters}")
+    if counters["graph_breaks"] or counters["recompiles"]:
+        print("WARNING: graph breaks / recompiles above are tcompile bugs to report (expected 0)")
+    for case in odd:
+        tc.reset()
+        print(f"\ntc.explain({case.name}):")
+        print(tc.explain(case.fn)(*case.args))
+
+    print_targets(tc_over, tc_cold)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

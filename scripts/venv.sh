@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Usage: scripts/venv.sh VER [EXTRAS]
+# Create .venv/VER from /root/.pyenv/versions/VER.*/bin/python if missing, then install the
+# project editable into it (with EXTRAS, e.g. "test" or "jupyter"). Run it every time: when
+# nothing changed, the install takes a second or two.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ver=${1:?usage: scripts/venv.sh VER [EXTRAS]}
+extras=${2:+[$2]}
+venv=.venv/$ver
+
+# .ready marks a finished setup; a half-made venv (interrupted, failed download) is made anew.
+if [[ ! -f $venv/.ready ]] || ! "$venv/bin/python" -c '' 2>/dev/null; then
+    py=$(ls -d /root/.pyenv/versions/"$ver".*/bin/python 2>/dev/null | sort -V | tail -n 1 || true)
+    if [[ -z $py ]]; then
+        echo "error: no Python $ver interpreter: nothing matches /root/.pyenv/versions/$ver.*/bin/python" >&2
+        exit 1
+    fi
+    if ! "$py" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+        echo "error: $py is older than Python 3.11, which tcompile requires" >&2
+        exit 1
+    fi
+    echo "creating $venv with $py"
+    rm -rf "$venv"
+    "$py" -m venv "$venv"
+    # What [build-system] requires, so the install below can skip build isolation.
+    "$venv/bin/python" -m pip install -q "setuptools>=70.1"
+    touch "$venv/.ready"
+fi
+
+# Without build isolation the install is fast (no temporary build env); if that fails, e.g. a
+# new dependency that must be built from source with another backend, retry the normal way.
+"$venv/bin/python" -m pip install -q --no-build-isolation -e ".$extras" 2>/dev/null \
+    || "$venv/bin/python" -m pip install -q -e ".$extras"

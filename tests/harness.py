@@ -1,0 +1,303 @@
+"""Differential harness: run a function eagerly and under `tc.compile` and demand identical behaviour.
+
+    from harness import check_same
+    check_same(f, np.arange(8.0), 2)            # one call, fullgraph=True, eager backend
+    check_same(f, np.arange(8.0), 2, calls=2)   # second call must hit the compile cache
+    args, kwargs = (np.arange(8.0), 2), {}
+    check_same_calls(f, [(args, kwargs), perturbed(args, kwargs)])  # new values, same graph
+
+"Identical" means: the same exception (type and message) or none, the same printed output, results
+equal bitwise and by type, the argument copies mutated in the same way, and the same aliasing between
+arrays (a result that is a view of an input, or the input itself, must be one in both runs).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import io
+import math
+import traceback
+import types
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+
+@dataclass
+class Outcome:
+    """Everything observable about one call: its result or exception, its stdout, its arguments."""
+
+    result: Any
+    exc: BaseException | None
+    stdout: str
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+
+
+def fresh_args(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple, dict]:
+    """Deep copy of the call's arguments.
+
+    `ndarray.__deepcopy__` copies with order="K" (same memory layout, like
+    `np.array(a, copy=True, order="K")`, also for arrays inside containers and objects), and the
+    deepcopy memo keeps aliasing: an array passed twice is one array in the copy too.
+    """
+    return copy.deepcopy((args, kwargs))
+
+
+def run_captured(fn: Callable[..., Any], args: tuple, kwargs: dict) -> Outcome:
+    """Call `fn(*args, **kwargs)`, capturing stdout and any exception."""
+    buf = io.StringIO()
+    result: Any = None
+    exc: BaseException | None = None
+    with contextlib.redirect_stdout(buf):
+        try:
+            result = fn(*args, **kwargs)
+        except Exception as e:  # noqa: BLE001 (the exception is part of the behaviour compared)
+            exc = e
+    return Outcome(result, exc, buf.getvalue(), args, kwargs)
+
+
+# ---------------------------------------------------------------------------------------------
+# Bitwise, type-exact comparison
+# ---------------------------------------------------------------------------------------------
+
+
+def _fail(path: str, what: str, eager: Any, compiled: Any) -> None:
+    raise AssertionError(f"{path}: {what}\n  eager:    {eager!r}\n  compiled: {compiled!r}")
+
+
+def _same_float(a: float, b: float) -> bool:
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+
+
+def _is_user_object(x: Any) -> bool:
+    plain = (
+        type,
+        types.FunctionType,
+        types.BuiltinFunctionType,
+        types.ModuleType,
+        types.MethodType,
+    )
+    return hasattr(x, "__dict__") and not isinstance(x, plain)
+
+
+def assert_same(eager: Any, compiled: Any, path: str = "result") -> None:
+    """Assert `compiled` equals `eager` bitwise and by exact type, recursively.
+
+    ndarrays: same type, dtype, shape, bytes, C/F contiguity and writeability. NumPy scalars: same
+    type and bytes. Python floats/complex: equal with NaN == NaN and the sign of zero respected.
+    tuple/list/dict (key order included) and user objects (their `__dict__`) are compared recursively.
+    """
+    if type(eager) is not type(compiled):
+        _fail(path, f"type {type(eager).__name__} != {type(compiled).__name__}", eager, compiled)
+    if isinstance(eager, np.ndarray):
+        for attr in ("dtype", "shape"):
+            if getattr(eager, attr) != getattr(compiled, attr):
+                _fail(path, f"{attr} differs", getattr(eager, attr), getattr(compiled, attr))
+        for flag in ("C_CONTIGUOUS", "F_CONTIGUOUS", "WRITEABLE"):
+            if eager.flags[flag] != compiled.flags[flag]:
+                _fail(path, f"flag {flag} differs", eager.flags[flag], compiled.flags[flag])
+        if eager.dtype == object:
+            assert_same(eager.tolist(), compiled.tolist(), path)
+        elif eager.tobytes() != compiled.tobytes():
+            _fail(path, "array contents differ", eager, compiled)
+    elif isinstance(eager, np.generic):
+        if eager.dtype != compiled.dtype or eager.tobytes() != compiled.tobytes():
+            _fail(path, "NumPy scalar differs", eager, compiled)
+    elif isinstance(eager, (tuple, list)):
+        if len(eager) != len(compiled):
+            _fail(path, "length differs", eager, compiled)
+        for i, (e, c) in enumerate(zip(eager, compiled)):
+            assert_same(e, c, f"{path}[{i}]")
+    elif isinstance(eager, dict):
+        if list(eager) != list(compiled):
+            _fail(path, "dict keys (or their order) differ", list(eager), list(compiled))
+        for k in eager:
+            assert_same(eager[k], compiled[k], f"{path}[{k!r}]")
+    elif isinstance(eager, float):
+        if not _same_float(eager, compiled):
+            _fail(path, "float differs", eager, compiled)
+    elif isinstance(eager, complex):
+        if not (_same_float(eager.real, compiled.real) and _same_float(eager.imag, compiled.imag)):
+            _fail(path, "complex differs", eager, compiled)
+    elif _is_user_object(eager):
+        assert_same(vars(eager), vars(compiled), f"{path}.__dict__")
+    elif eager != compiled:
+        _fail(path, "values differ", eager, compiled)
+
+
+def _array_leaves(x: Any, out: list[np.ndarray], seen: set[int]) -> list[np.ndarray]:
+    """Arrays reachable from `x` through tuples, lists, dicts and user objects, in a fixed order."""
+    if isinstance(x, np.ndarray):
+        out.append(x)
+    elif id(x) in seen:
+        return out
+    elif isinstance(x, (tuple, list)):
+        seen.add(id(x))
+        for v in x:
+            _array_leaves(v, out, seen)
+    elif isinstance(x, dict):
+        seen.add(id(x))
+        for v in x.values():
+            _array_leaves(v, out, seen)
+    elif _is_user_object(x):
+        seen.add(id(x))
+        _array_leaves(vars(x), out, seen)
+    return out
+
+
+def alias_signature(o: Outcome) -> list[tuple[list[int], list[int]]]:
+    """For every array reachable from the arguments then the result: which earlier ones it *is*,
+    and which earlier ones it shares memory with (views of inputs, outputs returned twice...)."""
+    leaves = _array_leaves((o.args, o.kwargs, o.result), [], set())
+    sig = []
+    for i, a in enumerate(leaves):
+        same = [j for j in range(i) if leaves[j] is a]
+        shared = [j for j in range(i) if np.shares_memory(leaves[j], a)]
+        sig.append((same, shared))
+    return sig
+
+
+def assert_same_outcome(eager: Outcome, compiled: Outcome) -> None:
+    """Exceptions, stdout, result, mutated arguments and aliasing of `compiled` match `eager`."""
+    if (eager.exc is None) != (compiled.exc is None) or (
+        eager.exc is not None
+        and (type(eager.exc) is not type(compiled.exc) or str(eager.exc) != str(compiled.exc))
+    ):
+        tb = "".join(traceback.format_exception(compiled.exc)) if compiled.exc else ""
+        raise AssertionError(
+            f"exception differs\n  eager:    {eager.exc!r}\n  compiled: {compiled.exc!r}\n{tb}"
+        )
+    assert compiled.stdout == eager.stdout, (
+        f"stdout differs\n  eager:    {eager.stdout!r}\n  compiled: {compiled.stdout!r}"
+    )
+    assert_same(eager.result, compiled.result, "result")
+    assert_same(eager.args, compiled.args, "args (after the call)")
+    assert_same(eager.kwargs, compiled.kwargs, "kwargs (after the call)")
+    e_sig, c_sig = alias_signature(eager), alias_signature(compiled)
+    assert e_sig == c_sig, (
+        "aliasing between arrays differs (arrays reachable from args then result: "
+        f"[(identical to, shares memory with)])\n  eager:    {e_sig}\n  compiled: {c_sig}"
+    )
+
+
+def perturbed(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple, dict]:
+    """Arguments of the same types, shapes, dtypes and layouts but with different array values.
+
+    Every array, also inside tuples, lists and dicts, is flipped along all axes and negated (bool:
+    only inverted; unsigned: shifted by 7, wrapping). Other values are kept; aliasing is kept (an array
+    passed twice gives one perturbed array). A graph that baked array values in as constants gives
+    itself away on such a call.
+    """
+    memo: dict[int, Any] = {}
+
+    def perturb(x: Any) -> Any:
+        if id(x) in memo:
+            return memo[id(x)]
+        if isinstance(x, np.ndarray):
+            out = np.empty_like(x)  # order="K": same memory layout
+            flipped = np.flip(x)
+            if x.dtype == bool:
+                out[...] = ~x  # not flipped: a flipped-and-inverted mask can equal the original
+            elif x.dtype.kind == "u":
+                out[...] = flipped + np.array(7, dtype=x.dtype)
+            elif x.dtype.kind in "ifc":
+                out[...] = -flipped
+            else:
+                out[...] = flipped
+            out.flags.writeable = x.flags.writeable
+        elif type(x) in (tuple, list):
+            out = type(x)(perturb(v) for v in x)
+        elif type(x) is dict:
+            out = {k: perturb(v) for k, v in x.items()}
+        else:
+            out = x
+        memo[id(x)] = out
+        return out
+
+    return perturb(args), perturb(kwargs)
+
+
+# ---------------------------------------------------------------------------------------------
+# Entry points
+# ---------------------------------------------------------------------------------------------
+
+
+def check_same_calls(
+    fn: Callable[..., Any],
+    calls: list[tuple[tuple[Any, ...], dict[str, Any]]],
+    *,
+    fullgraph: bool = True,
+    backend: Any = "eager",
+    later_calls_hit_cache: bool = False,
+) -> Any:
+    """Compile `fn` once, then for each `(args, kwargs)` in `calls` run it eagerly and compiled on
+    fresh copies and assert that everything observable is identical (`assert_same_outcome`).
+
+    With `later_calls_hit_cache`, every call after the first must be served from the cache: no
+    cache miss, no recompile, at least one cache hit (`tc.counters()`). Returns the last compiled
+    result.
+    """
+    # Imported here so that the comparison helpers above stay usable (and testable) on their own.
+    import tcompile as tc
+
+    compiled_fn = tc.compile(fn, fullgraph=fullgraph, backend=backend)
+    result = None
+    for n, (args, kwargs) in enumerate(calls, start=1):
+        before = dict(tc.counters())
+        eager = run_captured(fn, *fresh_args(args, kwargs))
+        compiled = run_captured(compiled_fn, *fresh_args(args, kwargs))
+        try:
+            assert_same_outcome(eager, compiled)
+        except AssertionError as e:
+            raise AssertionError(f"call {n} of {fn.__qualname__}: {e}") from None
+        if n > 1 and later_calls_hit_cache:
+            after = tc.counters()
+            keys = ("cache_hits", "cache_misses", "recompiles")
+            delta = {k: after[k] - before.get(k, 0) for k in keys}
+            ok = (
+                delta["cache_misses"] == 0 and delta["recompiles"] == 0 and delta["cache_hits"] >= 1
+            )
+            assert ok, f"call {n} of {fn.__qualname__} was not a cache hit: {delta}"
+        result = compiled.result
+    return result
+
+
+def check_same(
+    fn: Callable[..., Any],
+    *args: Any,
+    fullgraph: bool = True,
+    backend: Any = "eager",
+    calls: int = 1,
+    check_cache: bool = True,
+    **kwargs: Any,
+) -> Any:
+    """Run `fn` eagerly and compiled on fresh copies of the arguments, `calls` times; assert that
+    everything observable is identical (see `assert_same_outcome`). Returns the last compiled result.
+
+    With `calls >= 2` the same compiled wrapper is called again on new, equal copies; when
+    `check_cache` is true these later calls must be served from the cache: no cache miss, no
+    recompile, at least one cache hit (`tc.counters()`).
+
+    Keyword arguments other than the ones above are passed to `fn`.
+
+    >>> check_same(lambda x, k: x * k, np.arange(3.0), 2.0)
+    array([0., 2., 4.])
+    """
+    return check_same_calls(
+        fn,
+        [(args, kwargs)] * calls,
+        fullgraph=fullgraph,
+        backend=backend,
+        later_calls_hit_cache=check_cache,
+    )
+
+
+def compile_and_call_twice(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """`check_same(..., calls=2)`: the second call must hit the cache and still match eager."""
+    return check_same(fn, *args, calls=2, **kwargs)
