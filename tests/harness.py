@@ -8,7 +8,8 @@
 
 "Identical" means: the same exception (type and message) or none, the same printed output, results
 equal bitwise and by type, the argument copies mutated in the same way, and the same aliasing between
-arrays (a result that is a view of an input, or the input itself, must be one in both runs).
+arrays (a result that is a view of an input, or the input itself, must be one in both runs; results
+of successive calls share memory only where eager's do).
 """
 
 from __future__ import annotations
@@ -163,6 +164,15 @@ def alias_signature(o: Outcome) -> list[tuple[list[int], list[int]]]:
     return sig
 
 
+def cross_call_sharing(earlier: Outcome, later: Outcome) -> list[list[bool]]:
+    """For every array in `later.result`: does it share memory with each array of `earlier.result`?
+    Eagerly only results built from globals do; a compiled function that hands out one buffer
+    on every call (a cached constant, a reused output) shows up here."""
+    old = _array_leaves(earlier.result, [], set())
+    new = _array_leaves(later.result, [], set())
+    return [[np.shares_memory(a, b) for b in old] for a in new]
+
+
 def assert_same_outcome(eager: Outcome, compiled: Outcome) -> None:
     """Exceptions, stdout, result, mutated arguments and aliasing of `compiled` match `eager`."""
     if (eager.exc is None) != (compiled.exc is None) or (
@@ -248,6 +258,7 @@ def check_same_calls(
 
     compiled_fn = tc.compile(fn, fullgraph=fullgraph, backend=backend)
     result = None
+    previous: tuple[Outcome, Outcome] | None = None
     for n, (args, kwargs) in enumerate(calls, start=1):
         before = dict(tc.counters())
         eager = run_captured(fn, *fresh_args(args, kwargs))
@@ -256,6 +267,14 @@ def check_same_calls(
             assert_same_outcome(eager, compiled)
         except AssertionError as e:
             raise AssertionError(f"call {n} of {fn.__qualname__}: {e}") from None
+        if previous is not None:
+            e_cross = cross_call_sharing(previous[0], eager)
+            c_cross = cross_call_sharing(previous[1], compiled)
+            assert e_cross == c_cross, (
+                f"call {n} of {fn.__qualname__}: result arrays share memory with the previous "
+                f"call's results differently\n  eager:    {e_cross}\n  compiled: {c_cross}"
+            )
+        previous = (eager, compiled)
         if n > 1 and later_calls_hit_cache:
             after = tc.counters()
             keys = ("cache_hits", "cache_misses", "recompiles")

@@ -10,6 +10,7 @@ from harness import (
     alias_signature,
     assert_same,
     assert_same_outcome,
+    cross_call_sharing,
     fresh_args,
     perturbed,
 )
@@ -127,3 +128,9 @@ def test_perturbed_keeps_types_layout_and_aliasing_but_changes_values():
         assert new.flags.writeable == old.flags.writeable
         assert new.tobytes() != old.tobytes()
     assert s1 is s2 and n == 3
+
+
+def test_a_buffer_reused_across_calls_is_visible():
+    cached = np.zeros(3)
+    assert cross_call_sharing(outcome(result=cached), outcome(result=(cached,))) == [[True]]
+    assert cross_call_sharing(outcome(result=np.zeros(3)), outcome(result=np.zeros(3))) == [[False]]
