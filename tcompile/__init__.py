@@ -21,17 +21,17 @@ from tcompile.tracer.report import compile_times, configure_from_environment, se
 from ._api import CompileProfiler, compile, counters, explain, reset
 
 __all__ = [
-    "compile",
-    "graph_break",
-    "explain",
-    "reset",
-    "counters",
-    "config",
-    "set_logs",
-    "compile_times",
     "CompileProfiler",
-    "Unsupported",
     "TCompileError",
+    "Unsupported",
+    "compile",
+    "compile_times",
+    "config",
+    "counters",
+    "explain",
+    "graph_break",
+    "reset",
+    "set_logs",
 ]
 
 configure_from_environment()

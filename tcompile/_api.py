@@ -9,7 +9,7 @@ from tcompile.tracer import entry, report
 from tcompile.tracer import explain as _explain
 
 
-def compile(fn=None, *, fullgraph: bool = False, backend="auto", dynamic=None):  # noqa: A001
+def compile(fn=None, *, fullgraph: bool = False, backend="auto", dynamic=None):
     """Compile ``fn`` (decorator, with or without arguments).
 
     ``fullgraph=True``: one graph or `tc.Unsupported` at the first graph break.

@@ -42,7 +42,6 @@ from .values import (
     SuperValue,
     SymInt,
     TupleValue,
-    UserFunction,
     UserObject,
     Value,
 )

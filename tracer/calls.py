@@ -24,15 +24,13 @@ from .builtins_impl import (
 from .errors import UserErrorInTrace
 from .source import AttrSource, ItemSource
 from .values import (
-    ContextManager,
     ArrayMethod,
     ArrayValue,
     BoundMethod,
-    Cell,
     Const,
     ConstMethod,
+    ContextManager,
     DictValue,
-    ListValue,
     Obj,
     ScalarValue,
     TupleValue,

@@ -94,7 +94,7 @@ class CompiledFunction:
             if guard.kind != "shape":
                 continue
             try:
-                actual = eval(guard.source.expr(), dict(scope))  # noqa: S307 - our own expression
+                actual = eval(guard.source.expr(), dict(scope))
             except Exception:
                 continue
             dims = mismatched_dims(guard, actual)

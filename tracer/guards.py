@@ -181,13 +181,13 @@ def first_failure(guards: list[Guard], scope: dict) -> str | None:
     """
     for guard in order_guards(guards):
         try:
-            actual = eval(guard.source.expr(), dict(scope))  # noqa: S307 - our own expression
+            actual = eval(guard.source.expr(), dict(scope))
         except Exception as error:
             return f"{guard.source.name()} can no longer be read ({type(error).__name__}: {error})"
         if guard.kind in ("not_global", "alias"):
             ns = dict(scope)
             ns["__tc_probe"] = actual
-            if not eval(guard.condition("__tc_probe", "None"), ns):  # noqa: S307
+            if not eval(guard.condition("__tc_probe", "None"), ns):
                 return f"guard failed: {guard.describe()}"
             continue
         reason = guard.failure(actual)
@@ -196,4 +196,4 @@ def first_failure(guards: list[Guard], scope: dict) -> str | None:
     return None
 
 
-__all__ = ["Guard", "build_check_function", "first_failure", "mismatched_dims", "CLOSURE", "GLOBALS"]
+__all__ = ["CLOSURE", "GLOBALS", "Guard", "build_check_function", "first_failure", "mismatched_dims"]

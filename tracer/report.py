@@ -94,7 +94,7 @@ def current() -> Recorder:
     return recorder
 
 
-def compile_times(repr: str = "str"):  # noqa: A002 - the public name torch uses
+def compile_times(repr: str = "str"):
     """Time spent per compile phase: a table (``repr="str"``) or ``{phase: [seconds...]}``."""
     times = {k: list(v) for k, v in recorder.phase_times.items()}
     if repr == "dict":

@@ -21,7 +21,7 @@ from . import numpy_table
 from .errors import BREAK_KINDS, BreakRecord, FrameLoc, GraphBreak, UserErrorInTrace
 from .graph import Graph, Node, describe_value
 from .guards import Guard
-from .source import AttrSource, GlobalSource, GlobalsDictSource, ItemSource, Source
+from .source import AttrSource, GlobalsDictSource, GlobalSource, ItemSource, Source
 from .values import (
     ArrayValue,
     BoundMethod,
@@ -291,7 +291,7 @@ class TraceState:
             return Const(None)
         raise self.graph_break(
             "data_dependent_value",
-            f"{_op_text(op, target)} returns a {type(example).__name__} computed from array data",
+            f"{_op_text(node.op, node.target)} returns a {type(example).__name__} computed from array data",
         )
 
 
