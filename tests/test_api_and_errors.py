@@ -163,3 +163,26 @@ def test_printed_graph_is_python_with_types_and_locations():
     text = graph.python_code()
     assert "exp = np.exp(x)" in text and "# f32[2, 3]" in text and "test_api_and_errors.py:" in text
     compile(text, "<graph>", "exec")
+
+
+def test_tcompile_logs_environment_variable_switches_artifacts_on(monkeypatch):
+    from tcompile.tracer import report
+
+    monkeypatch.setenv("TCOMPILE_LOGS", "graph_breaks,recompiles")
+    try:
+        report.configure_from_environment()
+        assert report.LOGS["graph_breaks"].isEnabledFor(logging.DEBUG)
+        assert report.LOGS["recompiles"].isEnabledFor(logging.DEBUG)
+        assert not report.LOGS["graph"].isEnabledFor(logging.DEBUG)
+    finally:
+        tc.set_logs(graph_breaks=False, recompiles=False)
+
+
+def test_trace_numpy_off_runs_eagerly():
+    tc.config.trace_numpy = False
+    try:
+        f = tc.compile(lambda x: x + 1)
+        assert np.array_equal(f(np.ones(2)), [2.0, 2.0])
+        assert f.__tc_compiled__.entries == []
+    finally:
+        tc.config.trace_numpy = True

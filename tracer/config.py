@@ -8,7 +8,7 @@ class Config:
 
     cache_size_limit         compiled entries kept per function before it runs eagerly (8)
     automatic_dynamic_shapes a dim seen with a second size becomes symbolic (True)
-    suppress_errors          an internal tcompile error runs the frame eagerly instead of raising
+    suppress_errors          run frames that hit an internal tcompile error eagerly without a warning
     trace_numpy              trace NumPy calls into graphs; False runs compiled functions eagerly
     """
 

@@ -133,6 +133,10 @@ class CompiledFunction:
             if self.fullgraph:
                 rec.add_compile(event)
                 raise Unsupported(record)
+            if record.kind.id == "internal_error" and not config.suppress_errors:
+                warnings.warn(f"tcompile: {self.fn.__qualname__} runs eagerly because of an internal error "
+                              f"(set tc.config.suppress_errors = True to silence this):\n{record.render()}",
+                              stacklevel=4)  # fmt: skip
         if entry.is_eager:
             rec.counters["frames_skipped"] += 1
         else:
