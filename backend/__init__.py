@@ -23,12 +23,16 @@ def lookup_backend(backend) -> Callable:
     if callable(backend):
         return backend
     if not isinstance(backend, str):
-        raise TypeError(f"backend must be a name or a callable (graph, example_inputs) -> callable, "
-                        f"not {type(backend).__name__}")
+        raise TypeError(
+            f"backend must be a name or a callable (graph, example_inputs) -> callable, "
+            f"not {type(backend).__name__}"
+        )
     if backend == "auto":
         return BACKENDS["eager"]
     if backend not in BACKENDS:
         known = ", ".join(sorted([*BACKENDS, "auto"]))
-        raise ValueError(f"unknown backend {backend!r}; available: {known}, or a callable "
-                         f"(graph, example_inputs) -> callable")
+        raise ValueError(
+            f"unknown backend {backend!r}; available: {known}, or a callable "
+            f"(graph, example_inputs) -> callable"
+        )
     return BACKENDS[backend]

@@ -1,14 +1,14 @@
 """tcompile: the torch.compile programming model for NumPy code.
 
-    import numpy as np
-    import tcompile as tc
+import numpy as np
+import tcompile as tc
 
-    @tc.compile
-    def f(x):
-        return np.sin(x) * 2 + 1
+@tc.compile
+def f(x):
+    return np.sin(x) * 2 + 1
 
-    f(np.ones(8))                      # traced into a graph, guarded, cached
-    print(tc.explain(f)(np.ones(8)))   # graphs, breaks, guards
+f(np.ones(8))                      # traced into a graph, guarded, cached
+print(tc.explain(f)(np.ones(8)))   # graphs, breaks, guards
 """
 
 from __future__ import annotations

@@ -56,9 +56,9 @@ def counters() -> dict[str, int]:
 class CompileProfiler:
     """Records every recompilation and the guard that failed::
 
-        with tc.CompileProfiler() as prof:
-            f(np.ones(3)); f(np.ones(4))
-        print(prof.report())
+    with tc.CompileProfiler() as prof:
+        f(np.ones(3)); f(np.ones(4))
+    print(prof.report())
     """
 
     def __init__(self):
@@ -81,7 +81,9 @@ class CompileProfiler:
 
     def report(self) -> str:
         breaks = sum(len(c.breaks) for c in self.compiles)
-        lines = [f"Compiles: {len(self.compiles)}  Recompiles: {len(self.recompiles)}  Graph breaks: {breaks}"]
+        lines = [
+            f"Compiles: {len(self.compiles)}  Recompiles: {len(self.recompiles)}  Graph breaks: {breaks}"
+        ]
         for event in self.recompiles:
             lines.append(f"Recompiling function {event.function} in {event.location}")
             lines.append("    triggered by the following guard failure(s):")

@@ -10,13 +10,6 @@ import pytest
 import tcompile as tc
 
 
-@pytest.fixture(autouse=True)
-def _fresh():
-    tc.reset()
-    yield
-    tc.reset()
-
-
 def helper_that_prints(x):
     y = x + 1
     print(y)  # the break line

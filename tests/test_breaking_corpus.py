@@ -26,13 +26,6 @@ def _id(case: corpus.Case) -> str:
     return case.id
 
 
-@pytest.fixture(autouse=True)
-def fresh_compiler_state():
-    tc.reset()
-    yield
-    tc.reset()
-
-
 def marked_line(case: corpus.Case) -> tuple[str, int]:
     """(source file, line number) of the single `# BREAK` marker in the function that breaks."""
     target = case.break_in or case.fn

@@ -26,13 +26,6 @@ def _id(case: corpus.Case) -> str:
     return case.id
 
 
-@pytest.fixture(autouse=True)
-def fresh_compiler_state():
-    tc.reset()
-    yield
-    tc.reset()
-
-
 def test_corpus_is_large_enough():
     assert len({c.fn for c in CAPTURE}) >= 220
     assert len(RAISES) >= 10

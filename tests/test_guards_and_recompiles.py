@@ -12,13 +12,6 @@ import tcompile as tc
 SCALE = 2.0
 
 
-@pytest.fixture(autouse=True)
-def _fresh():
-    tc.reset()
-    yield
-    tc.reset()
-
-
 def scaled(x):
     return x * SCALE
 

@@ -84,7 +84,9 @@ def _zip(tx, args, kwargs):
 
 def _enumerate(tx, args, kwargs):
     start = python_int(tx.state, args[1] if len(args) > 1 else kwargs.get("start", Const(0)))
-    return Iterator([TupleValue([Const(start + i), v]) for i, v in enumerate(_items_of(tx, args[0]))])
+    return Iterator(
+        [TupleValue([Const(start + i), v]) for i, v in enumerate(_items_of(tx, args[0]))]
+    )
 
 
 def _reversed(tx, args, kwargs):
@@ -158,7 +160,9 @@ def _minmax(fn):
             return items[keys.index(fn(keys))]
         if any(is_array_like(i) or isinstance(i, SymInt) for i in items):
             if kwargs:
-                raise tx.state.graph_break("unsupported_call", f"{fn.__name__}() with key= on traced values")
+                raise tx.state.graph_break(
+                    "unsupported_call", f"{fn.__name__}() with key= on traced values"
+                )
             values = [python_int(tx.state, i) if isinstance(i, SymInt) else i for i in items]
             if any(is_array_like(v) for v in values):
                 raise tx.state.graph_break(
@@ -166,7 +170,9 @@ def _minmax(fn):
                     f"Use np.{'maximum' if fn is max else 'minimum'} or np.{fn.__name__}() instead.",
                 )  # fmt: skip
             items = [Const(v) if not isinstance(v, Value) else v for v in values]
-        return fold(fn, [const_value(i) for i in items], **{k: const_value(v) for k, v in kwargs.items()})
+        return fold(
+            fn, [const_value(i) for i in items], **{k: const_value(v) for k, v in kwargs.items()}
+        )
 
     return handle
 
@@ -210,7 +216,9 @@ def _scalar_conversion(kind):
 
 def _str(tx, args, kwargs):
     if args and (is_array_like(args[0])):
-        raise tx.state.graph_break("data_dependent_value", f"str() of {args[0].describe()} formats array data")
+        raise tx.state.graph_break(
+            "data_dependent_value", f"str() of {args[0].describe()} formats array data"
+        )
     return fold(str, *(python_int(tx.state, a) for a in args))
 
 
@@ -256,14 +264,20 @@ def _callable(tx, args, kwargs):
     v = args[0]
     if isinstance(v, (Const, Obj, UserObject)):
         return Const(callable(v.value))
-    return Const(not isinstance(v, (ArrayValue, ScalarValue, SymInt, TupleValue, ListValue, DictValue)))
+    return Const(
+        not isinstance(v, (ArrayValue, ScalarValue, SymInt, TupleValue, ListValue, DictValue))
+    )
 
 
 def _divmod_pow_round(fn):
     def handle(tx, args, kwargs):
         if any(is_array_like(a) for a in args):
             return tx.state.graph_call("call", fn, tuple(args), kwargs, name=fn.__name__)
-        return fold(fn, *(python_int(tx.state, a) for a in args), **{k: const_value(v) for k, v in kwargs.items()})
+        return fold(
+            fn,
+            *(python_int(tx.state, a) for a in args),
+            **{k: const_value(v) for k, v in kwargs.items()},
+        )
 
     return handle
 
@@ -288,7 +302,11 @@ def _map(tx, args, kwargs):
 def _filter(tx, args, kwargs):
     fn, iterable = args
     items = _items_of(tx, iterable)
-    keep = [i for i in items if tx.truth(i if isinstance(fn, Const) and fn.value is None else tx.call(fn, [i], {}))]
+    keep = [
+        i
+        for i in items
+        if tx.truth(i if isinstance(fn, Const) and fn.value is None else tx.call(fn, [i], {}))
+    ]
     return Iterator(keep)
 
 
@@ -365,7 +383,9 @@ def call_const_method(tx, method: ConstMethod, args: list[Value], kwargs: dict) 
         const_args = [const_value(a) for a in args]
         const_kwargs = {k: const_value(v) for k, v in kwargs.items()}
     except NotConstant:
-        raise tx.state.graph_break("unsupported_call", f"{type(owner).__name__}.{name}() on traced values") from None
+        raise tx.state.graph_break(
+            "unsupported_call", f"{type(owner).__name__}.{name}() on traced values"
+        ) from None
     if isinstance(value, _PURE_CONST_TYPES):
         return fold(getattr(value, name), *const_args, **const_kwargs)
     raise tx.state.graph_break("unsupported_call", f"method {name}() of {owner.describe()}")

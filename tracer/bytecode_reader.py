@@ -117,7 +117,7 @@ def _normalize(code: CodeType) -> NormalizedCode:
     pending_kwnames: tuple[str, ...] | None = None
     line: int | None = None
 
-    for pos, ins in enumerate(raw):
+    for ins in raw:
         index_of_offset[ins.offset] = len(out)
         line = _line_of(ins, line)
         op = ins.opname
@@ -131,7 +131,9 @@ def _normalize(code: CodeType) -> NormalizedCode:
         if op in _DROPPED:
             continue
         if op == "KW_NAMES":
-            pending_kwnames = ins.argval if isinstance(ins.argval, tuple) else code.co_consts[ins.arg]
+            pending_kwnames = (
+                ins.argval if isinstance(ins.argval, tuple) else code.co_consts[ins.arg]
+            )
             continue
         if op == "CALL" and pending_kwnames is not None:
             emit("LOAD_CONST", pending_kwnames)

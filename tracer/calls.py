@@ -40,10 +40,20 @@ from .values import (
 )
 
 MAX_INLINE_DEPTH = 48
-CONTEXT_MANAGERS = (contextlib.nullcontext, np.errstate)  # constructed as values, entered by BEFORE_WITH
+CONTEXT_MANAGERS = (
+    contextlib.nullcontext,
+    np.errstate,
+)  # constructed as values, entered by BEFORE_WITH
 _GENERATOR_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
-_UNARY_OPERATORS = {operator.neg: "neg", operator.pos: "pos", operator.invert: "invert", operator.abs: "abs"}
-_BINARY_OPERATORS = {fn: text for text, fn in ops.BINARY.items()} | {fn: text for text, fn in ops.COMPARE.items()}
+_UNARY_OPERATORS = {
+    operator.neg: "neg",
+    operator.pos: "pos",
+    operator.invert: "invert",
+    operator.abs: "abs",
+}
+_BINARY_OPERATORS = {fn: text for text, fn in ops.BINARY.items()} | {
+    fn: text for text, fn in ops.COMPARE.items()
+}
 
 
 class CallMixin:
@@ -69,9 +79,13 @@ class CallMixin:
 
         code = fn.code
         if code.co_flags & _GENERATOR_FLAGS:
-            raise self.state.graph_break("generator", f"call to generator/coroutine function {code.co_qualname}")
+            raise self.state.graph_break(
+                "generator", f"call to generator/coroutine function {code.co_qualname}"
+            )
         if self.depth >= MAX_INLINE_DEPTH:
-            raise self.state.graph_break("recursion_limit", f"inlining deeper than {MAX_INLINE_DEPTH} calls")
+            raise self.state.graph_break(
+                "recursion_limit", f"inlining deeper than {MAX_INLINE_DEPTH} calls"
+            )
         bound = bind_arguments(self, fn, args, kwargs)
         closure_source = AttrSource(fn.source, "__closure__") if fn.source is not None else None
 
@@ -98,8 +112,12 @@ class CallMixin:
     def call_object(self, fn: object, args: list[Value], kwargs: dict) -> Value:
         state = self.state
         if fn is markers.graph_break:
-            msg = ops.const_value(args[0]) if args else ops.const_value(kwargs.get("msg", Const("")))
-            raise state.graph_break("graph_break", f"tc.graph_break() was called{': ' + msg if msg else ''}")
+            msg = (
+                ops.const_value(args[0]) if args else ops.const_value(kwargs.get("msg", Const("")))
+            )
+            raise state.graph_break(
+                "graph_break", f"tc.graph_break() was called{': ' + msg if msg else ''}"
+            )
         if fn in CONTEXT_MANAGERS:
             return ContextManager(fn, list(args), dict(kwargs))
         if fn in IO_BUILTINS:
@@ -119,12 +137,19 @@ class CallMixin:
         if kind is not None:
             return self.call_numpy(fn, kind, extra, args, kwargs)
         if table.is_numpy_object(fn):
-            raise state.graph_break("unsupported_numpy", f"{_name(fn)} is not in tcompile's NumPy table")
-        if isinstance(fn, type) and (fn.__module__ or "").partition(".")[0] not in ("builtins", "numpy"):
+            raise state.graph_break(
+                "unsupported_numpy", f"{_name(fn)} is not in tcompile's NumPy table"
+            )
+        if isinstance(fn, type) and (fn.__module__ or "").partition(".")[0] not in (
+            "builtins",
+            "numpy",
+        ):
             return ops.construct(state, fn, args, kwargs, self)
         if isinstance(fn, type):
             raise state.graph_break("unsupported_call", f"constructing a {fn.__qualname__} object")
-        raise state.graph_break("unsupported_call", f"call to {_name(fn)}, which tcompile cannot trace")
+        raise state.graph_break(
+            "unsupported_call", f"call to {_name(fn)}, which tcompile cannot trace"
+        )
 
     def call_numpy(self, fn, kind: str, extra, args: list[Value], kwargs: dict) -> Value:
         state = self.state
@@ -147,7 +172,9 @@ class CallMixin:
             out = kwargs.get("out")
             if out is not None:
                 if not isinstance(out, ArrayValue):
-                    raise state.graph_break("unsupported_numpy", f"np.{name}(out=...) with a non-array out")
+                    raise state.graph_break(
+                        "unsupported_numpy", f"np.{name}(out=...) with a non-array out"
+                    )
                 return state.graph_call("call", fn, tuple(args), kwargs, name=name, mutated=out)
             if all(ops.is_const(a) for a in [*args, *kwargs.values()]):
                 folded = self._fold_numpy(fn, args, kwargs)
@@ -157,7 +184,9 @@ class CallMixin:
         if kind == table.INPLACE:
             target = args[extra[0]]
             if not isinstance(target, ArrayValue):
-                raise state.graph_break("unsupported_numpy", f"np.{name}() writing into a non-array")
+                raise state.graph_break(
+                    "unsupported_numpy", f"np.{name}() writing into a non-array"
+                )
             state.graph_call("call", fn, tuple(args), kwargs, name=name, mutated=target)
             return Const(None)
         self._numpy_break(kind, f"np.{name}()")
@@ -178,9 +207,13 @@ class CallMixin:
     def _numpy_break(self, kind: str | None, what: str):
         state = self.state
         if kind == table.DATA_SHAPE:
-            raise state.graph_break("data_dependent_shape", f"{what}: its output shape depends on array values")
+            raise state.graph_break(
+                "data_dependent_shape", f"{what}: its output shape depends on array values"
+            )
         if kind == table.PY_VALUE:
-            raise state.graph_break("data_dependent_value", f"{what} turns array data into a Python value")
+            raise state.graph_break(
+                "data_dependent_value", f"{what} turns array data into a Python value"
+            )
         if kind == table.IMPURE:
             raise state.graph_break("impure_numpy", f"{what} has side effects or hidden state")
         raise state.graph_break("unsupported_numpy", f"{what} is not in tcompile's NumPy table")
@@ -200,7 +233,9 @@ def _name(fn) -> str:
     return f"{module}.{name}" if module and module != "builtins" else f"{name}()"
 
 
-def bind_arguments(tx, fn: UserFunction, args: list[Value], kwargs: dict[str, Value]) -> dict[str, Value]:
+def bind_arguments(
+    tx, fn: UserFunction, args: list[Value], kwargs: dict[str, Value]
+) -> dict[str, Value]:
     """CPython's argument binding on symbolic values; a TypeError is the user's own error."""
     code = fn.code
     nargs, nposonly, nkwonly = code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount
@@ -266,4 +301,3 @@ def _kwdefault(tx, fn: UserFunction, name: str) -> Value:
     if fn.source is None:
         return ops.wrap_unguarded(tx.state, value)
     return tx.state.wrap(value, ItemSource(AttrSource(fn.source, "__kwdefaults__"), name))
-

@@ -81,7 +81,9 @@ class GlueWriter:
                 return v.source.expr()  # the same object; its new contents are replayed
             if isinstance(v, ListValue):
                 return "[" + ", ".join(self.expr(i) for i in v.items) + "]"
-            return "{" + ", ".join(f"{self.bind(k)}: {self.expr(i)}" for k, i in v.items.items()) + "}"
+            return (
+                "{" + ", ".join(f"{self.bind(k)}: {self.expr(i)}" for k, i in v.items.items()) + "}"
+            )
         if isinstance(v, SetValue):
             return f"set({self.bind(frozenset(v.values))})" if v.values else "set()"
         if isinstance(v, SliceValue):

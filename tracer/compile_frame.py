@@ -80,7 +80,13 @@ def compile_frame(fn, args, kwargs, *, backend, dynamic: DynamicPolicy, compile_
             dynamic = DynamicPolicy(dynamic.all_dims, dynamic.marked, force_static=True)
             continue
         except GraphBreak as brk:
-            entry = _eager_entry(fn, getattr(brk, "state", state), brk.record, f"graph break: {brk.record.reason}", compile_id)
+            entry = _eager_entry(
+                fn,
+                getattr(brk, "state", state),
+                brk.record,
+                f"graph break: {brk.record.reason}",
+                compile_id,
+            )
             entry.extra["compile_time"] = time.perf_counter() - start
             return entry, brk.record
         except UserErrorInTrace as err:
@@ -92,10 +98,14 @@ def compile_frame(fn, args, kwargs, *, backend, dynamic: DynamicPolicy, compile_
         raise RuntimeError("tcompile: trace restarted too often")
     with rec.phase("backend"):
         examples = live_example_inputs(state)
-        compiled_graph = backend(graph, examples) if graph.op_count() or graph.output.args[0] else None
+        compiled_graph = (
+            backend(graph, examples) if graph.op_count() or graph.output.args[0] else None
+        )
     with rec.phase("guards"):
         check, check_code = make_check(fn, state.guards)
-    glue_ns.update({"__tc_graph": compiled_graph, GLOBALS: fn.__globals__, CLOSURE: fn.__closure__ or ()})
+    glue_ns.update(
+        {"__tc_graph": compiled_graph, GLOBALS: fn.__globals__, CLOSURE: fn.__closure__ or ()}
+    )
     run = _exec_function(glue_source, glue_ns, "__tc_run", fn, f"<tcompile glue {fn.__qualname__}>")
     entry = Entry(check, run, order_guards(state.guards), graph, getattr(compiled_graph, "source", "") or graph.python_code(),
                   glue_source, check_code, compile_id=compile_id)  # fmt: skip
@@ -108,7 +118,9 @@ def make_check(fn, guards: list[Guard]):
     params = parameter_text(fn.__code__)
     source, ns = build_check_function(guards, params)
     ns.update({GLOBALS: fn.__globals__, CLOSURE: fn.__closure__ or ()})
-    return _exec_function(source, ns, "__tc_check", fn, f"<tcompile guards {fn.__qualname__}>"), source
+    return _exec_function(
+        source, ns, "__tc_check", fn, f"<tcompile guards {fn.__qualname__}>"
+    ), source
 
 
 def _exec_function(source: str, ns: dict, name: str, fn, filename: str):

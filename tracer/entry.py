@@ -75,7 +75,10 @@ class CompiledFunction:
     def _note_recompile(self, scope: dict) -> None:
         reasons = []
         for entry in self.entries:
-            reason = first_failure(entry.guards, scope) or "(the guards hold now; the entry was added meanwhile)"
+            reason = (
+                first_failure(entry.guards, scope)
+                or "(the guards hold now; the entry was added meanwhile)"
+            )
             reasons.append(f"- {entry.compile_id}: {reason}")
             if config.automatic_dynamic_shapes and self.dynamic is not False:
                 self._mark_dynamic(entry, scope)
@@ -122,7 +125,9 @@ class CompiledFunction:
             policy.marked = {}
         entry, record = compile_frame(self.fn, args, kwargs, backend=self.backend, dynamic=policy,
                                       compile_id=compile_id)  # fmt: skip
-        event = report.CompileEvent(self.fn.__qualname__, compile_time=entry.extra.get("compile_time", 0.0))
+        event = report.CompileEvent(
+            self.fn.__qualname__, compile_time=entry.extra.get("compile_time", 0.0)
+        )
         event.guards = list(entry.guards)
         if record is not None:
             rec.counters["graph_breaks"] += 1
@@ -155,7 +160,9 @@ def _generator_record(fn):
 
     code = fn.__code__
     loc = FrameLoc(code.co_filename, code.co_firstlineno, code.co_name)
-    return BreakRecord(BREAK_KINDS["generator"], f"{fn.__qualname__} is a generator or coroutine function", (loc,))
+    return BreakRecord(
+        BREAK_KINDS["generator"], f"{fn.__qualname__} is a generator or coroutine function", (loc,)
+    )
 
 
 def compile_function(fn, *, fullgraph: bool, backend, dynamic):

@@ -59,24 +59,57 @@ BREAK_KINDS: dict[str, BreakKind] = {
     k.id: k
     for k in (
         _kind("graph_break", "explicit tc.graph_break()", HINT_MOVE_OUT),
-        _kind("unsupported_call", "call to a function tcompile cannot trace", HINT_ESCAPE, HINT_MOVE_OUT),
+        _kind(
+            "unsupported_call",
+            "call to a function tcompile cannot trace",
+            HINT_ESCAPE,
+            HINT_MOVE_OUT,
+        ),
         _kind("io_call", "I/O or printing inside the compiled region", HINT_MOVE_OUT),
-        _kind("impure_numpy", "NumPy function with hidden state or side effects", HINT_MOVE_OUT, HINT_ESCAPE),
+        _kind(
+            "impure_numpy",
+            "NumPy function with hidden state or side effects",
+            HINT_MOVE_OUT,
+            HINT_ESCAPE,
+        ),
         _kind("data_dependent_branch", "branch on an array's value", HINT_REWRITE, HINT_MOVE_OUT),
-        _kind("data_dependent_value", "array value leaves the graph as a Python value", HINT_REWRITE, HINT_MOVE_OUT),
-        _kind("data_dependent_shape", "NumPy op whose output shape depends on data", HINT_REWRITE, HINT_ESCAPE),
-        _kind("unsupported_numpy", "NumPy feature tcompile does not trace", HINT_REWRITE, HINT_ESCAPE),
-        _kind("unsupported_opcode", "Python feature (bytecode) tcompile does not trace", HINT_REWRITE, HINT_MOVE_OUT),
+        _kind(
+            "data_dependent_value",
+            "array value leaves the graph as a Python value",
+            HINT_REWRITE,
+            HINT_MOVE_OUT,
+        ),
+        _kind(
+            "data_dependent_shape",
+            "NumPy op whose output shape depends on data",
+            HINT_REWRITE,
+            HINT_ESCAPE,
+        ),
+        _kind(
+            "unsupported_numpy", "NumPy feature tcompile does not trace", HINT_REWRITE, HINT_ESCAPE
+        ),
+        _kind(
+            "unsupported_opcode",
+            "Python feature (bytecode) tcompile does not trace",
+            HINT_REWRITE,
+            HINT_MOVE_OUT,
+        ),
         _kind("unsupported_object", "object tcompile cannot model", HINT_REWRITE, HINT_MOVE_OUT),
-        _kind("unsupported_mutation", "mutation tcompile cannot replay", HINT_REWRITE, HINT_MOVE_OUT),
+        _kind(
+            "unsupported_mutation", "mutation tcompile cannot replay", HINT_REWRITE, HINT_MOVE_OUT
+        ),
         _kind("try_block", "code inside try/except/finally", HINT_MOVE_OUT),
         _kind("context_manager", "with-block of an unsupported context manager", HINT_MOVE_OUT),
         _kind("generator", "generator or coroutine", HINT_REWRITE, HINT_MOVE_OUT),
         _kind("dynamic_code", "exec/eval/locals() and similar frame introspection", HINT_REWRITE),
         _kind("recursion_limit", "inlining too deep", HINT_REWRITE),
         _kind("unroll_limit", "loop too long to unroll", HINT_REWRITE, HINT_ESCAPE),
-        _kind("internal_error", "tcompile could not trace this (a gap in tcompile; please report it)",
-              HINT_MOVE_OUT, HINT_ESCAPE),
+        _kind(
+            "internal_error",
+            "tcompile could not trace this (a gap in tcompile; please report it)",
+            HINT_MOVE_OUT,
+            HINT_ESCAPE,
+        ),
     )
 }
 

@@ -84,7 +84,10 @@ def explain(fn, *, backend, dynamic=None):
             out.compile_time += event.compile_time
         out.graph_count = len(out.graphs)
         out.graph_break_count = len(out.break_reasons)
-        out.ops_per_graph = [[g.format_node(n) for n in g.nodes if n.op not in ("input", "output")] for g in out.graphs]
+        out.ops_per_graph = [
+            [g.format_node(n) for n in g.nodes if n.op not in ("input", "output")]
+            for g in out.graphs
+        ]
         return out
 
     return run

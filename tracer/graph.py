@@ -140,7 +140,9 @@ class Graph:
         self._names.discard(node.name)
         node.name = self.fresh_name(hint)
 
-    def add(self, op: str, target, args=(), kwargs=None, *, name: str, meta: str = "", stack=()) -> Node:
+    def add(
+        self, op: str, target, args=(), kwargs=None, *, name: str, meta: str = "", stack=()
+    ) -> Node:
         node = Node(self, self.fresh_name(name), op, target, tuple(args), kwargs or {}, meta, stack)
         self.nodes.append(node)
         return node

@@ -111,7 +111,9 @@ class Guard:
 
 
 def _short(obj) -> str:
-    return getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or type(obj).__name__
+    return (
+        getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or type(obj).__name__
+    )
 
 
 def _shape_condition(v: str, dims: tuple) -> str:
@@ -136,9 +138,15 @@ def _shape_failure(name: str, expected: tuple, actual: tuple) -> str | None:
 
 def mismatched_dims(guard: Guard, actual: object) -> list[int]:
     """Dims of a shape guard whose static size differs (for automatic dynamic shapes)."""
-    if guard.kind != "shape" or not isinstance(actual, np.ndarray) or actual.ndim != len(guard.expected):
+    if (
+        guard.kind != "shape"
+        or not isinstance(actual, np.ndarray)
+        or actual.ndim != len(guard.expected)
+    ):
         return []
-    return [i for i, (e, a) in enumerate(zip(guard.expected, actual.shape)) if e is not None and e != a]
+    return [
+        i for i, (e, a) in enumerate(zip(guard.expected, actual.shape)) if e is not None and e != a
+    ]
 
 
 def order_guards(guards: list[Guard]) -> list[Guard]:
@@ -196,4 +204,11 @@ def first_failure(guards: list[Guard], scope: dict) -> str | None:
     return None
 
 
-__all__ = ["CLOSURE", "GLOBALS", "Guard", "build_check_function", "first_failure", "mismatched_dims"]
+__all__ = [
+    "CLOSURE",
+    "GLOBALS",
+    "Guard",
+    "build_check_function",
+    "first_failure",
+    "mismatched_dims",
+]

@@ -114,7 +114,69 @@ _UFUNC_METHODS = {"reduce": PURE, "accumulate": PURE, "reduceat": PURE, "outer":
 
 # ndarray / NumPy-scalar methods.
 _PURE_METHODS = set(
-    ["all", "any", "argmax", "argmin", "argpartition", "argsort", "astype", "choose", "clip", "compress", "conj", "conjugate", "copy", "cumprod", "cumsum", "diagonal", "dot", "flatten", "max", "mean", "min", "prod", "ptp", "ravel", "repeat", "reshape", "round", "searchsorted", "squeeze", "std", "sum", "swapaxes", "take", "trace", "transpose", "var", "view", "__array__", "__abs__", "__neg__", "__pos__", "__invert__", "__add__", "__sub__", "__mul__", "__truediv__", "__floordiv__", "__mod__", "__pow__", "__matmul__", "__radd__", "__rsub__", "__rmul__", "__rtruediv__", "__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__", "__getitem__"]
+    [
+        "all",
+        "any",
+        "argmax",
+        "argmin",
+        "argpartition",
+        "argsort",
+        "astype",
+        "choose",
+        "clip",
+        "compress",
+        "conj",
+        "conjugate",
+        "copy",
+        "cumprod",
+        "cumsum",
+        "diagonal",
+        "dot",
+        "flatten",
+        "max",
+        "mean",
+        "min",
+        "prod",
+        "ptp",
+        "ravel",
+        "repeat",
+        "reshape",
+        "round",
+        "searchsorted",
+        "squeeze",
+        "std",
+        "sum",
+        "swapaxes",
+        "take",
+        "trace",
+        "transpose",
+        "var",
+        "view",
+        "__array__",
+        "__abs__",
+        "__neg__",
+        "__pos__",
+        "__invert__",
+        "__add__",
+        "__sub__",
+        "__mul__",
+        "__truediv__",
+        "__floordiv__",
+        "__mod__",
+        "__pow__",
+        "__matmul__",
+        "__radd__",
+        "__rsub__",
+        "__rmul__",
+        "__rtruediv__",
+        "__lt__",
+        "__le__",
+        "__gt__",
+        "__ge__",
+        "__eq__",
+        "__ne__",
+        "__getitem__",
+    ]
 )
 _INPLACE_METHODS = {"fill", "sort", "put", "partition", "itemset", "setflags"}
 _PY_VALUE_METHODS = {"item", "tolist", "tobytes", "tostring", "__bool__", "__int__",
@@ -168,10 +230,14 @@ def is_numpy_object(obj: object) -> bool:
     module = getattr(obj, "__module__", None) or ""
     if isinstance(obj, (np.ufunc, np.dtype)):
         return True
-    if isinstance(obj, types.BuiltinMethodType) and isinstance(getattr(obj, "__self__", None), np.ufunc):
+    if isinstance(obj, types.BuiltinMethodType) and isinstance(
+        getattr(obj, "__self__", None), np.ufunc
+    ):
         return True
     return module == "numpy" or module.startswith("numpy.")
 
 
 def is_numpy_module(obj: object) -> bool:
-    return isinstance(obj, types.ModuleType) and (obj.__name__ == "numpy" or obj.__name__.startswith("numpy."))
+    return isinstance(obj, types.ModuleType) and (
+        obj.__name__ == "numpy" or obj.__name__.startswith("numpy.")
+    )

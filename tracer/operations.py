@@ -124,7 +124,9 @@ def is_array_like(v: Value) -> bool:
 def concretize(state: TraceState, v: SymInt) -> int:
     """Use a dynamic size as a Python int: specialise the input dims it comes from."""
     if v.deps is None:
-        raise RestartTrace(f"a size of an intermediate array ({v.node.name}) was used as a Python int")
+        raise RestartTrace(
+            f"a size of an intermediate array ({v.node.name}) was used as a Python int"
+        )
     for source_name, dim in v.deps:
         state.specialize_dim(source_name, dim)
     return v.hint
@@ -154,7 +156,9 @@ def binary_op(state: TraceState, fn, a: Value, b: Value, name: str) -> Value:
     if isinstance(a, (TupleValue, ListValue)) or isinstance(b, (TupleValue, ListValue)):
         return sequence_op(state, _NON_INPLACE.get(fn, fn), a, b)
     if isinstance(a, UserObject) or isinstance(b, UserObject):
-        raise state.graph_break("unsupported_object", f"operator {name!r} on {a.describe()} and {b.describe()}")
+        raise state.graph_break(
+            "unsupported_object", f"operator {name!r} on {a.describe()} and {b.describe()}"
+        )
     try:
         return fold(fn, const_value(a), const_value(b))
     except NotConstant:
@@ -164,7 +168,9 @@ def binary_op(state: TraceState, fn, a: Value, b: Value, name: str) -> Value:
 
 
 def symint_op(state: TraceState, fn, a: Value, b: Value, name: str) -> Value:
-    if fn in _SYMINT_OPS and all(isinstance(v, SymInt) or type(getattr(v, "value", None)) is int for v in (a, b)):
+    if fn in _SYMINT_OPS and all(
+        isinstance(v, SymInt) or type(getattr(v, "value", None)) is int for v in (a, b)
+    ):
         hint = fn(*(v.hint if isinstance(v, SymInt) else v.value for v in (a, b)))
         args = tuple(v.node if isinstance(v, SymInt) else v.value for v in (a, b))
         node = state.graph.add("call", fn, args, name=name, meta="int", stack=state.user_stack())
@@ -186,7 +192,9 @@ def sequence_op(state: TraceState, fn, a: Value, b: Value) -> Value:
             return fold(fn, const_value(a), const_value(b))
         except NotConstant:
             pass
-    raise state.graph_break("unsupported_object", f"{fn.__name__} on {a.describe()} and {b.describe()}")
+    raise state.graph_break(
+        "unsupported_object", f"{fn.__name__} on {a.describe()} and {b.describe()}"
+    )
 
 
 def compare_op(state: TraceState, op: str, a: Value, b: Value) -> Value:
@@ -198,7 +206,9 @@ def unary_op(state: TraceState, fn, v: Value, name: str) -> Value:
     if is_array_like(v):
         return state.graph_call("call", fn, (v,), {}, name=name)
     if isinstance(v, SymInt) and fn is operator.neg:
-        node = state.graph.add("call", fn, (v.node,), name=name, meta="int", stack=state.user_stack())
+        node = state.graph.add(
+            "call", fn, (v.node,), name=name, meta="int", stack=state.user_stack()
+        )
         return SymInt(node, -v.hint, v.deps)
     try:
         return fold(fn, python_int(state, v) if isinstance(v, SymInt) else const_value(v))
@@ -227,7 +237,9 @@ def truth(state: TraceState, v: Value) -> bool:
     if isinstance(v, UserObject):
         cls = v.cls
         if hasattr(cls, "__bool__") or hasattr(cls, "__len__"):
-            raise state.graph_break("unsupported_object", f"truth value of {v.describe()} (custom __bool__/__len__)")
+            raise state.graph_break(
+                "unsupported_object", f"truth value of {v.describe()} (custom __bool__/__len__)"
+            )
         return True
     if isinstance(v, Obj):
         return bool(v.value)  # modules, functions, classes, NumPy objects: a pure question
@@ -292,7 +304,12 @@ def get_attr(state: TraceState, v: Value, name: str, tx) -> Value:
         return _user_attr(state, v, name, tx)
     if isinstance(v, SuperValue):
         return super_attr(state, v, name)
-    if isinstance(v, UserFunction) and name in ("__name__", "__qualname__", "__doc__", "__module__"):
+    if isinstance(v, UserFunction) and name in (
+        "__name__",
+        "__qualname__",
+        "__doc__",
+        "__module__",
+    ):
         return Const(getattr(v.fn, name) if v.fn is not None else v.name)
     if isinstance(v, SymInt) and name in ("real", "numerator"):
         return v
@@ -343,7 +360,9 @@ def array_dims(state: TraceState, v: ArrayValue) -> list[Value]:
                                 stack=state.user_stack())  # fmt: skip
         dims = []
         for i, s in enumerate(v.example.shape):
-            node = state.graph.add("getitem", None, (shape, i), name=f"{v.node.name}_size{i}", meta="int")
+            node = state.graph.add(
+                "getitem", None, (shape, i), name=f"{v.node.name}_size{i}", meta="int"
+            )
             dims.append(SymInt(node, int(s), None))
         return dims
     return [Const(int(s)) for s in v.example.shape]
@@ -360,7 +379,9 @@ def _known_attr(state: TraceState, v: Value, name: str) -> Value:
         attr = getattr(v.value, name)
     except AttributeError as error:
         raise UserErrorInTrace(error) from error
-    if isinstance(attr, (types.BuiltinMethodType, types.MethodWrapperType)) and not table.is_numpy_object(attr):
+    if isinstance(
+        attr, (types.BuiltinMethodType, types.MethodWrapperType)
+    ) and not table.is_numpy_object(attr):
         return ConstMethod(v, name)
     return const_to_value(attr)
 
@@ -398,7 +419,9 @@ def _user_attr(state: TraceState, v: UserObject, name: str, tx) -> Value:
         if v.source is None:
             getter = wrap_unguarded(state, class_attr.fget)
         else:
-            getter = state.wrap(class_attr.fget, AttrSource(AttrSource(TypeSource(v.source), name), "fget"))
+            getter = state.wrap(
+                class_attr.fget, AttrSource(AttrSource(TypeSource(v.source), name), "fget")
+            )
         return tx.call(getter, [v], {})
     if hasattr(class_attr, "__get__") and hasattr(class_attr, "__set__"):
         raise state.graph_break("unsupported_object", f"data descriptor {name!r} of {v.describe()}")
@@ -440,7 +463,9 @@ def super_attr(state: TraceState, sup: SuperValue, name: str) -> Value:
             if isinstance(attr, types.FunctionType):
                 return BoundMethod(wrap_unguarded(state, attr), sup.self_value)
             if isinstance(attr, classmethod):
-                return BoundMethod(wrap_unguarded(state, attr.__func__), Obj(sup.self_value.python_type()))
+                return BoundMethod(
+                    wrap_unguarded(state, attr.__func__), Obj(sup.self_value.python_type())
+                )
             if isinstance(attr, staticmethod):
                 return wrap_unguarded(state, attr.__func__)
             if klass is object and name == "__init__":
@@ -461,7 +486,9 @@ def construct(state: TraceState, cls: type, args, kwargs, tx) -> Value:
             raise UserErrorInTrace(TypeError(f"{cls.__qualname__}() takes no arguments"))
         return obj
     if not isinstance(init, types.FunctionType) or not is_user_function(init):
-        raise state.graph_break("unsupported_call", f"constructing a {cls.__qualname__} object (its __init__)")
+        raise state.graph_break(
+            "unsupported_call", f"constructing a {cls.__qualname__} object (its __init__)"
+        )
     result = tx.call(BoundMethod(function_value(init, None), obj), list(args), kwargs)
     if not (isinstance(result, Const) and result.value is None):
         raise UserErrorInTrace(TypeError("__init__() should return None"))
@@ -490,13 +517,19 @@ def index_arg(state: TraceState, index: Value) -> Value:
 
 def get_item(state: TraceState, obj: Value, index: Value, tx) -> Value:
     if is_array_like(obj):
-        return state.graph_call("getitem", None, (obj, index_arg(state, index)), {}, name=f"{_hint(obj)}_item")
+        return state.graph_call(
+            "getitem", None, (obj, index_arg(state, index)), {}, name=f"{_hint(obj)}_item"
+        )
     if isinstance(index, SymInt):
         index = Const(concretize(state, index))
     if isinstance(obj, (TupleValue, ListValue)):
         key = const_value(index) if is_const(index) else None
         if isinstance(key, slice):
-            return type(obj)(obj.items[key]) if isinstance(obj, TupleValue) else ListValue(obj.items[key])
+            return (
+                type(obj)(obj.items[key])
+                if isinstance(obj, TupleValue)
+                else ListValue(obj.items[key])
+            )
         if isinstance(key, (int, np.integer)) and not isinstance(key, bool | np.bool_):
             try:
                 return obj.items[key]
@@ -513,7 +546,9 @@ def get_item(state: TraceState, obj: Value, index: Value, tx) -> Value:
     try:
         return fold(operator.getitem, const_value(obj), const_value(index))
     except NotConstant:
-        raise state.graph_break("unsupported_object", f"indexing {obj.describe()} with {index.describe()}") from None
+        raise state.graph_break(
+            "unsupported_object", f"indexing {obj.describe()} with {index.describe()}"
+        ) from None
 
 
 def _hint(v: Value) -> str:
@@ -556,7 +591,7 @@ def iterate(state: TraceState, v: Value) -> list[Value]:
     if isinstance(v, DictValue):
         return [const_to_value(k) for k in v.items]
     if isinstance(v, Iterator):
-        items = v.items[v.position:]
+        items = v.items[v.position :]
         v.position = len(v.items)
         return items
     if isinstance(v, ArrayValue):

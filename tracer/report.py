@@ -113,7 +113,9 @@ def set_logs(**artifacts: bool) -> None:
     """Switch log artifacts on or off, e.g. ``tc.set_logs(graph_breaks=True, recompiles=True)``."""
     unknown = set(artifacts) - set(ARTIFACTS)
     if unknown:
-        raise ValueError(f"unknown log artifact(s) {sorted(unknown)}; known: {', '.join(ARTIFACTS)}")
+        raise ValueError(
+            f"unknown log artifact(s) {sorted(unknown)}; known: {', '.join(ARTIFACTS)}"
+        )
     for name, on in artifacts.items():
         logger = LOGS[name]
         logger.setLevel(logging.DEBUG if on else logging.WARNING)
@@ -126,7 +128,9 @@ def set_logs(**artifacts: bool) -> None:
 
 def configure_from_environment() -> None:
     """``TCOMPILE_LOGS=graph_breaks,recompiles`` (or ``all``) switches those artifacts on."""
-    names = [n.strip().lstrip("+") for n in os.environ.get("TCOMPILE_LOGS", "").split(",") if n.strip()]
+    names = [
+        n.strip().lstrip("+") for n in os.environ.get("TCOMPILE_LOGS", "").split(",") if n.strip()
+    ]
     if "all" in names:
         names = list(ARTIFACTS)
     if names:

@@ -106,7 +106,9 @@ class TraceState:
 
     def record_cell_write(self, cell) -> None:
         if cell.preexisting is None:
-            raise self.graph_break("unsupported_mutation", "write to a closure cell tcompile cannot address")
+            raise self.graph_break(
+                "unsupported_mutation", "write to a closure cell tcompile cannot address"
+            )
         self.side_effects.append(("cell", cell))
 
     def record_mutation(self, container: Value) -> None:
@@ -122,7 +124,9 @@ class TraceState:
             obj.overlay[name] = value
             self.side_effects.append(("attr", obj, name))
             return
-        raise self.graph_break("unsupported_mutation", f"setting attribute {name!r} of {obj.describe()}")
+        raise self.graph_break(
+            "unsupported_mutation", f"setting attribute {name!r} of {obj.describe()}"
+        )
 
     def name_value(self, value: Value, name: str) -> None:
         """Name a graph node after the user's variable the first time it is stored."""
@@ -143,14 +147,20 @@ class TraceState:
     def specialize_dim(self, source_name: str, dim: int) -> None:
         """A dynamic input dim was used as a Python int: guard its exact size from now on."""
         for i, guard in enumerate(self.guards):
-            if guard.kind == "shape" and guard.source.name() == source_name and guard.expected[dim] is None:
+            if (
+                guard.kind == "shape"
+                and guard.source.name() == source_name
+                and guard.expected[dim] is None
+            ):
                 size = self._wrapped[guard.source.expr()].example.shape[dim]
                 dims = tuple(size if d == dim else e for d, e in enumerate(guard.expected))
                 self.guards[i] = Guard(guard.source, "shape", dims)
 
     def graph_break(self, kind: str, explanation: str, *hints: str) -> GraphBreak:
         """Build (the caller raises) a located graph break."""
-        return GraphBreak(BreakRecord(BREAK_KINDS[kind], explanation, self.user_stack(), tuple(hints)))
+        return GraphBreak(
+            BreakRecord(BREAK_KINDS[kind], explanation, self.user_stack(), tuple(hints))
+        )
 
     # -- values entering the trace -----------------------------------------------------------
     def wrap(self, obj: object, source: Source) -> Value:
@@ -181,14 +191,20 @@ class TraceState:
         if t is dict and all(type(k) in (str, int) for k in obj):
             self.guard(source, "type", t)
             self.guard(source, "keys", tuple(obj))
-            return DictValue({k: self.wrap(v, ItemSource(source, k)) for k, v in obj.items()}, source)
+            return DictValue(
+                {k: self.wrap(v, ItemSource(source, k)) for k, v in obj.items()}, source
+            )
         if isinstance(obj, np.dtype):
             self.guard(source, "const", obj)
             return Const(obj, source)
         if t is slice:
             self.guard(source, "const", obj)
             return Const(obj, source)
-        if t is types.MethodType and type(obj.__func__) is types.FunctionType and is_user_function(obj.__func__):
+        if (
+            t is types.MethodType
+            and type(obj.__func__) is types.FunctionType
+            and is_user_function(obj.__func__)
+        ):
             # A bound method is made anew on each access: guard its function and its self.
             func = self.wrap(obj.__func__, AttrSource(source, "__func__"))
             return BoundMethod(func, self.wrap(obj.__self__, AttrSource(source, "__self__")))
@@ -223,7 +239,9 @@ class TraceState:
     def _input_dim(self, array: ArrayValue, source: Source, dim: int) -> SymInt:
         shape = self.graph.add("attr", "shape", (array.node,), name=f"{array.node.name}_shape",
                                meta="tuple", stack=())  # fmt: skip
-        node = self.graph.add("getitem", None, (shape, dim), name=f"{array.node.name}_size{dim}", meta="int")
+        node = self.graph.add(
+            "getitem", None, (shape, dim), name=f"{array.node.name}_size{dim}", meta="int"
+        )
         return SymInt(node, int(array.example.shape[dim]), frozenset({(source.name(), dim)}))
 
     def _input_node(self, obj: object, source: Source) -> Node:
@@ -259,8 +277,9 @@ class TraceState:
         copy = None
         if mutated is not None:
             copy = np.array(mutated.example, copy=True)
-            ex_args, ex_kwargs = _swap_example(mutated, copy, args, ex_args), _swap_example(
-                mutated, copy, kwargs, ex_kwargs
+            ex_args, ex_kwargs = (
+                _swap_example(mutated, copy, args, ex_args),
+                _swap_example(mutated, copy, kwargs, ex_kwargs),
             )
         example = run_example(op, target, ex_args, ex_kwargs)
         node = self.graph.add(op, target, g_args, g_kwargs, name=name, stack=self.user_stack())
@@ -329,9 +348,15 @@ def is_user_function(fn: types.FunctionType) -> bool:
 def _is_user_instance(obj: object) -> bool:
     t = type(obj)
     module = getattr(t, "__module__", "") or ""
-    if module in ("builtins",) or numpy_table.is_numpy_object(obj) or isinstance(obj, types.ModuleType):
+    if (
+        module in ("builtins",)
+        or numpy_table.is_numpy_object(obj)
+        or isinstance(obj, types.ModuleType)
+    ):
         return False
-    return hasattr(obj, "__dict__") and not isinstance(obj, (type, types.FunctionType, types.MethodType))
+    return hasattr(obj, "__dict__") and not isinstance(
+        obj, (type, types.FunctionType, types.MethodType)
+    )
 
 
 # -- converting values to graph arguments and examples -------------------------------------
@@ -357,7 +382,9 @@ def as_graph_arg(state: TraceState, value):
         return tuple(as_graph_arg(state, v) for v in value)
     if isinstance(value, dict):
         return {k: as_graph_arg(state, v) for k, v in value.items()}
-    raise state.graph_break("unsupported_object", f"{value.describe()} cannot be passed to a NumPy operation")
+    raise state.graph_break(
+        "unsupported_object", f"{value.describe()} cannot be passed to a NumPy operation"
+    )
 
 
 def _is_graph_constant(obj: object) -> bool:

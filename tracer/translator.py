@@ -112,13 +112,17 @@ class Translator(CallMixin):
             self.ip += 1
             self.state.instruction_count += 1
             if self.state.instruction_count > MAX_INSTRUCTIONS:
-                raise self.state.graph_break("unroll_limit", f"more than {MAX_INSTRUCTIONS} instructions traced")
+                raise self.state.graph_break(
+                    "unroll_limit", f"more than {MAX_INSTRUCTIONS} instructions traced"
+                )
             if inst.in_try and self.state.region_break is None:
                 # Go on tracing (nothing is executed), to report the first real break inside.
                 self.state.enter_region("try_block", "code inside a try block runs eagerly")
             handler = getattr(self, inst.opname, None)
             if handler is None:
-                kind, what = _UNSUPPORTED_KINDS.get(inst.opname, ("unsupported_opcode", "this construct"))
+                kind, what = _UNSUPPORTED_KINDS.get(
+                    inst.opname, ("unsupported_opcode", "this construct")
+                )
                 raise self.state.graph_break(kind, f"{what} (bytecode {inst.opname})")
             try:
                 handler(inst)
@@ -132,16 +136,22 @@ class Translator(CallMixin):
                 raise
             except ops.NotConstant as error:
                 raise self.state.graph_break(
-                    "unsupported_object", f"{inst.opname} needs a Python constant here, got {error.args[0].describe()}"
+                    "unsupported_object",
+                    f"{inst.opname} needs a Python constant here, got {error.args[0].describe()}",
                 ) from None
             except Exception as error:  # a gap in the tracer: never a crash, never a wrong result
                 raise self.state.graph_break(
-                    "internal_error", f"{inst.opname} failed inside tcompile: {type(error).__name__}: {error}"
+                    "internal_error",
+                    f"{inst.opname} failed inside tcompile: {type(error).__name__}: {error}",
                 ) from error
         return self.return_value
 
     def frame_loc(self) -> FrameLoc:
-        line = self.current.line if self.current is not None and self.current.line else self.code.co_firstlineno
+        line = (
+            self.current.line
+            if self.current is not None and self.current.line
+            else self.code.co_firstlineno
+        )
         return FrameLoc(self.code.co_filename, line, self.code.co_name)
 
     def user_stack(self) -> tuple[FrameLoc, ...]:
@@ -174,7 +184,9 @@ class Translator(CallMixin):
 
     # -- loads and stores --------------------------------------------------------------------
     def LOAD_CONST(self, inst: Instr) -> None:
-        self.push(ops.const_to_value(inst.arg) if not isinstance(inst.arg, CodeType) else Const(inst.arg))
+        self.push(
+            ops.const_to_value(inst.arg) if not isinstance(inst.arg, CodeType) else Const(inst.arg)
+        )
 
     def load_lazy(self, name: str) -> Value:
         return self.state.wrap(self.lazy_locals.pop(name), LocalSource(name))
@@ -217,7 +229,9 @@ class Translator(CallMixin):
         try:
             contents = real.cell_contents
         except ValueError:
-            raise UserErrorInTrace(NameError(f"free variable {name!r} referenced before assignment")) from None
+            raise UserErrorInTrace(
+                NameError(f"free variable {name!r} referenced before assignment")
+            ) from None
         if source is None:
             value = ops.wrap_unguarded(self.state, contents)
         else:
@@ -228,7 +242,9 @@ class Translator(CallMixin):
     def LOAD_DEREF(self, inst: Instr) -> None:
         cell = self._cell(inst.arg)
         if cell.contents is None:
-            raise UserErrorInTrace(NameError(f"free variable {inst.arg!r} referenced before assignment"))
+            raise UserErrorInTrace(
+                NameError(f"free variable {inst.arg!r} referenced before assignment")
+            )
         self.push(cell.contents)
 
     def STORE_DEREF(self, inst: Instr) -> None:
@@ -240,7 +256,9 @@ class Translator(CallMixin):
         cell.contents = value
 
     def DELETE_DEREF(self, inst: Instr) -> None:
-        raise self.state.graph_break("unsupported_mutation", f"del of closure variable {inst.arg!r}")
+        raise self.state.graph_break(
+            "unsupported_mutation", f"del of closure variable {inst.arg!r}"
+        )
 
     def LOAD_CLOSURE(self, inst: Instr) -> None:
         self.push(self._cell(inst.arg))
@@ -269,7 +287,9 @@ class Translator(CallMixin):
     def STORE_GLOBAL(self, inst: Instr) -> None:
         value = self.pop()
         if self.f_globals is not self.state.root_globals:
-            raise self.state.graph_break("unsupported_mutation", f"write to global {inst.arg!r} of another module")
+            raise self.state.graph_break(
+                "unsupported_mutation", f"write to global {inst.arg!r} of another module"
+            )
         self.state.record_global_write(self.f_globals, inst.arg, value)
 
     def LOAD_ATTR(self, inst: Instr) -> None:
@@ -284,7 +304,9 @@ class Translator(CallMixin):
         self_value, cls, _super = self.pop(), self.pop(), self.pop()
         if inst.push_null == "before":
             self.push(NULL)
-        self.push(ops.super_attr(self.state, SuperValue(ops.const_value(cls), self_value), inst.arg))
+        self.push(
+            ops.super_attr(self.state, SuperValue(ops.const_value(cls), self_value), inst.arg)
+        )
         if inst.push_null == "after":
             self.push(NULL)
 
@@ -310,7 +332,9 @@ class Translator(CallMixin):
         name = inst.arg
         module = sys.modules.get(name)
         if ops.const_value(level) != 0 or module is None:
-            raise self.state.graph_break("unsupported_call", f"import of {name!r} (not yet imported)")
+            raise self.state.graph_break(
+                "unsupported_call", f"import of {name!r} (not yet imported)"
+            )
         if not ops.const_value(fromlist):
             module = sys.modules.get(name.partition(".")[0])
         self.push(Obj(module))
@@ -336,7 +360,8 @@ class Translator(CallMixin):
     def BEFORE_WITH(self, inst: Instr) -> None:
         manager = self.pop()
         self.state.enter_region(
-            "context_manager", f"with-block of {manager.describe()}: only supported context managers are traced"
+            "context_manager",
+            f"with-block of {manager.describe()}: only supported context managers are traced",
         )
         self.push(_WITH_EXIT)  # the __exit__ that the block's normal exit calls
         # The frame will run eagerly; trace __enter__ only to probe the block for its first break.
@@ -371,8 +396,12 @@ class Translator(CallMixin):
             return ops.const_value(item) in container.items
         if isinstance(container, SetValue):
             return ops.const_value(item) in container.values
-        if isinstance(container, (ArrayValue, ScalarValue)) or isinstance(item, (ArrayValue, ScalarValue)):
-            raise self.state.graph_break("data_dependent_value", "`in` on array values gives a Python bool from data")
+        if isinstance(container, (ArrayValue, ScalarValue)) or isinstance(
+            item, (ArrayValue, ScalarValue)
+        ):
+            raise self.state.graph_break(
+                "data_dependent_value", "`in` on array values gives a Python bool from data"
+            )
         if isinstance(item, SymInt):
             item = Const(ops.concretize(self.state, item))
         if isinstance(container, (TupleValue, ListValue)):
@@ -385,7 +414,9 @@ class Translator(CallMixin):
                 elif not ops.is_const(candidate) or not ops.is_const(item):
                     raise self.state.graph_break("unsupported_object", "`in` over traced values")
             return False
-        return ops.fold(lambda c, i: i in c, ops.const_value(container), ops.const_value(item)).value
+        return ops.fold(
+            lambda c, i: i in c, ops.const_value(container), ops.const_value(item)
+        ).value
 
     def UNARY_NEGATIVE(self, inst: Instr) -> None:
         self.push(ops.unary_op(self.state, _operator.neg, self.pop(), "neg"))
@@ -481,7 +512,9 @@ class Translator(CallMixin):
     def DICT_UPDATE(self, inst: Instr) -> None:
         other = self.pop()
         if not isinstance(other, DictValue):
-            raise self.state.graph_break("unsupported_object", f"dict update from {other.describe()}")
+            raise self.state.graph_break(
+                "unsupported_object", f"dict update from {other.describe()}"
+            )
         self.stack[-inst.arg].items.update(other.items)
 
     DICT_MERGE = DICT_UPDATE
@@ -489,7 +522,9 @@ class Translator(CallMixin):
     def UNPACK_SEQUENCE(self, inst: Instr) -> None:
         items = ops.iterate(self.state, self.pop())
         if len(items) != inst.arg:
-            raise UserErrorInTrace(ValueError(f"expected {inst.arg} values to unpack, got {len(items)}"))
+            raise UserErrorInTrace(
+                ValueError(f"expected {inst.arg} values to unpack, got {len(items)}")
+            )
         self.stack.extend(reversed(items))
 
     def UNPACK_EX(self, inst: Instr) -> None:
@@ -513,7 +548,9 @@ class Translator(CallMixin):
 
     def _formattable(self, value: Value):
         if isinstance(value, (ArrayValue, ScalarValue)):
-            raise self.state.graph_break("data_dependent_value", "formatting array data into a string")
+            raise self.state.graph_break(
+                "data_dependent_value", "formatting array data into a string"
+            )
         if isinstance(value, SymInt):
             return ops.concretize(self.state, value)
         return ops.const_value(value)
@@ -573,7 +610,9 @@ class Translator(CallMixin):
 
     def GET_ITER(self, inst: Instr) -> None:
         value = self.pop()
-        self.push(value if isinstance(value, Iterator) else Iterator(ops.iterate(self.state, value)))
+        self.push(
+            value if isinstance(value, Iterator) else Iterator(ops.iterate(self.state, value))
+        )
 
     def FOR_ITER(self, inst: Instr) -> None:
         it = self.stack[-1]

@@ -84,7 +84,7 @@ def unpack_in_for_target(x):
     out = []
     for i, (a, b) in enumerate(zip(x[0], x[1])):
         out.append(a * b + i)
-    for (k, v), w in zip({"u": 1, "v": 2}.items(), (0.5, 0.25)):
+    for (_k, v), w in zip({"u": 1, "v": 2}.items(), (0.5, 0.25)):
         out.append(v * w)
     return out
 
