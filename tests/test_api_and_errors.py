@@ -71,18 +71,19 @@ def test_fullgraph_error_names_file_line_source_and_inlined_chain():
     assert info.value.record.location.lineno == helper_that_prints.__code__.co_firstlineno + 2
 
 
-def test_graph_break_without_fullgraph_runs_eagerly_and_is_counted(capsys):
+def test_graph_break_in_a_callee_resumes_in_both_frames_and_is_counted_once(capsys):
     f = tc.compile(calls_helper)
     out = f(np.ones(2))
     assert np.array_equal(out, np.full(2, 3.0))
     assert capsys.readouterr().out == "[3. 3.]\n"
     counts = tc.counters()
-    assert counts["graph_breaks"] == 1 and counts["frames_skipped"] == 1
+    assert counts["graph_breaks"] == 1 and counts["frames_skipped"] == 0
+    assert counts["graphs"] == 2  # x * 2 in calls_helper, x + 1 in helper_that_prints
 
 
 def test_explain_counts_graphs_ops_breaks_and_guards(capsys):
     report = tc.explain(calls_helper)(np.ones(2))
-    assert report.graph_count == 0 and report.graph_break_count == 1
+    assert report.graph_count == 2 and report.graph_break_count == 1
     assert report.break_reasons[0].location.funcname == "helper_that_prints"
     assert "Graph Break Count: 1" in str(report) and "print(y)" in str(report)
 

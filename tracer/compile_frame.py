@@ -1,8 +1,13 @@
-"""Trace one call of a function and build its cache entry (guards + compiled code).
+"""Trace one call of a frame and build its cache entry (guards + compiled code).
 
-`compile_frame` either returns an `Entry` that runs the graph, or an `Entry` that runs the
-function eagerly (after a graph break, or when the traced code itself raises), guarded by what
-the trace had assumed up to that point.
+The outcome is one of:
+  * a compiled entry: guards, the graph, and glue that rebuilds the frame's result;
+  * after a resumable graph break: the same, where the glue then runs the breaking
+    instruction eagerly and continues in resume function(s) (a second trace stops right
+    before the break, so nothing the break's handler did leaks into the graph);
+  * an eager entry (the frame is skipped: it runs as plain Python), guarded by what the
+    trace assumed up to where it stopped; or
+  * a `GraphBreak` the caller turns into `tc.Unsupported` (fullgraph / error_on_graph_break).
 """
 
 from __future__ import annotations
@@ -14,21 +19,23 @@ import types
 from dataclasses import dataclass, field
 
 from . import report
-from .codegen import live_example_inputs, parameter_text, write_glue
+from .codegen import Glue, compile_glue, live_example_inputs, parameter_text
+from .continuation import Continuation, plan
 from .errors import BreakRecord, GraphBreak, RestartTrace, UserErrorInTrace
 from .graph import Graph
 from .guards import Guard, build_check_function, order_guards
+from .resume import RESUME_CODES
 from .source import CLOSURE, GLOBALS, ClosureCellSource, GlobalSource
 from .trace_state import DynamicPolicy, TraceState
-from .translator import Translator
+from .translator import StopTrace, Translator
 
 
 @dataclass
 class Entry:
-    """One compiled entry of a function's cache."""
+    """One compiled entry of a frame's cache."""
 
-    check: object  # generated guard function, same parameters as the user function
-    run: object  # generated glue (or the original function, for eager entries)
+    check: object  # generated guard function, same parameters as the frame
+    run: object  # generated glue (or the frame's code run eagerly)
     guards: list[Guard]
     graph: Graph | None = None
     graph_code: str = ""
@@ -44,98 +51,122 @@ class Entry:
         return self.graph is None
 
 
-def trace(fn: types.FunctionType, args: tuple, kwargs: dict, dynamic: DynamicPolicy, name: str):
-    """Run the translator over one call; returns (state, result value) or raises a break."""
-    signature = inspect.signature(fn)
-    bound = signature.bind(*args, **kwargs)
+@dataclass
+class FrameOptions:
+    backend: object
+    dynamic: DynamicPolicy
+    compile_id: str
+    closure_param: bool  # resume frames get their cells as a first argument
+    make_resume: object  # ResumeSpec -> callable(cells, *args)
+    call: object  # routes eager calls of user functions through the compile cache
+    eager_run: object  # how the frame runs when skipped
+
+
+def trace(fn: types.FunctionType, args: tuple, kwargs: dict, dynamic: DynamicPolicy, name: str,
+          stop_at: int | None = None):  # fmt: skip
+    """Run the translator over one call: (state, result) or (state, StopTrace) or a break."""
+    bound = inspect.signature(fn).bind(*args, **kwargs)
     bound.apply_defaults()
     state = TraceState(name, dynamic, fn.__globals__)
-    closure = fn.__closure__ or ()
     tx = Translator(state, fn.__code__, fn.__globals__, GlobalSource, {}, dict(bound.arguments),
-                    lambda index, var: ClosureCellSource(index, var), closure=closure)  # fmt: skip
+                    lambda index, var: ClosureCellSource(index, var), closure=fn.__closure__ or (),
+                    stop_at=stop_at)  # fmt: skip
     try:
         result = tx.run()
         if state.region_break is not None:
             raise GraphBreak(state.region_break)
+    except StopTrace as stop:
+        return state, stop
     except (GraphBreak, UserErrorInTrace) as error:
         error.state = state  # an eager entry keeps the guards assumed up to here
         raise
     return state, result
 
 
-def compile_frame(fn, args, kwargs, *, backend, dynamic: DynamicPolicy, compile_id: str):
-    """Trace and compile; returns ``(entry, break_record_or_None)``; restarts when asked."""
+def compile_frame(fn, args, kwargs, options: FrameOptions, *, allow_breaks: bool):
+    """Trace and compile: ``(entry, break_record_or_None)``.
+
+    With ``allow_breaks`` False a graph break propagates (the caller raises Unsupported)."""
     rec = report.current()
     start = time.perf_counter()
     name = "".join(c if c.isalnum() else "_" for c in fn.__name__).strip("_") + "_graph"
-    for _attempt in range(3):
-        state = None
+    dynamic, stop_at, record = options.dynamic, None, None
+    for _attempt in range(4):
         try:
             with rec.phase("trace"):
-                state, result = trace(fn, args, kwargs, dynamic, name)
-            with rec.phase("codegen"):
-                glue_source, glue_ns, graph = write_glue(state, fn.__code__, result)
+                state, outcome = trace(fn, args, kwargs, dynamic, name, stop_at)
             break
         except RestartTrace:
             dynamic = DynamicPolicy(dynamic.all_dims, dynamic.marked, force_static=True)
-            continue
         except GraphBreak as brk:
-            entry = _eager_entry(
-                fn,
-                getattr(brk, "state", state),
-                brk.record,
-                f"graph break: {brk.record.reason}",
-                compile_id,
-            )
-            entry.extra["compile_time"] = time.perf_counter() - start
-            return entry, brk.record
+            if not allow_breaks or getattr(brk, "error_on_graph_break", False):
+                raise
+            record = brk.record
+            decision = plan(brk, fn.__code__, Translator.instructions(fn.__code__), RESUME_CODES)
+            if decision.skip_reason is not None or stop_at is not None:
+                reason = decision.skip_reason or "graph break"
+                return _eager_entry(fn, brk.state, record, f"{reason} ({record.reason})", options, start), record
+            stop_at = brk.root_index
         except UserErrorInTrace as err:
             reason = f"the traced code raises {type(err.error).__name__}: {err.error}"
-            entry = _eager_entry(fn, err.state, None, reason, compile_id)
-            entry.extra["compile_time"] = time.perf_counter() - start
-            return entry, None
-    else:  # pragma: no cover - RestartTrace only ever asks for static shapes once
+            return _eager_entry(fn, err.state, None, reason, options, start), None
+    else:  # pragma: no cover - restarts are bounded: static shapes once, the break once
         raise RuntimeError("tcompile: trace restarted too often")
+
+    glue = Glue(state, fn.__code__, options.closure_param)
+    glue.writer.ns["__tc_call"] = options.call
+    with rec.phase("codegen"):
+        try:
+            if isinstance(outcome, StopTrace):
+                Continuation(glue, outcome.tx, RESUME_CODES, options.make_resume).write()
+                source, ns, graph, lines, fname = glue.finish(None)
+            else:
+                source, ns, graph, lines, fname = glue.finish(glue.writer.expr(outcome))
+        except GraphBreak as brk:  # a value the glue cannot rebuild: run the frame eagerly
+            record = record or brk.record
+            return _eager_entry(fn, state, record, f"graph break: {brk.record.reason}", options, start), record
     with rec.phase("backend"):
-        examples = live_example_inputs(state)
-        compiled_graph = (
-            backend(graph, examples) if graph.op_count() or graph.output.args[0] else None
-        )
+        compiled_graph = options.backend(graph, live_example_inputs(state)) if graph.op_count() or graph.output.args[0] else None
     with rec.phase("guards"):
-        check, check_code = make_check(fn, state.guards)
-    glue_ns.update(
-        {"__tc_graph": compiled_graph, GLOBALS: fn.__globals__, CLOSURE: fn.__closure__ or ()}
-    )
-    run = _exec_function(glue_source, glue_ns, "__tc_run", fn, f"<tcompile glue {fn.__qualname__}>")
-    entry = Entry(check, run, order_guards(state.guards), graph, getattr(compiled_graph, "source", "") or graph.python_code(),
-                  glue_source, check_code, compile_id=compile_id)  # fmt: skip
+        check, check_code = make_check(fn, state.guards, options.closure_param)
+    ns.update({"__tc_graph": compiled_graph, GLOBALS: fn.__globals__})
+    if not options.closure_param:
+        ns[CLOSURE] = fn.__closure__ or ()
+    line = getattr(outcome, "tx", None) and outcome.tx.instrs[outcome.tx.ip].line
+    exec(compile_glue(source, lines, fn.__code__.co_filename, line or fn.__code__.co_firstlineno), ns)  # noqa: S102
+    run = _with_defaults(ns[fname], fn)
+    graph_code = getattr(compiled_graph, "source", "") or graph.python_code()
+    entry = Entry(check, run, order_guards(state.guards), graph, graph_code, source, check_code,
+                  break_record=record, compile_id=options.compile_id)  # fmt: skip
     entry.extra["compile_time"] = time.perf_counter() - start
     _log_entry(fn, entry)
-    return entry, None
+    return entry, record
 
 
-def make_check(fn, guards: list[Guard]):
+def make_check(fn, guards: list[Guard], closure_param: bool = False):
     params = parameter_text(fn.__code__)
+    if closure_param:
+        params = f"{CLOSURE}, {params}" if params else CLOSURE
     source, ns = build_check_function(guards, params)
-    ns.update({GLOBALS: fn.__globals__, CLOSURE: fn.__closure__ or ()})
-    return _exec_function(
-        source, ns, "__tc_check", fn, f"<tcompile guards {fn.__qualname__}>"
-    ), source
+    ns[GLOBALS] = fn.__globals__
+    if not closure_param:
+        ns[CLOSURE] = fn.__closure__ or ()
+    exec(compile(source, f"<tcompile guards {fn.__qualname__}>", "exec"), ns)  # noqa: S102
+    return _with_defaults(ns["__tc_check"], fn), source
 
 
-def _exec_function(source: str, ns: dict, name: str, fn, filename: str):
-    exec(compile(source, filename, "exec"), ns)  # noqa: S102 - our own generated code
-    made = ns[name]
+def _with_defaults(made, fn):
     made.__defaults__ = fn.__defaults__
     made.__kwdefaults__ = fn.__kwdefaults__
     return made
 
 
-def _eager_entry(fn, state, record, reason: str, compile_id: str) -> Entry:
+def _eager_entry(fn, state, record, reason: str, options: FrameOptions, start: float) -> Entry:
     guards = order_guards(state.guards) if state is not None else []
-    check, check_code = make_check(fn, guards)
-    entry = Entry(check, fn, guards, break_record=record, eager_reason=reason, check_code=check_code,
-                  compile_id=compile_id)  # fmt: skip
+    check, check_code = make_check(fn, guards, options.closure_param)
+    entry = Entry(check, options.eager_run, guards, break_record=record, eager_reason=reason,
+                  check_code=check_code, compile_id=options.compile_id)  # fmt: skip
+    entry.extra["compile_time"] = time.perf_counter() - start
     return entry
 
 

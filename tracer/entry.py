@@ -1,7 +1,10 @@
-"""``tc.compile``: the wrapper, its per-function cache, recompiles and the cache limit.
+"""Frames and their caches: ``tc.compile`` wrappers, resume functions, and call routing.
 
-The hot path is the wrapper's loop over ``(check, run)`` pairs; everything else (guard
-failure reasons, automatic dynamic shapes, tracing) happens only on a miss.
+A `CompiledFrame` owns one code object's cache: a list of ``(check, run)`` pairs that the
+hot path walks, and everything a miss needs (recompile reasons, automatic dynamic shapes, the
+cache limit, tracing). ``tc.compile`` wraps a user function in one; a graph break's glue calls
+a `ResumeFunction`, whose frame gets the cells as an extra first argument; `Router` sends
+user functions called eagerly from glue or skipped frames through frames of their own.
 """
 
 from __future__ import annotations
@@ -14,30 +17,36 @@ import warnings
 import weakref
 
 from . import report
-from .compile_frame import Entry, compile_frame
+from .compile_frame import Entry, FrameOptions, compile_frame
 from .config import config
-from .errors import TCompileError, Unsupported
+from .errors import BREAK_KINDS, BreakRecord, FrameLoc, GraphBreak, TCompileError, Unsupported
 from .guards import first_failure, mismatched_dims
+from .resume import ResumeSpec, resume_code
 from .source import CLOSURE, GLOBALS
-from .trace_state import DynamicPolicy
+from .trace_state import DynamicPolicy, is_user_function
 
 _GENERATOR_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
-_frame_ids = iter(range(1, 1 << 62))
+_frame_ids = iter(range(1 << 62))
 
 
-class CompiledFunction:
-    """The cache and settings behind one ``tc.compile`` wrapper."""
+class CompiledFrame:
+    """The cache and settings of one frame (a user function, or a resume function)."""
 
-    def __init__(self, fn: types.FunctionType, *, fullgraph: bool, backend, dynamic):
+    def __init__(self, fn: types.FunctionType, *, fullgraph: bool, backend, dynamic, display_name: str = "",
+                 closure_param: bool = False):  # fmt: skip
         self.fn = fn
         self.fullgraph = fullgraph
         self.backend = backend
         self.dynamic = dynamic
+        self.display_name = display_name or fn.__qualname__
+        self.closure_param = closure_param
         self.entries: list[Entry] = []
-        self.fast: list[tuple] = []  # (check, run) pairs read by the wrapper, in entry order
+        self.fast: list[tuple] = []  # (check, run) pairs read by the hot path, in entry order
         self.marked_dynamic: dict[str, set[int]] = {}
         self.exhausted = False
         self.frame_id = next(_frame_ids)
+        self.router = Router(backend, dynamic)
+        _ALL.add(self)
 
     def reset(self) -> None:
         self.entries.clear()
@@ -45,40 +54,56 @@ class CompiledFunction:
         self.marked_dynamic.clear()
         self.exhausted = False
 
+    def function_for(self, cells) -> types.FunctionType:
+        """The Python function this frame runs for a call (resume frames: with these cells)."""
+        return self.fn
+
+    def make_resume(self, spec: ResumeSpec):
+        return self.router.resume_function(spec, self.fn.__globals__)
+
     # -- the miss path --------------------------------------------------------------------------
-    def miss(self, args: tuple, kwargs: dict):
+    def miss(self, args: tuple, kwargs: dict, cells=None):
         rec = report.current()
         rec.counters["cache_misses"] += 1
-        fn = self.fn
-        if not config.trace_numpy or self.exhausted or fn.__code__.co_flags & _GENERATOR_FLAGS:
-            if fn.__code__.co_flags & _GENERATOR_FLAGS and self.fullgraph:
-                raise Unsupported(_generator_record(fn))
+        fn = self.function_for(cells)
+        eager = self._eager(fn)
+        if fn.__code__.co_flags & _GENERATOR_FLAGS:
+            if self.fullgraph:
+                raise Unsupported(_frame_record(fn, "generator", f"{fn.__qualname__} is a generator or coroutine function"))
             return fn(*args, **kwargs)
+        if not config.trace_numpy or self.exhausted or FROZEN.active:
+            return eager(cells, *args, **kwargs) if self.closure_param else eager(*args, **kwargs)
         try:
-            scope = self._scope(args, kwargs)
+            scope = self._scope(fn, args, kwargs, cells)
         except TypeError:
             return fn(*args, **kwargs)  # a wrong call: let Python raise its own TypeError
         if self.entries:
             self._note_recompile(scope)
         if len(self.entries) >= config.cache_size_limit:
-            return self._give_up(args, kwargs)
-        entry = self._compile(args, kwargs)
+            return self._give_up(fn, args, kwargs)
+        entry = self._compile(fn, args, kwargs, eager)
+        if self.closure_param:
+            return entry.run(cells, *args, **kwargs)
         return entry.run(*args, **kwargs)
 
-    def _scope(self, args, kwargs) -> dict:
-        bound = inspect.signature(self.fn).bind(*args, **kwargs)
+    def _eager(self, fn):
+        """How the frame runs when skipped: its code, with callees routed to their caches."""
+        if self.closure_param:
+            code, globals_, name = fn.__code__, fn.__globals__, fn.__name__
+            return lambda cells, *a, **k: self.router.run_eagerly(types.FunctionType(code, globals_, name, None, cells), a, k)
+        return lambda *a, **k: self.router.run_eagerly(fn, a, k)
+
+    def _scope(self, fn, args, kwargs, cells) -> dict:
+        bound = inspect.signature(fn).bind(*args, **kwargs)
         bound.apply_defaults()
         scope = dict(bound.arguments)
-        scope.update({GLOBALS: self.fn.__globals__, CLOSURE: self.fn.__closure__ or ()})
+        scope.update({GLOBALS: fn.__globals__, CLOSURE: (cells if self.closure_param else fn.__closure__) or ()})
         return scope
 
     def _note_recompile(self, scope: dict) -> None:
         reasons = []
         for entry in self.entries:
-            reason = (
-                first_failure(entry.guards, scope)
-                or "(the guards hold now; the entry was added meanwhile)"
-            )
+            reason = first_failure(entry.guards, scope) or "(the guards hold now; the entry was added meanwhile)"
             reasons.append(f"- {entry.compile_id}: {reason}")
             if config.automatic_dynamic_shapes and self.dynamic is not False:
                 self._mark_dynamic(entry, scope)
@@ -86,62 +111,66 @@ class CompiledFunction:
         rec.counters["recompiles"] += 1
         code = self.fn.__code__
         where = f"{code.co_filename}:{code.co_firstlineno}"
-        rec.add_recompile(report.RecompileEvent(self.fn.__qualname__, where, reasons))
+        rec.add_recompile(report.RecompileEvent(self.display_name, where, reasons))
         log = report.LOGS["recompiles"]
         if log.isEnabledFor(logging.DEBUG):
             log.debug("Recompiling function %s in %s\n    triggered by the following guard failure(s):\n    %s",
-                      self.fn.__qualname__, where, "\n    ".join(reasons))  # fmt: skip
+                      self.display_name, where, "\n    ".join(reasons))  # fmt: skip
 
     def _mark_dynamic(self, entry: Entry, scope: dict) -> None:
         for guard in entry.guards:
             if guard.kind != "shape":
                 continue
             try:
-                actual = eval(guard.source.expr(), dict(scope))
+                actual = eval(guard.source.expr(), dict(scope))  # noqa: S307 - our own expression
             except Exception:
                 continue
             dims = mismatched_dims(guard, actual)
             if dims:
                 self.marked_dynamic.setdefault(guard.source.name(), set()).update(dims)
 
-    def _give_up(self, args, kwargs):
+    def _give_up(self, fn, args, kwargs):
         self.exhausted = True
-        report.current().counters["cache_limit_hits"] += 1
-        last = report.current().recompiles[-1].reasons if report.current().recompiles else []
+        rec = report.current()
+        rec.counters["cache_limit_hits"] += 1
+        last = rec.recompiles[-1].reasons if rec.recompiles else []
         message = (
-            f"tcompile: {self.fn.__qualname__} hit config.cache_size_limit ({config.cache_size_limit}); "
+            f"tcompile: {self.display_name} hit config.cache_size_limit ({config.cache_size_limit}); "
             f"it runs eagerly from now on. Last recompile reason:\n" + "\n".join(last)
         )
         if self.fullgraph:
             raise TCompileError(message)
-        warnings.warn(message, stacklevel=3)
-        return self.fn(*args, **kwargs)
+        warnings.warn(message, stacklevel=4)
+        return fn(*args, **kwargs)
 
-    def _compile(self, args, kwargs) -> Entry:
+    def _compile(self, fn, args, kwargs, eager) -> Entry:
         rec = report.current()
-        compile_id = f"[{self.frame_id}/{len(self.entries)}]"
-        policy = DynamicPolicy(all_dims=self.dynamic is True, marked=dict(self.marked_dynamic))
-        if self.dynamic is False:
-            policy.marked = {}
-        entry, record = compile_frame(self.fn, args, kwargs, backend=self.backend, dynamic=policy,
-                                      compile_id=compile_id)  # fmt: skip
-        event = report.CompileEvent(
-            self.fn.__qualname__, compile_time=entry.extra.get("compile_time", 0.0)
-        )
+        policy = DynamicPolicy(all_dims=self.dynamic is True, marked={} if self.dynamic is False else dict(self.marked_dynamic))
+        options = FrameOptions(self.backend, policy, f"[{self.frame_id}/{len(self.entries)}]", self.closure_param,
+                               self.make_resume, self.router.call, eager)  # fmt: skip
+        event = report.CompileEvent(self.display_name)
+        try:
+            entry, record = compile_frame(fn, args, kwargs, options, allow_breaks=not self.fullgraph)
+        except GraphBreak as brk:
+            event.breaks.append(brk.record)
+            rec.counters["graph_breaks"] += 1
+            rec.add_compile(event)
+            raise Unsupported(brk.record) from None
+        event.compile_time = entry.extra.get("compile_time", 0.0)
         event.guards = list(entry.guards)
-        if record is not None:
+        event.eager = entry.is_eager
+        if record is not None and len(record.stack) == 1:
+            # A break inside a function this frame inlined is counted once, by that function's
+            # own frame, which breaks there again when the call runs (bubble-up).
             rec.counters["graph_breaks"] += 1
             event.breaks.append(record)
             log = report.LOGS["graph_breaks"]
             if log.isEnabledFor(logging.DEBUG):
                 log.debug("%s", record.render())
-            if self.fullgraph:
-                rec.add_compile(event)
-                raise Unsupported(record)
             if record.kind.id == "internal_error" and not config.suppress_errors:
-                warnings.warn(f"tcompile: {self.fn.__qualname__} runs eagerly because of an internal error "
+                warnings.warn(f"tcompile: {self.display_name} runs eagerly because of an internal error "
                               f"(set tc.config.suppress_errors = True to silence this):\n{record.render()}",
-                              stacklevel=4)  # fmt: skip
+                              stacklevel=5)  # fmt: skip
         if entry.is_eager:
             rec.counters["frames_skipped"] += 1
         else:
@@ -155,39 +184,114 @@ class CompiledFunction:
         return entry
 
 
-def _generator_record(fn):
-    from .errors import BREAK_KINDS, BreakRecord, FrameLoc
+class ResumeFunction:
+    """The continuation of a frame after a break: called by glue with the frame's cells."""
 
+    def __init__(self, spec: ResumeSpec, f_globals: dict, backend, dynamic):
+        info = resume_code(spec)
+        self.code = info.code
+        template = types.FunctionType(info.code, f_globals, info.code.co_name, None,
+                                      tuple(types.CellType() for _ in info.code.co_freevars) or None)  # fmt: skip
+        name = f"{spec.code.co_qualname} (resume at line {info.line})"
+        self.frame = ResumeFrame(template, fullgraph=False, backend=backend, dynamic=dynamic,
+                                 display_name=name, closure_param=True)  # fmt: skip
+        self.fast, self.miss = self.frame.fast, self.frame.miss
+
+    def __call__(self, cells, *args):
+        for check, run in self.fast:
+            if check(cells, *args):
+                next(report.recorder.hits)
+                return run(cells, *args)
+        return self.miss(args, {}, cells)
+
+
+class ResumeFrame(CompiledFrame):
+    def function_for(self, cells) -> types.FunctionType:
+        fn = self.fn
+        return types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, None, cells or None)
+
+
+class Router:
+    """Compiles user functions that compiled code calls eagerly (after a break, in a skipped
+    frame), so "its callees are still compiled when they are called" holds."""
+
+    def __init__(self, backend, dynamic):
+        self.backend, self.dynamic = backend, dynamic
+        self._wrappers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    def wrapper_for(self, fn):
+        if getattr(fn, "__tc_compiled__", None) is not None or getattr(fn, "__tc_no_compile__", False):
+            return fn
+        if type(fn) is types.MethodType:
+            inner = self.wrapper_for(fn.__func__)
+            return fn if inner is fn.__func__ else types.MethodType(inner, fn.__self__)
+        if type(fn) is not types.FunctionType or not is_user_function(fn) or fn.__code__.co_flags & _GENERATOR_FLAGS:
+            return fn
+        wrapper = self._wrappers.get(fn)
+        if wrapper is None:
+            wrapper = self._wrappers[fn] = compile_function(fn, fullgraph=False, backend=self.backend, dynamic=self.dynamic)
+        return wrapper
+
+    def call(self, fn, *args, **kwargs):
+        if FROZEN.active or not config.trace_numpy:
+            return fn(*args, **kwargs)
+        return self.wrapper_for(fn)(*args, **kwargs)
+
+    def run_eagerly(self, fn, args, kwargs):
+        """A skipped frame: its own code runs as Python; the functions it calls are routed."""
+        from .call_routing import routed_copy
+
+        routed = routed_copy(fn, self.call)
+        return routed(*args, **kwargs)
+
+    def resume_function(self, spec: ResumeSpec, f_globals: dict):
+        """One resume function per (spec, globals) and compile options: shared by every
+        frame that continues there, each with its own cache of compiled entries."""
+        key = (spec, id(f_globals), id(self.backend), self.dynamic)
+        resume = _RESUMES.get(key)
+        if resume is None:
+            resume = _RESUMES[key] = ResumeFunction(spec, f_globals, self.backend, self.dynamic)
+        return resume
+
+
+class _Frozen:
+    """``tc.run``: while active, frames use what is cached and never compile."""
+
+    active = False
+
+
+FROZEN = _Frozen()
+
+
+def _frame_record(fn, kind: str, explanation: str) -> BreakRecord:
     code = fn.__code__
-    loc = FrameLoc(code.co_filename, code.co_firstlineno, code.co_name)
-    return BreakRecord(
-        BREAK_KINDS["generator"], f"{fn.__qualname__} is a generator or coroutine function", (loc,)
-    )
+    return BreakRecord(BREAK_KINDS[kind], explanation, (FrameLoc(code.co_filename, code.co_firstlineno, code.co_name),))
 
 
 def compile_function(fn, *, fullgraph: bool, backend, dynamic):
-    """Build the wrapper: ``functools.wraps(fn)``, with the cache on ``__tc_compiled__``."""
+    """Build the wrapper: ``functools.wraps(fn)``, with the frame on ``__tc_compiled__``."""
     inner = getattr(fn, "__tc_compiled__", None)
     target = inner.fn if inner is not None else fn
-    cf = CompiledFunction(target, fullgraph=fullgraph, backend=backend, dynamic=dynamic)
-    fast, miss, hits = cf.fast, cf.miss, report
+    frame = CompiledFrame(target, fullgraph=fullgraph, backend=backend, dynamic=dynamic)
+    fast, miss, rec = frame.fast, frame.miss, report
 
     @functools.wraps(target)
     def wrapper(*args, **kwargs):
         for check, run in fast:
             if check(*args, **kwargs):
-                next(hits.recorder.hits)
+                next(rec.recorder.hits)
                 return run(*args, **kwargs)
         return miss(args, kwargs)
 
-    wrapper.__tc_compiled__ = cf
-    _ALL.add(cf)
+    wrapper.__tc_compiled__ = frame
     return wrapper
 
 
-_ALL: weakref.WeakSet[CompiledFunction] = weakref.WeakSet()
+_ALL: weakref.WeakSet[CompiledFrame] = weakref.WeakSet()
+_RESUMES: dict = {}
 
 
 def reset_all() -> None:
-    for cf in _ALL:
-        cf.reset()
+    for frame in list(_ALL):
+        frame.reset()
+    _RESUMES.clear()

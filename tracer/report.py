@@ -40,6 +40,7 @@ class CompileEvent:
     guards: list = field(default_factory=list)
     breaks: list[BreakRecord] = field(default_factory=list)
     compile_time: float = 0.0
+    eager: bool = False  # the frame was skipped: it runs as plain Python
 
 
 class Recorder:

@@ -10,6 +10,7 @@ without ever mutating a real input (in-place operations run on copies at trace t
 from __future__ import annotations
 
 import os
+import sys
 import sysconfig
 import types
 import warnings
@@ -75,6 +76,8 @@ class TraceState:
         self.global_writes: dict[tuple[int, str], Value] = {}
         self._named: set[int] = set()
         self.region_break: BreakRecord | None = None
+        self.cell_models: dict[int, object] = {}  # id(real cell) -> its Cell model
+        self.keep_alive: list = []  # the real cells behind cell_models (ids stay unique)
 
     # -- guards and breaks -------------------------------------------------------------------
     def guard(self, source: Source | None, kind: str, expected: object) -> None:
@@ -339,7 +342,8 @@ _STDLIB = tuple({sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstd
 
 def is_user_function(fn: types.FunctionType) -> bool:
     """Functions tcompile inlines: not NumPy's, not tcompile's, not the standard library's."""
-    if (getattr(fn, "__module__", None) or "").partition(".")[0] in ("numpy", "tcompile"):
+    top = (getattr(fn, "__module__", None) or "").partition(".")[0]
+    if top in ("numpy", "tcompile") or top in sys.stdlib_module_names or fn.__code__.co_filename.startswith("<frozen"):
         return False
     path = os.path.abspath(fn.__code__.co_filename)
     return not (path.startswith(_STDLIB) and "site-packages" not in path)

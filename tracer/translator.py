@@ -56,6 +56,22 @@ _UNSUPPORTED_KINDS = {
 }
 
 
+def _cell_is_set(cell) -> bool:
+    try:
+        cell.cell_contents  # noqa: B018 - only asks whether the cell is empty
+        return True
+    except ValueError:
+        return False
+
+
+class StopTrace(Exception):
+    """Internal: the root frame reached the instruction it must stop before (a known break)."""
+
+    def __init__(self, tx: Translator):
+        super().__init__("stop")
+        self.tx = tx
+
+
 class Translator(CallMixin):
     def __init__(
         self,
@@ -68,6 +84,7 @@ class Translator(CallMixin):
         cell_source,  # (index, name) -> Source of a pre-existing closure cell, or None
         closure: tuple = (),
         parent: Translator | None = None,
+        stop_at: int | None = None,
     ):
         self.state = state
         self.code = code
@@ -82,6 +99,7 @@ class Translator(CallMixin):
         self.parent = parent
         self.depth = 0 if parent is None else parent.depth + 1
         self.return_value: Value | None = None
+        self.stop_at = stop_at  # root only: stop before this instruction (the break) is run
         # Cells: the frame's own cellvars (new Cells) and its freevars: Cells made earlier in
         # the trace, or pre-existing cells, modelled by a Cell on first use.
         self.cell_source = cell_source
@@ -96,6 +114,10 @@ class Translator(CallMixin):
             cell = closure[index] if index < len(closure) else None
             self.cells[name] = cell if isinstance(cell, Cell) else index
 
+    @staticmethod
+    def instructions(code: CodeType) -> list[Instr]:
+        return normalize(code).instrs
+
     # -- running ------------------------------------------------------------------------------
     def run(self) -> Value:
         previous, self.state.tx = self.state.tx, self
@@ -107,7 +129,10 @@ class Translator(CallMixin):
     def _run(self) -> Value:
         instrs = self.instrs
         while self.return_value is None:
-            inst = instrs[self.ip]
+            if self.ip == self.stop_at:
+                raise StopTrace(self)
+            index = self.ip
+            inst = instrs[index]
             self.current = inst
             self.ip += 1
             self.state.instruction_count += 1
@@ -127,7 +152,10 @@ class Translator(CallMixin):
             try:
                 handler(inst)
             except GraphBreak as brk:
-                raise self.state.in_region(brk) from None
+                brk = self.state.in_region(brk)
+                if self.parent is None and getattr(brk, "root_index", None) is None:
+                    brk.root_index = index  # the root's instruction the break happened at
+                raise brk from None
             except UserErrorInTrace:
                 if self.state.region_break is not None:  # tracing past a with/try is only a probe
                     raise GraphBreak(self.state.region_break) from None
@@ -224,19 +252,25 @@ class Translator(CallMixin):
         cell = self.cells[name]
         if isinstance(cell, Cell):
             return cell
-        # A pre-existing cell: read its contents once, through its source (guarded).
+        # A pre-existing cell: one model per real cell object for the whole trace (the same
+        # cell may be reached from this frame and from functions it calls), read once.
         real, source = self.closure[cell], self.cell_source(cell, name)
-        try:
-            contents = real.cell_contents
-        except ValueError:
-            raise UserErrorInTrace(
-                NameError(f"free variable {name!r} referenced before assignment")
-            ) from None
-        if source is None:
-            value = ops.wrap_unguarded(self.state, contents)
-        else:
-            value = self.state.wrap(contents, AttrSource(source, "cell_contents"))
-        model = self.cells[name] = Cell(value, preexisting=source, real=True)
+        model = self.state.cell_models.get(id(real))
+        if model is None:
+            try:
+                contents = real.cell_contents
+            except ValueError:
+                contents = None
+            if contents is None and not _cell_is_set(real):
+                value = None
+            elif source is None:
+                value = ops.wrap_unguarded(self.state, contents)
+            else:
+                value = self.state.wrap(contents, AttrSource(source, "cell_contents"))
+            model = Cell(value, preexisting=source, real=True)
+            self.state.cell_models[id(real)] = model
+            self.state.keep_alive.append(real)
+        self.cells[name] = model
         return model
 
     def LOAD_DEREF(self, inst: Instr) -> None:

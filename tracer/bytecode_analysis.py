@@ -1,0 +1,89 @@
+"""Facts about a code object's original bytecode: live locals, loops, instruction successors.
+
+Computed on ``dis`` instructions (original offsets), since resume functions are built from
+the original code and must receive exactly the locals that the rest of it reads.
+"""
+
+from __future__ import annotations
+
+import dis
+from functools import cache
+from types import CodeType
+
+_READS = {"LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_AND_CLEAR"}
+_WRITES = {"STORE_FAST", "DELETE_FAST"}
+_NO_FALLTHROUGH = {"RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE", "JUMP_FORWARD",
+                   "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "JUMP", "JUMP_NO_INTERRUPT"}  # fmt: skip
+
+
+def _uses_defs(ins: dis.Instruction) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    op, arg = ins.opname, ins.argval
+    if op in _READS:
+        return (arg,), ()
+    if op in _WRITES:
+        return (), (arg,)
+    if op == "LOAD_FAST_LOAD_FAST":
+        return tuple(arg), ()
+    if op == "STORE_FAST_LOAD_FAST":
+        return (arg[1],), (arg[0],)
+    if op == "STORE_FAST_STORE_FAST":
+        return (), tuple(arg)
+    return (), ()
+
+
+@cache
+def _flow(code: CodeType):
+    instrs = [i for i in dis.get_instructions(code) if i.opname not in ("CACHE", "EXTENDED_ARG")]
+    index = {ins.offset: n for n, ins in enumerate(instrs)}
+    handlers: dict[int, list[int]] = {}
+    for entry in dis.Bytecode(code).exception_entries:
+        for offset in range(entry.start, entry.end, 2):
+            handlers.setdefault(offset, []).append(entry.target)
+    successors: list[list[int]] = []
+    for n, ins in enumerate(instrs):
+        nxt = []
+        if ins.opname not in _NO_FALLTHROUGH and n + 1 < len(instrs):
+            nxt.append(n + 1)
+        if ins.opcode in dis.hasjrel or ins.opcode in dis.hasjabs:
+            nxt.append(index[ins.argval])
+        nxt.extend(index[t] for t in handlers.get(ins.offset, ()))
+        successors.append(nxt)
+    return instrs, index, successors
+
+
+@cache
+def _live_in(code: CodeType) -> tuple[frozenset, ...]:
+    instrs, _, successors = _flow(code)
+    live = [frozenset()] * len(instrs)
+    changed = True
+    while changed:
+        changed = False
+        for n in reversed(range(len(instrs))):
+            out = frozenset().union(*(live[s] for s in successors[n]))
+            uses, defs = _uses_defs(instrs[n])
+            new = (out - set(defs)) | set(uses)
+            if new != live[n]:
+                live[n], changed = new, True
+    return tuple(live)
+
+
+def live_locals_at(code: CodeType, offset: int) -> frozenset[str]:
+    """Local variables read (before being written) on some path from ``offset`` on."""
+    _, index, _ = _flow(code)
+    return _live_in(code)[index[offset]]
+
+
+def next_offset(code: CodeType, offset: int) -> int:
+    """Offset of the instruction after the one at ``offset``."""
+    instrs, index, _ = _flow(code)
+    return instrs[index[offset] + 1].offset
+
+
+def in_loop(code: CodeType, offset: int) -> bool:
+    """Whether a backward jump after ``offset`` lands at or before it (the frame loops here)."""
+    instrs, index, _ = _flow(code)
+    for ins in instrs[index[offset] :]:
+        if ins.opcode in dis.hasjrel or ins.opcode in dis.hasjabs:
+            if ins.argval <= offset and ins.offset >= offset:
+                return True
+    return False

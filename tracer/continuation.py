@@ -1,0 +1,235 @@
+"""After a graph break: run the breaking instruction eagerly and continue in resume functions.
+
+`plan` decides whether a break can be resumed (it cannot inside a loop, a try block, an
+unsupported with-block, after ``tc.skip_frame()``, or at an instruction with no eager form);
+`write_continuation` adds to the glue the eager instruction, written as the Python it stands
+for, and the call(s) of the resume function(s) with the live stack values and locals.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import CodeType
+
+from . import bytecode_analysis as analysis
+from .codegen import Glue
+from .resume import STACK_CONTEXT, STACK_NULL, STACK_VALUE, ResumeSpec, original_location
+from .values import NULL, UNBOUND, Cell, ContextManager, Value
+
+_CALLS = {"CALL", "CALL_KW", "CALL_FUNCTION_EX"}
+_JUMPS = {"POP_JUMP_IF_TRUE": True, "POP_JUMP_IF_FALSE": False}
+_BINARY = {"BINARY_SUBSCR": "{0}[{1}]", "COMPARE_OP": "{0} {op} {1}", "CONTAINS_OP": "{0} {op} {1}"}
+_UNARY = {"UNARY_NOT": "not {0}", "UNARY_NEGATIVE": "-{0}", "UNARY_INVERT": "~{0}", "UNARY_POSITIVE": "+{0}",
+          "TO_BOOL": "bool({0})", "GET_LEN": "len({0})"}  # fmt: skip
+_SKIP_KINDS = {"skip_frame", "try_block", "context_manager", "generator", "dynamic_code",
+               "unsupported_opcode", "recursion_limit", "unroll_limit", "internal_error"}  # fmt: skip
+RESUMABLE_OPS = _CALLS | set(_JUMPS) | set(_BINARY) | set(_UNARY) | {
+    "BINARY_OP", "STORE_SUBSCR", "STORE_ATTR", "LOAD_ATTR", "FORMAT_VALUE", "UNPACK_SEQUENCE",
+    "JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP",
+}  # fmt: skip
+
+
+@dataclass
+class Plan:
+    code: CodeType  # the original code the frame runs
+    offset: int  # original offset of the breaking instruction
+    skip_reason: str | None  # why the frame cannot resume (it runs eagerly), or None
+
+
+def plan(brk, frame_code: CodeType, instrs, registry: dict) -> Plan:
+    index = getattr(brk, "root_index", None)
+    if index is None:
+        return Plan(frame_code, 0, "the break happened before the frame's first instruction")
+    inst = instrs[index]
+    code, offset = original_location(frame_code, inst.offset, registry)
+    kind = brk.record.kind.id
+    if kind in _SKIP_KINDS:
+        return Plan(code, offset, f"{brk.record.kind.title}: the frame cannot resume after it")
+    if analysis.in_loop(code, offset):
+        return Plan(code, offset, "graph break inside a loop: the frame runs eagerly")
+    if inst.opname not in RESUMABLE_OPS:
+        return Plan(code, offset, f"no eager form for {inst.opname}: the frame runs eagerly")
+    if inst.opname == "LOAD_ATTR" and inst.push_null:
+        return Plan(code, offset, "graph break on a method load: the frame runs eagerly")
+    return Plan(code, offset, None)
+
+
+class Continuation:
+    """Writes the glue's tail for one stopped root translator ``tx``."""
+
+    def __init__(self, glue: Glue, tx, registry: dict, make_resume):
+        self.glue, self.tx, self.writer = glue, tx, glue.writer
+        self.registry = registry
+        self.make_resume = make_resume  # ResumeSpec -> callable(cells, *args)
+        self.code, self.offset = original_location(tx.code, tx.instrs[tx.ip].offset, registry)
+        self.stack = list(tx.stack)
+        self.line = tx.instrs[tx.ip].line
+
+    # -- values --------------------------------------------------------------------------------
+    def value(self, v: Value) -> str:
+        """A name holding ``v``, computed now: nothing is rebuilt after the eager instruction."""
+        text = self.writer.expr(v)
+        if text.isidentifier() or text.startswith("__tc_o[") or _is_literal(text):
+            return text
+        return self.writer.temp(text)
+
+    def pop(self) -> Value:
+        return self.stack.pop()
+
+    def popn(self, n: int) -> list[Value]:
+        items = self.stack[len(self.stack) - n :] if n else []
+        del self.stack[len(self.stack) - n :]
+        return items
+
+    # -- the eager instruction -----------------------------------------------------------------
+    def write(self) -> None:
+        inst = self.tx.instrs[self.tx.ip]
+        op = inst.opname
+        if op in _CALLS:
+            self._call(inst)
+        elif op in _JUMPS or (op == "TO_BOOL" and self.tx.instrs[self.tx.ip + 1].opname in _JUMPS):
+            self._jump(inst)
+        elif op in ("JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP"):
+            self._jump_or_pop(inst)
+        else:
+            self._simple(inst)
+
+    def _emit(self, statement: str) -> None:
+        self.glue.tail.append((statement, self.line))
+
+    def _call(self, inst) -> None:
+        kw_text = ""
+        if inst.opname == "CALL_KW":
+            names = self.pop().value
+            values = self.popn(inst.arg)
+            args, kwvalues = values[: len(values) - len(names)], values[len(values) - len(names) :]
+            kw_text = "".join(f", {k}={self.value(v)}" for k, v in zip(names, kwvalues))
+        elif inst.opname == "CALL_FUNCTION_EX":
+            kwargs = self.pop() if inst.arg & 1 else None
+            star = self.value(self.pop())
+            args = []
+            kw_text = f", *{star}" + (f", **{self.value(kwargs)}" if kwargs is not None else "")
+        else:
+            args = self.popn(inst.arg)
+        b, a = self.pop(), self.pop()
+        fn, args = (b, args) if a is NULL else (a, args) if b is NULL else (a, [b, *args])
+        arg_text = "".join(f", {self.value(v)}" for v in args)
+        fn_text = self.value(fn)
+        self._emit(f"__tc_r = __tc_call({fn_text}{arg_text}{kw_text})")
+        self._resume_with_result(inst)
+
+    def _resume_with_result(self, inst, results: int = 1) -> None:
+        target = analysis.next_offset(self.code, self.offset)
+        self._emit("return " + self._resume_call(target, extra=["__tc_r"] * results))
+
+    def _jump(self, inst) -> None:
+        jump = inst if inst.opname in _JUMPS else self.tx.instrs[self.tx.ip + 1]
+        cond = self.value(self.pop())
+        if_true = _JUMPS[jump.opname]
+        jump_code, jump_offset = original_location(self.tx.code, jump.offset, self.registry)
+        target_inst = self.tx.instrs[jump.target]
+        _, taken = original_location(self.tx.code, target_inst.offset, self.registry)
+        fallthrough = analysis.next_offset(jump_code, jump_offset)
+        test = cond if if_true else f"not {cond}"
+        self._emit(f"if {test}: return {self._resume_call(taken)}")
+        self._emit(f"return {self._resume_call(fallthrough)}")
+
+    def _jump_or_pop(self, inst) -> None:
+        value = self.stack[-1]
+        cond = self.value(value)
+        taken_when = inst.opname == "JUMP_IF_TRUE_OR_POP"
+        _, taken = original_location(self.tx.code, self.tx.instrs[inst.target].offset, self.registry)
+        test = cond if taken_when else f"not {cond}"
+        self._emit(f"if {test}: return {self._resume_call(taken)}")
+        self.pop()
+        self._emit(f"return {self._resume_call(analysis.next_offset(self.code, self.offset))}")
+
+    def _simple(self, inst) -> None:
+        op = inst.opname
+        if op in _UNARY:
+            self._emit(f"__tc_r = {_UNARY[op].format(self.value(self.pop()))}")
+        elif op in _BINARY:
+            b, a = self.pop(), self.pop()
+            if op == "CONTAINS_OP":
+                a, b = b, a  # `item in container`: the container is on top
+                text = f"{self.value(a)} {'not in' if inst.arg else 'in'} {self.value(b)}"
+            else:
+                text = _BINARY[op].format(self.value(a), self.value(b), op=inst.arg)
+            self._emit(f"__tc_r = {text}")
+        elif op == "BINARY_OP":
+            b, a = self.pop(), self.pop()
+            fn = self.writer.bind(_binary_function(inst.arg))
+            self._emit(f"__tc_r = {fn}({self.value(a)}, {self.value(b)})")
+        elif op == "STORE_SUBSCR":
+            index, obj, value = self.pop(), self.pop(), self.pop()
+            self._emit(f"{self.value(obj)}[{self.value(index)}] = {self.value(value)}")
+            self._emit("return " + self._resume_call(analysis.next_offset(self.code, self.offset)))
+            return
+        elif op == "STORE_ATTR":
+            obj, value = self.pop(), self.pop()
+            self._emit(f"{self.value(obj)}.{inst.arg} = {self.value(value)}")
+            self._emit("return " + self._resume_call(analysis.next_offset(self.code, self.offset)))
+            return
+        elif op == "LOAD_ATTR":
+            self._emit(f"__tc_r = {self.value(self.pop())}.{inst.arg}")
+        elif op == "FORMAT_VALUE":
+            conversion, has_spec = inst.arg
+            spec = self.value(self.pop()) if has_spec else "''"
+            value = self.value(self.pop())
+            converted = {0: value, 1: f"str({value})", 2: f"repr({value})", 3: f"ascii({value})"}[conversion]
+            self._emit(f"__tc_r = format({converted}, {spec})")
+        elif op == "UNPACK_SEQUENCE":
+            names = [f"__tc_u{i}" for i in range(inst.arg)]
+            self._emit(f"{', '.join(names)}, = {self.value(self.pop())}")
+            target = analysis.next_offset(self.code, self.offset)
+            self._emit("return " + self._resume_call(target, extra=list(reversed(names))))
+            return
+        self._resume_with_result(inst)
+
+    # -- the resume call -----------------------------------------------------------------------
+    def _resume_call(self, target_offset: int, extra: list[str] = ()) -> str:
+        kinds, args = [], []
+        for v in self.stack:
+            if v is NULL:
+                kinds.append(STACK_NULL)
+            elif isinstance(v, ContextManager):
+                kinds.append(STACK_CONTEXT)
+                args.append(self.value(v))
+            else:
+                kinds.append(STACK_VALUE)
+                args.append(self.value(v))
+        kinds += [STACK_VALUE] * len(extra)
+        args += list(extra)
+        live = sorted(analysis.live_locals_at(self.code, target_offset) & self._bound_locals())
+        args += [self._local(name) for name in live]
+        spec = ResumeSpec(self.code, target_offset, tuple(kinds), tuple(live))
+        resume = self.writer.bind(self.make_resume(spec))
+        cells = "(" + "".join(f"{self._cell(name)}, " for name in spec.cell_names) + ")"
+        return f"{resume}({cells}{''.join(', ' + a for a in args)})"
+
+    def _bound_locals(self) -> set[str]:
+        bound = {name for name, v in self.tx.locals.items() if v is not UNBOUND and v is not NULL}
+        return bound | set(self.tx.lazy_locals)
+
+    def _local(self, name: str) -> str:
+        if name in self.tx.lazy_locals:
+            return name  # never read by the trace: still the glue's own parameter
+        return self.value(self.tx.locals[name])
+
+    def _cell(self, name: str) -> str:
+        cell = self.tx.cells.get(name)
+        if isinstance(cell, Cell):
+            return self.writer.cell(cell)
+        return f"__tc_cl[{self.tx.code.co_freevars.index(name)}]"
+
+
+def _is_literal(text: str) -> bool:
+    return text in ("None", "True", "False") or text.lstrip("-").replace(".", "", 1).isdigit() or (
+        text[:1] in "'\"" and text[-1:] == text[:1]
+    )
+
+
+def _binary_function(op_text: str):
+    from .operations import BINARY
+
+    return BINARY[op_text]

@@ -1,0 +1,125 @@
+"""Resume functions: a copy of a frame's original code that continues after a graph break.
+
+A resume function takes the live stack values and the live locals as arguments, and all the
+frame's cells (its cellvars and freevars) as its closure, so ``nonlocal`` writes stay shared.
+Its prologue rebuilds the stack (NULLs re-pushed, supported context managers re-entered with
+``BEFORE_WITH``) and jumps to the original instruction where execution continues. It is always
+made from the *original* code, keyed by (code, offset, stack layout, live locals), so chains of
+breaks and converging branches reuse resume functions instead of multiplying them.
+
+    def f(x):                       def f(___stack0, y):   # resume at line 3
+        y = g(x)                        <COPY_FREE_VARS, RESUME>
+        print(y)          ----->        LOAD_FAST ___stack0 ... JUMP to line 3's next instruction
+        return y + 1                    ... the original instructions, unchanged ...
+"""
+
+from __future__ import annotations
+
+import dis
+import inspect
+from dataclasses import dataclass
+from functools import cache
+from types import CodeType
+
+from bytecode import Bytecode, CellVar, FreeVar, Instr, Label
+
+STACK_NULL = "null"
+STACK_VALUE = "value"
+STACK_CONTEXT = "context"  # an active with-block's __exit__: re-entered from a passed manager
+
+
+@dataclass(frozen=True)
+class ResumeSpec:
+    code: CodeType  # the original code object
+    offset: int  # original offset where execution continues
+    stack: tuple[str, ...]  # one of STACK_* per stack slot, bottom first
+    live_locals: tuple[str, ...]
+
+    @property
+    def argnames(self) -> tuple[str, ...]:
+        stack_args = tuple(f"___stack{i}" for i, kind in enumerate(self.stack) if kind != STACK_NULL)
+        return stack_args + self.live_locals
+
+    @property
+    def cell_names(self) -> tuple[str, ...]:
+        return self.code.co_cellvars + self.code.co_freevars
+
+
+@dataclass(frozen=True)
+class ResumeCode:
+    spec: ResumeSpec
+    code: CodeType
+    original_offset: dict  # offset in `code` -> offset in spec.code (for breaks inside it)
+    line: int
+
+
+_PREFIX_OPS = {"MAKE_CELL", "COPY_FREE_VARS", "RESUME"}
+RESUME_CODES: dict[CodeType, ResumeCode] = {}  # resume code -> how it was made
+
+
+@cache
+def resume_code(spec: ResumeSpec) -> ResumeCode:
+    original = spec.code
+    bc = Bytecode.from_code(original)
+    real = [i for i in dis.get_instructions(original) if i.opname != "EXTENDED_ARG"]
+    instrs = [i for i in bc if isinstance(i, Instr)]
+    origin = {id(ins): r.offset for r, ins in zip(real, instrs)}
+    target = next(ins for ins, r in zip(instrs, real) if r.offset == spec.offset)
+    line = next((r.positions.lineno for r in real if r.offset == spec.offset and r.positions), None)
+    label = Label()
+    body = []
+    prefix_done = False
+    for item in bc:
+        if item is target:
+            body.append(label)
+        if isinstance(item, Instr):
+            if not prefix_done and item.name in _PREFIX_OPS:
+                continue
+            prefix_done = True
+            if isinstance(item.arg, CellVar):
+                item.arg = FreeVar(item.arg.name)
+        body.append(item)
+
+    prologue = []
+    cells = spec.cell_names
+    if cells:
+        prologue.append(Instr("COPY_FREE_VARS", len(cells)))
+    prologue.append(Instr("RESUME", 0))
+    for i, kind in enumerate(spec.stack):
+        if kind == STACK_NULL:
+            prologue.append(Instr("PUSH_NULL"))
+        elif kind == STACK_CONTEXT:
+            prologue += [Instr("LOAD_FAST", f"___stack{i}"), Instr("BEFORE_WITH"), Instr("POP_TOP")]
+        else:
+            prologue.append(Instr("LOAD_FAST", f"___stack{i}"))
+    prologue.append(Instr("JUMP_FORWARD", label))
+
+    new = Bytecode(prologue + body)
+    new.argnames = list(spec.argnames)
+    new.argcount = len(spec.argnames)
+    new.posonlyargcount = 0
+    new.kwonlyargcount = 0
+    new.cellvars = []
+    new.freevars = list(cells)
+    new.flags = (bc.flags & ~(inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)) | (
+        inspect.CO_NESTED if cells else 0
+    )
+    new.name = original.co_name
+    new.qualname = original.co_qualname
+    new.filename = original.co_filename
+    new.first_lineno = original.co_firstlineno
+    new.docstring = None
+    code = new.to_code()
+    made = [i for i in dis.get_instructions(code) if i.opname != "EXTENDED_ARG"]
+    ours = [i for i in new if isinstance(i, Instr)]
+    offsets = {m.offset: origin[id(o)] for m, o in zip(made, ours) if id(o) in origin}
+    info = RESUME_CODES[code] = ResumeCode(spec, code, offsets, line or original.co_firstlineno)
+    return info
+
+
+def original_location(code: CodeType, offset: int, registry: dict) -> tuple[CodeType, int]:
+    """Map (resume code, offset) back to (original code, offset); identity otherwise."""
+    info = registry.get(code)
+    if info is None:
+        return code, offset
+    return info.spec.code, info.original_offset[offset]
