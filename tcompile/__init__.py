@@ -14,7 +14,17 @@ print(tc.explain(f)(np.ones(8)))   # graphs, breaks, guards
 from __future__ import annotations
 
 from tcompile.tracer.config import config
+from tcompile.tracer.entry import run
 from tcompile.tracer.errors import TCompileError, Unsupported
+from tcompile.tracer.hatches import (
+    allow_in_graph,
+    custom_op,
+    disable,
+    disallow_in_graph,
+    error_on_graph_break,
+    nonstrict_trace,
+    skip_frame,
+)
 from tcompile.tracer.markers import graph_break
 from tcompile.tracer.report import compile_times, configure_from_environment, set_logs
 
@@ -30,6 +40,14 @@ __all__ = [
     "counters",
     "explain",
     "graph_break",
+    "skip_frame",
+    "error_on_graph_break",
+    "nonstrict_trace",
+    "custom_op",
+    "disable",
+    "allow_in_graph",
+    "disallow_in_graph",
+    "run",
     "reset",
     "set_logs",
 ]

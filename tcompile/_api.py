@@ -6,6 +6,8 @@ import types
 
 from tcompile.backend import lookup_backend
 from tcompile.tracer import entry, report
+
+entry.DEFAULT_BACKEND = lookup_backend("auto")
 from tcompile.tracer import explain as _explain
 
 

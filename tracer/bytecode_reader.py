@@ -92,24 +92,36 @@ def normalize(code: CodeType) -> NormalizedCode:
     return cached
 
 
-def _protected_offsets(bc: dis.Bytecode, handler_opname: dict[int, str]) -> set[int]:
-    """Offsets covered by a handler that catches (starts with PUSH_EXC_INFO).
+def _protected_offsets(bc: dis.Bytecode, raw: list[dis.Instruction]) -> set[int]:
+    """Offsets inside a try/except/finally block (where a graph break cannot resume).
 
-    3.12+ inlined comprehensions add cleanup handlers that only restore a local and
-    re-raise; those do not change what the protected code means, so they are ignored.
+    A handler starting with PUSH_EXC_INFO catches; one that goes on with WITH_EXCEPT_START is
+    a with-block's cleanup, whose body counts as protected only if the with-block itself sits
+    inside a try. 3.12+ inlined comprehensions add handlers that only restore a local and
+    re-raise: those do not change what the code means and are ignored.
     """
-    out: set[int] = set()
+    opnames = [ins.opname for ins in raw]
+    position = {ins.offset: i for i, ins in enumerate(raw)}
+    handler_of: dict[int, int] = {}
     for entry in bc.exception_entries:
-        if handler_opname.get(entry.target) == "PUSH_EXC_INFO":
-            out.update(range(entry.start, entry.end, 2))
-    return out
+        for offset in range(entry.start, entry.end, 2):
+            handler_of[offset] = entry.target
+
+    def protected(offset: int, depth: int = 0) -> bool:
+        target = handler_of.get(offset)
+        if target is None or depth > 20 or opnames[position[target]] != "PUSH_EXC_INFO":
+            return False
+        if opnames[position[target] + 1] == "WITH_EXCEPT_START":
+            return protected(target, depth + 1)
+        return True
+
+    return {offset for offset in handler_of if offset in position and protected(offset)}
 
 
 def _normalize(code: CodeType) -> NormalizedCode:
     bc = dis.Bytecode(code)
     raw = list(bc)
-    handler_opname = {ins.offset: ins.opname for ins in raw}
-    protected = _protected_offsets(bc, handler_opname)
+    protected = _protected_offsets(bc, raw)
     cells = set(code.co_cellvars) | set(code.co_freevars)
     out: list[Instr] = []
     index_of_offset: dict[int, int] = {}

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import io
 import operator
 
 import numpy as np
 
-from . import markers
+from . import hatches, markers
 from . import numpy_table as table
 from . import operations as ops
 from .builtins_impl import (
@@ -22,6 +23,7 @@ from .builtins_impl import (
     call_const_method,
 )
 from .errors import UserErrorInTrace
+from .nonstrict import NonstrictRunner
 from .source import AttrSource, ItemSource
 from .values import (
     ArrayMethod,
@@ -29,6 +31,7 @@ from .values import (
     BoundMethod,
     Const,
     ConstMethod,
+    ContextExit,
     ContextManager,
     DictValue,
     Obj,
@@ -40,10 +43,8 @@ from .values import (
 )
 
 MAX_INLINE_DEPTH = 48
-CONTEXT_MANAGERS = (
-    contextlib.nullcontext,
-    np.errstate,
-)  # constructed as values, entered by BEFORE_WITH
+# Context managers that survive graph breaks: made as values, entered by BEFORE_WITH.
+CONTEXT_MANAGERS = (contextlib.nullcontext, np.errstate, hatches.error_on_graph_break)
 _GENERATOR_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 _UNARY_OPERATORS = {
     operator.neg: "neg",
@@ -67,7 +68,13 @@ class CallMixin:
         if isinstance(fn, ConstMethod):
             return call_const_method(self, fn, args, kwargs)
         if isinstance(fn, Obj):
+            hatch = self.call_hatch(fn, args, kwargs)
+            if hatch is not None:
+                return hatch
             return self.call_object(fn.value, args, kwargs)
+        if isinstance(fn, ContextExit):
+            self.state.exit_context(fn)
+            return Const(None)
         if isinstance(fn, UserObject):
             call = ops.get_attr(self.state, fn, "__call__", self)
             return self.call(call, args, kwargs)
@@ -95,7 +102,57 @@ class CallMixin:
         global_source = getattr(fn, "global_source", None) or self.state.global_source_for(fn)
         child = Translator(self.state, code, fn.globals, global_source, bound, {}, cell_source,
                            closure=fn.closure, parent=self)  # fmt: skip
-        return child.run()
+        # A tc.compile(fullgraph=True) function inlined here keeps its promise: it breaks nowhere.
+        forced = getattr(fn.wrapper, "fullgraph", False)
+        self.state.forced_errors += forced
+        try:
+            return child.run()
+        finally:
+            self.state.forced_errors -= forced
+
+    # -- escape hatches and settings (tracer/hatches.py) ----------------------------------------
+    def call_hatch(self, fn_value: Obj, args: list[Value], kwargs: dict) -> Value | None:
+        """Calls of tcompile's own markers and wrapped functions; None for anything else."""
+        state, fn = self.state, fn_value.value
+        if fn is hatches.skip_frame:
+            raise state.graph_break("skip_frame", "tc.skip_frame() was called")
+        if _hashable(fn) and hatches.is_disallowed(fn):
+            raise state.graph_break("unsupported_call", f"{_name(fn)} is marked tc.disallow_in_graph")
+        setting = getattr(fn, "__tc_error_on_graph_break__", None)
+        if setting is not None:
+            inner = state.wrap(setting[1], ItemSource(AttrSource(fn_value.source, "__tc_error_on_graph_break__"), 1)) \
+                if fn_value.source is not None else ops.wrap_unguarded(state, setting[1])  # fmt: skip
+            state.error_on_graph_break.append(setting[0])
+            try:
+                return self.call(inner, args, kwargs)
+            finally:
+                state.error_on_graph_break.pop()
+        if getattr(fn, "__tc_disabled__", None) is not None:
+            raise state.graph_break("unsupported_call", f"{_name(fn)} is tc.disable()d: it runs eagerly")
+        if fn is hatches.nonstrict_trace and len(args) == 1:
+            target = args[0]
+            real = target.fn if isinstance(target, UserFunction) else getattr(target, "value", None)
+            if real is None:
+                raise state.graph_break("unsupported_call", "tc.nonstrict_trace() of a function made while tracing")
+            return Obj(hatches.nonstrict_trace(real))
+        if isinstance(fn, hatches.nonstrict_trace):
+            return NonstrictRunner(state).run(fn.fn, args, kwargs)
+        if isinstance(fn, hatches.CustomOp):
+            return self.call_opaque(fn, args, kwargs, example_fn=fn.fake, mutates=fn.mutates_args)
+        if _hashable(fn) and hatches.is_allowed(fn):
+            return self.call_opaque(fn, args, kwargs, example_fn=None, mutates=())
+        return None
+
+    def call_opaque(self, fn, args, kwargs, *, example_fn, mutates) -> Value:
+        """One graph node for the whole call; its output meta from the fake (or, for pure
+        functions without one, from running it on copies of the examples, output discarded)."""
+        mutated = None
+        if mutates:
+            bound = inspect.signature(getattr(fn, "fn", fn)).bind(*args, **kwargs)
+            mutated = bound.arguments[mutates[0]]
+        name = getattr(fn, "name", None) or getattr(fn, "__name__", "opaque")
+        return self.state.graph_call("call", fn, tuple(args), kwargs, name=name.replace("::", "_"),
+                                     mutated=mutated, example_fn=example_fn or _quietly(getattr(fn, "fn", fn)))  # fmt: skip
 
     # -- ndarray methods ------------------------------------------------------------------------
     def call_array_method(self, method: ArrayMethod, args: list[Value], kwargs: dict) -> Value:
@@ -217,6 +274,16 @@ class CallMixin:
         if kind == table.IMPURE:
             raise state.graph_break("impure_numpy", f"{what} has side effects or hidden state")
         raise state.graph_break("unsupported_numpy", f"{what} is not in tcompile's NumPy table")
+
+
+def _quietly(fn):
+    """Run ``fn`` at trace time only for its output's meta: what it prints is not shown."""
+
+    def run(*args, **kwargs):
+        with contextlib.redirect_stdout(io.StringIO()):
+            return fn(*args, **kwargs)
+
+    return run
 
 
 def _hashable(obj) -> bool:

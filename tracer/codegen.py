@@ -35,6 +35,7 @@ from .values import (
     Cell,
     Const,
     ConstMethod,
+    ContextManager,
     DictValue,
     ListValue,
     Obj,
@@ -136,6 +137,9 @@ class GlueWriter:
             return self.cell(v)
         if isinstance(v, BoundMethod):
             return self.temp(f"{self.bind(types.MethodType)}({self.expr(v.func)}, {self.expr(v.self_value)})", v)
+        if isinstance(v, ContextManager):
+            args = [self.expr(a) for a in v.args] + [f"{k}={self.expr(a)}" for k, a in v.kwargs.items()]
+            return self.temp(f"{self.bind(v.cls)}({', '.join(args)})", v)
         if isinstance(v, (ArrayMethod, ConstMethod)):
             return f"{self.expr(v.self_value)}.{v.name}"
         raise self.state.graph_break(

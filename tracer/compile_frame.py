@@ -18,7 +18,7 @@ import time
 import types
 from dataclasses import dataclass, field
 
-from . import report
+from . import hatches, report
 from .codegen import Glue, compile_glue, live_example_inputs, parameter_text
 from .continuation import Continuation, plan
 from .errors import BreakRecord, GraphBreak, RestartTrace, UserErrorInTrace
@@ -67,7 +67,7 @@ def trace(fn: types.FunctionType, args: tuple, kwargs: dict, dynamic: DynamicPol
     """Run the translator over one call: (state, result) or (state, StopTrace) or a break."""
     bound = inspect.signature(fn).bind(*args, **kwargs)
     bound.apply_defaults()
-    state = TraceState(name, dynamic, fn.__globals__)
+    state = TraceState(name, dynamic, fn.__globals__, hatches.current_error_on_graph_break())
     tx = Translator(state, fn.__code__, fn.__globals__, GlobalSource, {}, dict(bound.arguments),
                     lambda index, var: ClosureCellSource(index, var), closure=fn.__closure__ or (),
                     stop_at=stop_at)  # fmt: skip

@@ -14,7 +14,7 @@ from types import CodeType
 from . import bytecode_analysis as analysis
 from .codegen import Glue
 from .resume import STACK_CONTEXT, STACK_NULL, STACK_VALUE, ResumeSpec, original_location
-from .values import NULL, UNBOUND, Cell, ContextManager, Value
+from .values import NULL, UNBOUND, Cell, ContextExit, Value
 
 _CALLS = {"CALL", "CALL_KW", "CALL_FUNCTION_EX"}
 _JUMPS = {"POP_JUMP_IF_TRUE": True, "POP_JUMP_IF_FALSE": False}
@@ -43,6 +43,8 @@ def plan(brk, frame_code: CodeType, instrs, registry: dict) -> Plan:
     inst = instrs[index]
     code, offset = original_location(frame_code, inst.offset, registry)
     kind = brk.record.kind.id
+    if offset < 0:
+        return Plan(code, offset, "graph break while re-entering a resume function's state")
     if kind in _SKIP_KINDS:
         return Plan(code, offset, f"{brk.record.kind.title}: the frame cannot resume after it")
     if analysis.in_loop(code, offset):
@@ -97,6 +99,11 @@ class Continuation:
     def _emit(self, statement: str) -> None:
         self.glue.tail.append((statement, self.line))
 
+    def _emit_eager(self, statement: str) -> None:
+        """The breaking instruction, inside the supported with-blocks active at the break."""
+        managers = [self.value(exit_value.manager) for exit_value in self.tx.state.contexts]
+        self._emit(f"with {', '.join(managers)}: {statement}" if managers else statement)
+
     def _call(self, inst) -> None:
         kw_text = ""
         if inst.opname == "CALL_KW":
@@ -115,7 +122,7 @@ class Continuation:
         fn, args = (b, args) if a is NULL else (a, args) if b is NULL else (a, [b, *args])
         arg_text = "".join(f", {self.value(v)}" for v in args)
         fn_text = self.value(fn)
-        self._emit(f"__tc_r = __tc_call({fn_text}{arg_text}{kw_text})")
+        self._emit_eager(f"__tc_r = __tc_call({fn_text}{arg_text}{kw_text})")
         self._resume_with_result(inst)
 
     def _resume_with_result(self, inst, results: int = 1) -> None:
@@ -147,7 +154,7 @@ class Continuation:
     def _simple(self, inst) -> None:
         op = inst.opname
         if op in _UNARY:
-            self._emit(f"__tc_r = {_UNARY[op].format(self.value(self.pop()))}")
+            self._emit_eager(f"__tc_r = {_UNARY[op].format(self.value(self.pop()))}")
         elif op in _BINARY:
             b, a = self.pop(), self.pop()
             if op == "CONTAINS_OP":
@@ -155,32 +162,32 @@ class Continuation:
                 text = f"{self.value(a)} {'not in' if inst.arg else 'in'} {self.value(b)}"
             else:
                 text = _BINARY[op].format(self.value(a), self.value(b), op=inst.arg)
-            self._emit(f"__tc_r = {text}")
+            self._emit_eager(f"__tc_r = {text}")
         elif op == "BINARY_OP":
             b, a = self.pop(), self.pop()
             fn = self.writer.bind(_binary_function(inst.arg))
-            self._emit(f"__tc_r = {fn}({self.value(a)}, {self.value(b)})")
+            self._emit_eager(f"__tc_r = {fn}({self.value(a)}, {self.value(b)})")
         elif op == "STORE_SUBSCR":
             index, obj, value = self.pop(), self.pop(), self.pop()
-            self._emit(f"{self.value(obj)}[{self.value(index)}] = {self.value(value)}")
+            self._emit_eager(f"{self.value(obj)}[{self.value(index)}] = {self.value(value)}")
             self._emit("return " + self._resume_call(analysis.next_offset(self.code, self.offset)))
             return
         elif op == "STORE_ATTR":
             obj, value = self.pop(), self.pop()
-            self._emit(f"{self.value(obj)}.{inst.arg} = {self.value(value)}")
+            self._emit_eager(f"{self.value(obj)}.{inst.arg} = {self.value(value)}")
             self._emit("return " + self._resume_call(analysis.next_offset(self.code, self.offset)))
             return
         elif op == "LOAD_ATTR":
-            self._emit(f"__tc_r = {self.value(self.pop())}.{inst.arg}")
+            self._emit_eager(f"__tc_r = {self.value(self.pop())}.{inst.arg}")
         elif op == "FORMAT_VALUE":
             conversion, has_spec = inst.arg
             spec = self.value(self.pop()) if has_spec else "''"
             value = self.value(self.pop())
             converted = {0: value, 1: f"str({value})", 2: f"repr({value})", 3: f"ascii({value})"}[conversion]
-            self._emit(f"__tc_r = format({converted}, {spec})")
+            self._emit_eager(f"__tc_r = format({converted}, {spec})")
         elif op == "UNPACK_SEQUENCE":
             names = [f"__tc_u{i}" for i in range(inst.arg)]
-            self._emit(f"{', '.join(names)}, = {self.value(self.pop())}")
+            self._emit_eager(f"{', '.join(names)}, = {self.value(self.pop())}")
             target = analysis.next_offset(self.code, self.offset)
             self._emit("return " + self._resume_call(target, extra=list(reversed(names))))
             return
@@ -192,9 +199,9 @@ class Continuation:
         for v in self.stack:
             if v is NULL:
                 kinds.append(STACK_NULL)
-            elif isinstance(v, ContextManager):
-                kinds.append(STACK_CONTEXT)
-                args.append(self.value(v))
+            elif isinstance(v, ContextExit):
+                kinds.append(STACK_CONTEXT)  # the resume function re-enters the with-block
+                args.append(self.value(v.manager))
             else:
                 kinds.append(STACK_VALUE)
                 args.append(self.value(v))

@@ -254,6 +254,29 @@ class Router:
         return resume
 
 
+DEFAULT_BACKEND = None  # set by the facade: the backend of code compiled outside tc.compile
+
+
+def routed_eager_call(fn, args, kwargs):
+    """Run ``fn`` as plain Python while the functions it calls are compiled
+    (``tc.disable(fn, recursive=False)``)."""
+    return Router(DEFAULT_BACKEND, None).run_eagerly(fn, args, kwargs)
+
+
+def run(fn):
+    """``tc.run(fn)``: call ``fn`` using only entries compiled before; never compile."""
+
+    @functools.wraps(fn)
+    def frozen(*args, **kwargs):
+        previous, FROZEN.active = FROZEN.active, True
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            FROZEN.active = previous
+
+    return frozen
+
+
 class _Frozen:
     """``tc.run``: while active, frames use what is cached and never compile."""
 

@@ -122,4 +122,4 @@ def original_location(code: CodeType, offset: int, registry: dict) -> tuple[Code
     info = registry.get(code)
     if info is None:
         return code, offset
-    return info.spec.code, info.original_offset[offset]
+    return info.spec.code, info.original_offset.get(offset, -1)  # -1: in the prologue

@@ -9,6 +9,7 @@ without ever mutating a real input (in-place operations run on copies at trace t
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import sysconfig
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import numpy_table
+from . import hatches, numpy_table
 from .errors import BREAK_KINDS, BreakRecord, FrameLoc, GraphBreak, UserErrorInTrace
 from .graph import Graph, Node, describe_value
 from .guards import Guard
@@ -27,6 +28,7 @@ from .values import (
     ArrayValue,
     BoundMethod,
     Const,
+    ContextManager,
     DictValue,
     ListValue,
     Obj,
@@ -58,7 +60,8 @@ class DynamicPolicy:
 
 
 class TraceState:
-    def __init__(self, graph_name: str, dynamic: DynamicPolicy, root_globals: dict):
+    def __init__(self, graph_name: str, dynamic: DynamicPolicy, root_globals: dict,
+                 error_on_graph_break: bool = False):  # fmt: skip
         self.graph = Graph(graph_name)
         self.guards: list[Guard] = []
         self.dynamic = dynamic
@@ -76,6 +79,9 @@ class TraceState:
         self.global_writes: dict[tuple[int, str], Value] = {}
         self._named: set[int] = set()
         self.region_break: BreakRecord | None = None
+        self.error_on_graph_break: list[bool] = [error_on_graph_break]  # innermost last
+        self.forced_errors = 0  # > 0 inside an inlined tc.compile(fullgraph=True) function
+        self.contexts: list = []  # active supported with-blocks (ContextExit values)
         self.cell_models: dict[int, object] = {}  # id(real cell) -> its Cell model
         self.keep_alive: list = []  # the real cells behind cell_models (ids stay unique)
 
@@ -160,10 +166,23 @@ class TraceState:
                 self.guards[i] = Guard(guard.source, "shape", dims)
 
     def graph_break(self, kind: str, explanation: str, *hints: str) -> GraphBreak:
-        """Build (the caller raises) a located graph break."""
-        return GraphBreak(
-            BreakRecord(BREAK_KINDS[kind], explanation, self.user_stack(), tuple(hints))
-        )
+        """Build (the caller raises) a located graph break, with the error_on_graph_break
+        setting in force where it happens (an inlined fullgraph function forces it)."""
+        brk = GraphBreak(BreakRecord(BREAK_KINDS[kind], explanation, self.user_stack(), tuple(hints)))
+        brk.error_on_graph_break = self.forced_errors > 0 or self.error_on_graph_break[-1]
+        return brk
+
+    # -- supported context managers ------------------------------------------------------------
+    def enter_context(self, exit_value) -> None:
+        manager = exit_value.manager
+        if manager.python_type() is hatches.error_on_graph_break:
+            self.error_on_graph_break.append(_context_flag(manager))
+        self.contexts.append(exit_value)
+
+    def exit_context(self, exit_value) -> None:
+        if exit_value.manager.python_type() is hatches.error_on_graph_break:
+            self.error_on_graph_break.pop()
+        self.contexts.remove(exit_value)
 
     # -- values entering the trace -----------------------------------------------------------
     def wrap(self, obj: object, source: Source) -> Value:
@@ -211,6 +230,12 @@ class TraceState:
             # A bound method is made anew on each access: guard its function and its self.
             func = self.wrap(obj.__func__, AttrSource(source, "__func__"))
             return BoundMethod(func, self.wrap(obj.__self__, AttrSource(source, "__self__")))
+        if isinstance(obj, _SUPPORTED_CONTEXTS):
+            # A with-block's manager handed to a resume function: a new object each call.
+            self.guard(source, "type", t)
+            if t is hatches.error_on_graph_break:
+                self.guard(AttrSource(source, "flag"), "const", obj.flag)
+            return Obj(obj, source)
         if _is_user_instance(obj):
             self.guard(source, "type", t)  # attributes are guarded through their own sources
             return UserObject(obj, source)
@@ -270,7 +295,7 @@ class TraceState:
 
     # -- graph operations --------------------------------------------------------------------
     def graph_call(self, op: str, target, args: tuple, kwargs: dict, *, name: str,
-                   mutated: Value | None = None) -> Value:  # fmt: skip
+                   mutated: Value | None = None, example_fn=None) -> Value:  # fmt: skip
         """Add ``target(*args, **kwargs)`` (or a method/attr/getitem) and return its value.
 
         ``mutated``: the argument the operation writes into; it runs on a copy at trace time.
@@ -284,7 +309,7 @@ class TraceState:
                 _swap_example(mutated, copy, args, ex_args),
                 _swap_example(mutated, copy, kwargs, ex_kwargs),
             )
-        example = run_example(op, target, ex_args, ex_kwargs)
+        example = run_example(op, example_fn or target, ex_args, ex_kwargs)
         node = self.graph.add(op, target, g_args, g_kwargs, name=name, stack=self.user_stack())
         node.mutates = mutated is not None
         if mutated is not None and op in ("setitem", "inplace"):
@@ -317,6 +342,13 @@ class TraceState:
         )
 
 
+def _context_flag(manager: Value) -> bool:
+    """The flag of an error_on_graph_break manager (made in the trace, or a real object)."""
+    if isinstance(manager, ContextManager):
+        return bool(manager.args[0].value if manager.args else manager.kwargs["flag"].value)
+    return manager.value.flag
+
+
 def _op_text(op: str, target) -> str:
     if op == "method":
         return f"ndarray.{target}()"
@@ -347,6 +379,9 @@ def is_user_function(fn: types.FunctionType) -> bool:
         return False
     path = os.path.abspath(fn.__code__.co_filename)
     return not (path.startswith(_STDLIB) and "site-packages" not in path)
+
+
+_SUPPORTED_CONTEXTS = (contextlib.nullcontext, np.errstate, hatches.error_on_graph_break)
 
 
 def _is_user_instance(obj: object) -> bool:

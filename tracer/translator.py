@@ -9,14 +9,18 @@ Calls are dispatched in `calls.py` (mixed in), Python semantics live in `operati
 
 from __future__ import annotations
 
+import contextlib
 import operator as _operator
 import sys
 from types import CodeType
 
+import numpy as np
+
+from . import hatches
 from . import operations as ops
 from .bytecode_reader import Instr, normalize
 from .calls import CallMixin
-from .errors import FrameLoc, GraphBreak, RestartTrace, UserErrorInTrace
+from .errors import FrameLoc, GraphBreak, RestartTrace, TCompileError, UserErrorInTrace
 from .source import AttrSource, LocalSource
 from .trace_state import TraceState
 from .values import (
@@ -25,6 +29,8 @@ from .values import (
     ArrayValue,
     Cell,
     Const,
+    ContextExit,
+    ContextManager,
     DictValue,
     Iterator,
     ListValue,
@@ -54,6 +60,15 @@ _UNSUPPORTED_KINDS = {
     "SETUP_ANNOTATIONS": ("unsupported_opcode", "variable annotations at class/module level"),
     "DELETE_GLOBAL": ("unsupported_mutation", "del of a global"),
 }
+
+
+_SUPPORTED_CONTEXTS = (contextlib.nullcontext, np.errstate, hatches.error_on_graph_break)
+
+
+def _is_supported_context(manager: Value) -> bool:
+    if isinstance(manager, ContextManager):
+        return manager.cls in _SUPPORTED_CONTEXTS
+    return isinstance(manager, Obj) and isinstance(manager.value, _SUPPORTED_CONTEXTS)
 
 
 def _cell_is_set(cell) -> bool:
@@ -160,7 +175,7 @@ class Translator(CallMixin):
                 if self.state.region_break is not None:  # tracing past a with/try is only a probe
                     raise GraphBreak(self.state.region_break) from None
                 raise
-            except RestartTrace:
+            except (RestartTrace, TCompileError):
                 raise
             except ops.NotConstant as error:
                 raise self.state.graph_break(
@@ -393,9 +408,18 @@ class Translator(CallMixin):
 
     def BEFORE_WITH(self, inst: Instr) -> None:
         manager = self.pop()
+        if _is_supported_context(manager):
+            # nullcontext, np.errstate, tc.error_on_graph_break: traced, and they survive breaks
+            exit_value = ContextExit(manager)
+            self.state.enter_context(exit_value)
+            self.push(exit_value)
+            entered = Const(None)
+            if isinstance(manager, ContextManager) and manager.cls is contextlib.nullcontext and manager.args:
+                entered = manager.args[0]
+            self.push(entered)
+            return
         self.state.enter_region(
-            "context_manager",
-            f"with-block of {manager.describe()}: only supported context managers are traced",
+            "context_manager", f"with-block of {manager.describe()}: only supported context managers are traced"
         )
         self.push(_WITH_EXIT)  # the __exit__ that the block's normal exit calls
         # The frame will run eagerly; trace __enter__ only to probe the block for its first break.

@@ -278,6 +278,19 @@ class ContextManager(Value):
         return f"{self.cls.__qualname__}()"
 
 
+@dataclass(eq=False)
+class ContextExit(Value):
+    """The ``__exit__`` a supported with-block pushed: calling it leaves the block."""
+
+    manager: Value
+
+    def python_type(self) -> type:
+        return type(lambda: None)
+
+    def describe(self) -> str:
+        return f"exit of {self.manager.describe()}"
+
+
 class NullValue(Value):
     def describe(self) -> str:
         return "NULL"
