@@ -241,8 +241,9 @@ class Router:
         """A skipped frame: its own code runs as Python; the functions it calls are routed."""
         from .call_routing import routed_copy
 
-        routed = routed_copy(fn, self.call)
-        return routed(*args, **kwargs)
+        if fn.__code__.co_flags & _GENERATOR_FLAGS:
+            return fn(*args, **kwargs)
+        return routed_copy(fn, self)(*args, **kwargs)
 
     def resume_function(self, spec: ResumeSpec, f_globals: dict):
         """One resume function per (spec, globals) and compile options: shared by every

@@ -20,6 +20,8 @@ class ExplainOutput:
     ops_per_graph: list[list[str]] = field(default_factory=list)
     out_guards: list = field(default_factory=list)
     compile_time: float = 0.0
+    compiled_frames: list[str] = field(default_factory=list)  # qualnames (resume functions too)
+    skipped_frames: list[str] = field(default_factory=list)  # frames that ran eagerly
     result: object = None
 
     def __str__(self) -> str:
@@ -40,6 +42,9 @@ class ExplainOutput:
         if self.out_guards:
             lines.append("Out Guards:")
             lines.extend(f"  {g.describe()}" for g in self.out_guards)
+        if self.compiled_frames or self.skipped_frames:
+            lines.append(f"Compiled frames: {', '.join(self.compiled_frames) or '-'}")
+            lines.append(f"Skipped frames (ran eagerly): {', '.join(self.skipped_frames) or '-'}")
         lines.append(f"Compile Time: {self.compile_time * 1e3:.2f} ms")
         return "\n".join(lines)
 
@@ -78,6 +83,7 @@ def explain(fn, *, backend, dynamic=None):
             rec.listeners.remove(collector)
         out = ExplainOutput(result=result)
         for event in collector.events:
+            (out.skipped_frames if event.eager else out.compiled_frames).append(event.function)
             out.graphs.extend(event.graphs)
             out.break_reasons.extend(event.breaks)
             out.out_guards.extend(event.guards)
