@@ -14,6 +14,7 @@ from types import CodeType
 from . import bytecode_analysis as analysis
 from .codegen import Glue
 from .resume import STACK_CONTEXT, STACK_NULL, STACK_VALUE, ResumeSpec, original_location
+from .operations import const_value
 from .values import NULL, UNBOUND, Cell, ContextExit, Value
 
 _CALLS = {"CALL", "CALL_KW", "CALL_FUNCTION_EX"}
@@ -107,7 +108,7 @@ class Continuation:
     def _call(self, inst) -> None:
         kw_text = ""
         if inst.opname == "CALL_KW":
-            names = self.pop().value
+            names = const_value(self.pop())
             values = self.popn(inst.arg)
             args, kwvalues = values[: len(values) - len(names)], values[len(values) - len(names) :]
             kw_text = "".join(f", {k}={self.value(v)}" for k, v in zip(names, kwvalues))

@@ -151,8 +151,16 @@ def mismatched_dims(guard: Guard, actual: object) -> list[int]:
 
 def order_guards(guards: list[Guard]) -> list[Guard]:
     """Dedupe, then order by source depth (a base before its attributes) and cost."""
-    unique = list(dict.fromkeys(guards))
+    unique = list({_key(g): g for g in guards}.values())
     return sorted(unique, key=lambda g: (_depth(g.source), _ORDER[g.kind]))
+
+
+def _key(guard: Guard) -> tuple:
+    try:
+        expected = hash(guard.expected) and guard.expected
+    except TypeError:  # e.g. an object that defines __eq__ without __hash__
+        expected = id(guard.expected)
+    return guard.source.expr(), guard.kind, type(guard.expected), expected
 
 
 def _depth(source: Source) -> int:

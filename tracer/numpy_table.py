@@ -47,7 +47,8 @@ _PURE_FUNCTIONS = """
     array_split squeeze stack std sum swapaxes take take_along_axis tensordot tile trace
     transpose trapezoid trapz tri tril triu unwrap vander var vdot vsplit vstack where
     zeros zeros_like astype matrix_transpose vecdot cumulative_sum cumulative_prod
-    concat unstack count_nonzero
+    concat unstack count_nonzero tril_indices triu_indices tril_indices_from triu_indices_from
+    diag_indices diag_indices_from indices
 """
 _PURE_LINALG = """
     norm inv solve det slogdet eig eigh eigvals eigvalsh svd qr cholesky pinv matrix_power

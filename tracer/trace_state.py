@@ -240,6 +240,8 @@ class TraceState:
             self.guard(source, "type", t)  # attributes are guarded through their own sources
             return UserObject(obj, source)
         self.guard(source, "id", obj)
+        if hatches.is_allowed(obj) or hatches.is_disallowed(obj):
+            return Obj(obj, source)  # never inlined: one opaque node, or always a break
         compiled = getattr(obj, "__tc_compiled__", None)
         if compiled is not None:  # a tc.compile wrapper met while tracing: inline what it wraps
             return function_value(compiled.fn, source, wrapper=compiled)
@@ -387,6 +389,8 @@ _SUPPORTED_CONTEXTS = (contextlib.nullcontext, np.errstate, hatches.error_on_gra
 def _is_user_instance(obj: object) -> bool:
     t = type(obj)
     module = getattr(t, "__module__", "") or ""
+    if module.partition(".")[0] == "tcompile":
+        return False  # tcompile's own objects (custom ops, nonstrict_trace wrappers) are known
     if (
         module in ("builtins",)
         or numpy_table.is_numpy_object(obj)
