@@ -44,6 +44,8 @@ def plan(brk, frame_code: CodeType, instrs, registry: dict) -> Plan:
     inst = instrs[index]
     code, offset = original_location(frame_code, inst.offset, registry)
     kind = brk.record.kind.id
+    if len(brk.record.stack) > 1 and inst.opname in _CALLS:
+        kind = "bubbled"  # the break is the callee's: this frame resumes after the call
     if offset < 0:
         return Plan(code, offset, "graph break while re-entering a resume function's state")
     if kind in _SKIP_KINDS:

@@ -16,7 +16,7 @@ import types
 import warnings
 import weakref
 
-from . import report
+from . import hatches, report
 from .compile_frame import Entry, FrameOptions, compile_frame
 from .config import config
 from .errors import BREAK_KINDS, BreakRecord, FrameLoc, GraphBreak, TCompileError, Unsupported
@@ -220,8 +220,8 @@ class Router:
         self._wrappers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     def wrapper_for(self, fn):
-        if getattr(fn, "__tc_compiled__", None) is not None or getattr(fn, "__tc_no_compile__", False):
-            return fn
+        if getattr(fn, "__tc_compiled__", None) is not None or hatches.is_disallowed(fn):
+            return fn  # compiled already, or never to be put in a graph
         if type(fn) is types.MethodType:
             inner = self.wrapper_for(fn.__func__)
             return fn if inner is fn.__func__ else types.MethodType(inner, fn.__self__)

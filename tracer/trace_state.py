@@ -96,6 +96,15 @@ class TraceState:
         if self.region_break is None:
             self.region_break = self.graph_break(kind, explanation).record
 
+    def in_try_block(self, brk: GraphBreak) -> GraphBreak:
+        if brk.record.kind.id == "try_block":
+            return brk
+        record = BreakRecord(BREAK_KINDS["try_block"], f"{brk.record.explanation} (inside a try block)",
+                             brk.record.stack, brk.record.hints)  # fmt: skip
+        new = GraphBreak(record)
+        new.error_on_graph_break = getattr(brk, "error_on_graph_break", False)
+        return new
+
     def in_region(self, brk: GraphBreak) -> GraphBreak:
         """A break met inside such a region is reported at its own line, as the region's kind."""
         region = self.region_break
@@ -103,7 +112,9 @@ class TraceState:
             return brk
         record = BreakRecord(region.kind, f"{brk.record.explanation} ({region.explanation})",
                              brk.record.stack, brk.record.hints)  # fmt: skip
-        return GraphBreak(record)
+        new = GraphBreak(record)
+        new.error_on_graph_break = getattr(brk, "error_on_graph_break", False)
+        return new
 
     def user_stack(self) -> tuple[FrameLoc, ...]:
         return self.tx.user_stack() if self.tx is not None else ()

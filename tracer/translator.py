@@ -155,9 +155,6 @@ class Translator(CallMixin):
                 raise self.state.graph_break(
                     "unroll_limit", f"more than {MAX_INSTRUCTIONS} instructions traced"
                 )
-            if inst.in_try and self.state.region_break is None:
-                # Go on tracing (nothing is executed), to report the first real break inside.
-                self.state.enter_region("try_block", "code inside a try block runs eagerly")
             handler = getattr(self, inst.opname, None)
             if handler is None:
                 kind, what = _UNSUPPORTED_KINDS.get(
@@ -167,6 +164,8 @@ class Translator(CallMixin):
             try:
                 handler(inst)
             except GraphBreak as brk:
+                if inst.in_try:  # try bodies are traced; a break inside one cannot resume
+                    brk = self.state.in_try_block(brk)
                 brk = self.state.in_region(brk)
                 if self.parent is None and getattr(brk, "root_index", None) is None:
                     brk.root_index = index  # the root's instruction the break happened at
