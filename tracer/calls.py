@@ -73,8 +73,11 @@ class CallMixin:
                 return hatch
             return self.call_object(fn.value, args, kwargs)
         if isinstance(fn, ContextExit):
-            self.state.exit_context(fn)
-            return Const(None)
+            if fn.owner is None:
+                self.state.exit_context(fn)
+                return Const(None)
+            fn.owner.user_with_depth -= 1
+            return self.call(ops.get_attr(self.state, fn.manager, "__exit__", self), args, kwargs)
         if isinstance(fn, UserObject):
             call = ops.get_attr(self.state, fn, "__call__", self)
             return self.call(call, args, kwargs)

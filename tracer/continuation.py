@@ -48,6 +48,8 @@ def plan(brk, frame_code: CodeType, instrs, registry: dict) -> Plan:
         kind = "bubbled"  # the break is the callee's: this frame resumes after the call
     if offset < 0:
         return Plan(code, offset, "graph break while re-entering a resume function's state")
+    if getattr(brk, "root_blocked", False):
+        return Plan(code, offset, f"{brk.record.kind.title}: the frame cannot resume there")
     if kind in _SKIP_KINDS:
         return Plan(code, offset, f"{brk.record.kind.title}: the frame cannot resume after it")
     if analysis.in_loop(code, offset):

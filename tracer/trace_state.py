@@ -96,10 +96,11 @@ class TraceState:
         if self.region_break is None:
             self.region_break = self.graph_break(kind, explanation).record
 
-    def in_try_block(self, brk: GraphBreak) -> GraphBreak:
-        if brk.record.kind.id == "try_block":
+    def blocked_by(self, brk: GraphBreak, kind: str, where: str) -> GraphBreak:
+        """The break, re-kinded: it happened where a frame cannot resume (try/with blocks)."""
+        if brk.record.kind.id == kind:
             return brk
-        record = BreakRecord(BREAK_KINDS["try_block"], f"{brk.record.explanation} (inside a try block)",
+        record = BreakRecord(BREAK_KINDS[kind], f"{brk.record.explanation} ({where})",
                              brk.record.stack, brk.record.hints)  # fmt: skip
         new = GraphBreak(record)
         new.error_on_graph_break = getattr(brk, "error_on_graph_break", False)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import operator as _operator
 import sys
+import types
 from types import CodeType
 
 import numpy as np
@@ -65,6 +66,13 @@ _UNSUPPORTED_KINDS = {
 _SUPPORTED_CONTEXTS = (contextlib.nullcontext, np.errstate, hatches.error_on_graph_break)
 
 
+def _is_user_context(manager: Value) -> bool:
+    cls = manager.python_type() if isinstance(manager, UserObject) else None
+    return cls is not None and all(
+        isinstance(getattr(cls, name, None), types.FunctionType) for name in ("__enter__", "__exit__")
+    )
+
+
 def _is_supported_context(manager: Value) -> bool:
     if isinstance(manager, ContextManager):
         return manager.cls in _SUPPORTED_CONTEXTS
@@ -115,6 +123,7 @@ class Translator(CallMixin):
         self.depth = 0 if parent is None else parent.depth + 1
         self.return_value: Value | None = None
         self.stop_at = stop_at  # root only: stop before this instruction (the break) is run
+        self.user_with_depth = 0  # user-defined with-blocks open in this frame
         # Cells: the frame's own cellvars (new Cells) and its freevars: Cells made earlier in
         # the trace, or pre-existing cells, modelled by a Cell on first use.
         self.cell_source = cell_source
@@ -164,8 +173,13 @@ class Translator(CallMixin):
             try:
                 handler(inst)
             except GraphBreak as brk:
-                if inst.in_try:  # try bodies are traced; a break inside one cannot resume
-                    brk = self.state.in_try_block(brk)
+                # try bodies and user with-blocks are traced; a break inside one cannot resume
+                if inst.in_try:
+                    brk = self.state.blocked_by(brk, "try_block", "inside a try block")
+                if self.user_with_depth:
+                    brk = self.state.blocked_by(brk, "context_manager", "inside a user with-block")
+                if (inst.in_try or self.user_with_depth) and self.parent is None:
+                    brk.root_blocked = True
                 brk = self.state.in_region(brk)
                 if self.parent is None and getattr(brk, "root_index", None) is None:
                     brk.root_index = index  # the root's instruction the break happened at
@@ -407,25 +421,27 @@ class Translator(CallMixin):
 
     def BEFORE_WITH(self, inst: Instr) -> None:
         manager = self.pop()
-        if _is_supported_context(manager):
-            # nullcontext, np.errstate, tc.error_on_graph_break: traced, and they survive breaks
-            exit_value = ContextExit(manager)
-            self.state.enter_context(exit_value)
-            self.push(exit_value)
+        supported = _is_supported_context(manager)
+        if supported or _is_user_context(manager):
+            # nullcontext, np.errstate, tc.error_on_graph_break survive breaks; a user-defined
+            # manager is traced (__enter__/__exit__ inlined) but a break inside skips the frame.
+            exit_value = ContextExit(manager, owner=self if not supported else None)
             entered = Const(None)
-            if isinstance(manager, ContextManager) and manager.cls is contextlib.nullcontext and manager.args:
-                entered = manager.args[0]
+            if supported:
+                self.state.enter_context(exit_value)
+                if isinstance(manager, ContextManager) and manager.cls is contextlib.nullcontext and manager.args:
+                    entered = manager.args[0]
+            else:
+                entered = self.call(self.get_attr(manager, "__enter__"), [], {})
+                self.user_with_depth += 1
+            self.push(exit_value)
             self.push(entered)
             return
         self.state.enter_region(
             "context_manager", f"with-block of {manager.describe()}: only supported context managers are traced"
         )
         self.push(_WITH_EXIT)  # the __exit__ that the block's normal exit calls
-        # The frame will run eagerly; trace __enter__ only to probe the block for its first break.
-        entered = Const(None)
-        if isinstance(manager, UserObject):
-            entered = self.call(self.get_attr(manager, "__enter__"), [], {})
-        self.push(entered)
+        self.push(Const(None))
 
     def END_FOR(self, inst: Instr) -> None:  # only reached by fall-through in odd code
         self.pop()

@@ -283,6 +283,7 @@ class ContextExit(Value):
     """The ``__exit__`` a supported with-block pushed: calling it leaves the block."""
 
     manager: Value
+    owner: object = None  # for a user-defined manager: the translator whose block it closes
 
     def python_type(self) -> type:
         return type(lambda: None)
