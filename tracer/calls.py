@@ -117,6 +117,13 @@ class CallMixin:
     def call_hatch(self, fn_value: Obj, args: list[Value], kwargs: dict) -> Value | None:
         """Calls of tcompile's own markers and wrapped functions; None for anything else."""
         state, fn = self.state, fn_value.value
+        if fn in (hatches.allow_in_graph, hatches.disallow_in_graph) and len(args) == 1:
+            target = args[0]
+            real = target.fn if isinstance(target, UserFunction) else getattr(target, "value", None)
+            if real is None:
+                raise state.graph_break("unsupported_call", f"{fn.__name__}() of a function made while tracing")
+            fn(real)  # registering is harmless at trace time, and the eager run repeats it
+            return Obj(real)
         if fn is hatches.skip_frame:
             raise state.graph_break("skip_frame", "tc.skip_frame() was called")
         if _hashable(fn) and hatches.is_disallowed(fn):

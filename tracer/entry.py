@@ -9,6 +9,7 @@ user functions called eagerly from glue or skipped frames through frames of thei
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import logging
@@ -159,9 +160,15 @@ class CompiledFrame:
         event.compile_time = entry.extra.get("compile_time", 0.0)
         event.guards = list(entry.guards)
         event.eager = entry.is_eager
-        if record is not None and len(record.stack) == 1:
+        if record is not None and len(record.stack) > 1:
             # A break inside a function this frame inlined is counted once, by that function's
-            # own frame, which breaks there again when the call runs (bubble-up).
+            # own frame, which breaks there again when the call runs (bubble-up); that report
+            # keeps the chain of calls seen here.
+            rec.bubbled[(record.location.filename, record.location.lineno)] = record.stack
+        elif record is not None:
+            chain = rec.bubbled.pop((record.location.filename, record.location.lineno), None)
+            if chain is not None:
+                record = dataclasses.replace(record, stack=chain)
             rec.counters["graph_breaks"] += 1
             event.breaks.append(record)
             log = report.LOGS["graph_breaks"]

@@ -53,6 +53,7 @@ class Recorder:
         self.recompiles: list[RecompileEvent] = []
         self.compiles: list[CompileEvent] = []
         self.listeners: list = []  # CompileProfiler / explain collectors
+        self.bubbled: dict = {}  # (file, line) of a callee's break -> the call chain seen
 
     def cache_hits(self) -> int:
         return int(repr(self.hits)[len("count(") : -1])  # the count's next value, unconsumed

@@ -383,6 +383,7 @@ def function_value(fn: types.FunctionType, source: Source | None, wrapper=None) 
     )
 
 
+_OWN_DIR = os.path.dirname(os.path.abspath(__file__))
 _STDLIB = tuple({sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"]})
 
 
@@ -392,6 +393,8 @@ def is_user_function(fn: types.FunctionType) -> bool:
     if top in ("numpy", "tcompile") or top in sys.stdlib_module_names or fn.__code__.co_filename.startswith("<frozen"):
         return False
     path = os.path.abspath(fn.__code__.co_filename)
+    if path.startswith(_OWN_DIR):
+        return False  # tcompile's wrappers (disable, error_on_graph_break, compile)
     return not (path.startswith(_STDLIB) and "site-packages" not in path)
 
 
