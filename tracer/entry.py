@@ -229,6 +229,11 @@ class Router:
     def wrapper_for(self, fn):
         if getattr(fn, "__tc_compiled__", None) is not None or hatches.is_disallowed(fn):
             return fn  # compiled already, or never to be put in a graph
+        setting = getattr(fn, "__tc_error_on_graph_break__", None)
+        if setting is not None:  # keep the setting, compile what it wraps
+            flag, inner = setting
+            routed = self.wrapper_for(inner)
+            return fn if routed is inner else hatches.error_on_graph_break(flag)(routed)
         if type(fn) is types.MethodType:
             inner = self.wrapper_for(fn.__func__)
             return fn if inner is fn.__func__ else types.MethodType(inner, fn.__self__)
@@ -301,6 +306,8 @@ def _frame_record(fn, kind: str, explanation: str) -> BreakRecord:
 
 def compile_function(fn, *, fullgraph: bool, backend, dynamic):
     """Build the wrapper: ``functools.wraps(fn)``, with the frame on ``__tc_compiled__``."""
+    if getattr(fn, "__tc_disabled__", None) is not None:
+        return fn  # tc.compile(tc.disable(f)): never compiled
     inner = getattr(fn, "__tc_compiled__", None)
     target = inner.fn if inner is not None else fn
     frame = CompiledFrame(target, fullgraph=fullgraph, backend=backend, dynamic=dynamic)
