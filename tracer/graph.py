@@ -90,6 +90,7 @@ class Node:
     meta: str = ""
     stack: tuple[FrameLoc, ...] = ()
     mutates: bool = False
+    errstate: tuple = ()  # np.errstate settings in force (sorted (key, value) pairs)
 
     def __repr__(self) -> str:
         return f"%{self.name}"
@@ -196,13 +197,19 @@ class Graph:
         printer = _Printer(ns)
         params = ", ".join(n.name for n in self.inputs)
         lines = [f"def {self.name}({params}):"]
+        errstate: tuple = ()
         for node in self.nodes:
             if node.op == "input":
                 continue
+            wanted = node.errstate if node.op != "output" else ()
+            if wanted != errstate:  # ops traced under np.errstate run under it
+                if wanted:
+                    lines.append(f"    with np.errstate(**{dict(wanted)!r}):")
+                errstate = wanted
             text = printer.statement(node)
             if comments and node.op != "output":
                 text = f"{text:<40}  # {_comment(node)}"
-            lines.append("    " + text)
+            lines.append(("        " if errstate else "    ") + text)
         if self.output is None:
             lines.append("    return ()")
         return "\n".join(lines) + "\n"

@@ -191,6 +191,14 @@ class TraceState:
             self.error_on_graph_break.append(_context_flag(manager))
         self.contexts.append(exit_value)
 
+    def errstate(self) -> tuple:
+        """The np.errstate settings of the supported with-blocks open now (innermost wins)."""
+        settings: dict = {}
+        for exit_value in self.contexts:
+            if exit_value.manager.python_type() is np.errstate:
+                settings.update(_errstate_settings(exit_value.manager))
+        return tuple(sorted(settings.items()))
+
     def exit_context(self, exit_value) -> None:
         if exit_value.manager.python_type() is hatches.error_on_graph_break:
             self.error_on_graph_break.pop()
@@ -326,6 +334,7 @@ class TraceState:
         example = run_example(op, example_fn or target, ex_args, ex_kwargs)
         node = self.graph.add(op, target, g_args, g_kwargs, name=name, stack=self.user_stack())
         node.mutates = mutated is not None
+        node.errstate = self.errstate()
         if mutated is not None and op in ("setitem", "inplace"):
             return mutated
         node.meta = describe_value(example)
@@ -354,6 +363,15 @@ class TraceState:
             "data_dependent_value",
             f"{_op_text(node.op, node.target)} returns a {type(example).__name__} computed from array data",
         )
+
+
+def _errstate_settings(manager: Value) -> dict:
+    """The keyword arguments of an np.errstate made in the trace, or of a real one."""
+    if isinstance(manager, ContextManager):
+        return {k: v.value for k, v in manager.kwargs.items() if k != "call"}
+    real = manager.value
+    names = ("all", "divide", "over", "under", "invalid")
+    return {k: getattr(real, f"_{k}") for k in names if getattr(real, f"_{k}", None) is not None}
 
 
 def _context_flag(manager: Value) -> bool:
