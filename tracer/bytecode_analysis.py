@@ -39,21 +39,22 @@ def _flow(code: CodeType):
     for entry in dis.Bytecode(code).exception_entries:
         for offset in range(entry.start, entry.end, 2):
             handlers.setdefault(offset, []).append(entry.target)
-    successors: list[list[int]] = []
+    successors: list[list[int]] = []  # normal flow
+    with_handlers: list[list[int]] = []  # and where an exception goes
     for n, ins in enumerate(instrs):
         nxt = []
         if ins.opname not in _NO_FALLTHROUGH and n + 1 < len(instrs):
             nxt.append(n + 1)
         if ins.opcode in dis.hasjrel or ins.opcode in dis.hasjabs:
             nxt.append(index[ins.argval])
-        nxt.extend(index[t] for t in handlers.get(ins.offset, ()))
         successors.append(nxt)
-    return instrs, index, successors
+        with_handlers.append(nxt + [index[t] for t in handlers.get(ins.offset, ())])
+    return instrs, index, with_handlers, successors
 
 
 @cache
 def _live_in(code: CodeType) -> tuple[frozenset, ...]:
-    instrs, _, successors = _flow(code)
+    instrs, _, successors, _ = _flow(code)
     live = [frozenset()] * len(instrs)
     changed = True
     while changed:
@@ -69,21 +70,31 @@ def _live_in(code: CodeType) -> tuple[frozenset, ...]:
 
 def live_locals_at(code: CodeType, offset: int) -> frozenset[str]:
     """Local variables read (before being written) on some path from ``offset`` on."""
-    _, index, _ = _flow(code)
+    _, index, _, _ = _flow(code)
     return _live_in(code)[index[offset]]
 
 
 def next_offset(code: CodeType, offset: int) -> int:
     """Offset of the instruction after the one at ``offset``."""
-    instrs, index, _ = _flow(code)
+    instrs, index, _, _ = _flow(code)
     return instrs[index[offset] + 1].offset
 
 
 def in_loop(code: CodeType, offset: int) -> bool:
-    """Whether a backward jump after ``offset`` lands at or before it (the frame loops here)."""
-    instrs, index, _ = _flow(code)
-    for ins in instrs[index[offset] :]:
-        if ins.opcode in dis.hasjrel or ins.opcode in dis.hasjabs:
-            if ins.argval <= offset and ins.offset >= offset:
+    """Whether normal control flow from ``offset`` can come back to it or before it (a loop).
+
+    Exception handlers are not followed: an except clause that jumps back to the code after
+    its try block is not a loop.
+    """
+    instrs, index, _, successors = _flow(code)
+    start = index[offset]
+    seen, todo = {start}, [start]
+    while todo:
+        n = todo.pop()
+        for m in successors[n]:
+            if m <= start:
                 return True
+            if m not in seen:
+                seen.add(m)
+                todo.append(m)
     return False
