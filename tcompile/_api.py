@@ -6,9 +6,10 @@ import types
 
 from tcompile.backend import lookup_backend
 from tcompile.tracer import entry, report
-
-entry.DEFAULT_BACKEND = lookup_backend("auto")
 from tcompile.tracer import explain as _explain
+
+# Code compiled outside a tc.compile call (tc.disable(recursive=False) callees) uses "auto".
+entry.DEFAULT_BACKEND = lookup_backend("auto")
 
 
 def compile(fn=None, *, fullgraph: bool = False, backend="auto", dynamic=None):

@@ -25,7 +25,11 @@ _tls = threading.local()
 
 
 def _probe(source: str) -> list[str]:
-    return [i.opname for i in dis.get_instructions(compile(source, "<probe>", "eval")) if i.opname != "RESUME"]
+    return [
+        i.opname
+        for i in dis.get_instructions(compile(source, "<probe>", "eval"))
+        if i.opname != "RESUME"
+    ]
 
 
 _NULL_FIRST = _probe("f()")[0] == "PUSH_NULL"  # 3.11/3.12: [NULL, callable, args]

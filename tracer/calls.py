@@ -121,13 +121,17 @@ class CallMixin:
             target = args[0]
             real = target.fn if isinstance(target, UserFunction) else getattr(target, "value", None)
             if real is None:
-                raise state.graph_break("unsupported_call", f"{fn.__name__}() of a function made while tracing")
+                raise state.graph_break(
+                    "unsupported_call", f"{fn.__name__}() of a function made while tracing"
+                )
             fn(real)  # registering is harmless at trace time, and the eager run repeats it
             return Obj(real)
         if fn is hatches.skip_frame:
             raise state.graph_break("skip_frame", "tc.skip_frame() was called")
         if _hashable(fn) and hatches.is_disallowed(fn):
-            raise state.graph_break("unsupported_call", f"{_name(fn)} is marked tc.disallow_in_graph")
+            raise state.graph_break(
+                "unsupported_call", f"{_name(fn)} is marked tc.disallow_in_graph"
+            )
         setting = getattr(fn, "__tc_error_on_graph_break__", None)
         if setting is not None:
             inner = state.wrap(setting[1], ItemSource(AttrSource(fn_value.source, "__tc_error_on_graph_break__"), 1)) \
@@ -138,12 +142,16 @@ class CallMixin:
             finally:
                 state.error_on_graph_break.pop()
         if getattr(fn, "__tc_disabled__", None) is not None:
-            raise state.graph_break("unsupported_call", f"{_name(fn)} is tc.disable()d: it runs eagerly")
+            raise state.graph_break(
+                "unsupported_call", f"{_name(fn)} is tc.disable()d: it runs eagerly"
+            )
         if fn is hatches.nonstrict_trace and len(args) == 1:
             target = args[0]
             real = target.fn if isinstance(target, UserFunction) else getattr(target, "value", None)
             if real is None:
-                raise state.graph_break("unsupported_call", "tc.nonstrict_trace() of a function made while tracing")
+                raise state.graph_break(
+                    "unsupported_call", "tc.nonstrict_trace() of a function made while tracing"
+                )
             return Obj(hatches.nonstrict_trace(real))
         if isinstance(fn, hatches.nonstrict_trace):
             return NonstrictRunner(state).run(fn.fn, args, kwargs)

@@ -136,9 +136,13 @@ class GlueWriter:
         if isinstance(v, Cell):
             return self.cell(v)
         if isinstance(v, BoundMethod):
-            return self.temp(f"{self.bind(types.MethodType)}({self.expr(v.func)}, {self.expr(v.self_value)})", v)
+            return self.temp(
+                f"{self.bind(types.MethodType)}({self.expr(v.func)}, {self.expr(v.self_value)})", v
+            )
         if isinstance(v, ContextManager):
-            args = [self.expr(a) for a in v.args] + [f"{k}={self.expr(a)}" for k, a in v.kwargs.items()]
+            args = [self.expr(a) for a in v.args] + [
+                f"{k}={self.expr(a)}" for k, a in v.kwargs.items()
+            ]
             return self.temp(f"{self.bind(v.cls)}({', '.join(args)})", v)
         if isinstance(v, (ArrayMethod, ConstMethod)):
             return f"{self.expr(v.self_value)}.{v.name}"
@@ -161,8 +165,12 @@ class GlueWriter:
     fill_cells: list
 
     def _function_text(self, fn: UserFunction) -> str:
-        closure = "(" + "".join(f"{self.expr(c)}, " for c in fn.closure) + ")" if fn.closure else "None"
-        defaults = "(" + "".join(f"{self.expr(d)}, " for d in fn.defaults) + ")" if fn.defaults else "None"
+        closure = (
+            "(" + "".join(f"{self.expr(c)}, " for c in fn.closure) + ")" if fn.closure else "None"
+        )
+        defaults = (
+            "(" + "".join(f"{self.expr(d)}, " for d in fn.defaults) + ")" if fn.defaults else "None"
+        )
         text = f"__tc_function({self.bind(fn.code)}, {self.bind(fn.globals)}, {fn.name!r}, {defaults}, {closure})"
         if fn.kwdefaults:
             kw = ", ".join(f"{k!r}: {self.expr(d)}" for k, d in fn.kwdefaults.items())
@@ -247,7 +255,10 @@ class Glue:
         """(source, namespace, closed graph, user line per statement, function name)."""
         writer, state = self.writer, self.state
         reads, writes = writer.side_effect_lines()
-        fills = [f"{name}.cell_contents = {writer.expr(cell.contents)}" for name, cell in writer.fill_cells]
+        fills = [
+            f"{name}.cell_contents = {writer.expr(cell.contents)}"
+            for name, cell in writer.fill_cells
+        ]
         graph = state.graph
         graph.add("output", None, (tuple(writer.outputs),), name="output")
         graph.eliminate_dead_code()
@@ -295,4 +306,3 @@ def _live_input_sources(state: TraceState):
 def live_example_inputs(state: TraceState) -> list:
     by_node = dict(zip((id(n) for n in state.input_nodes), state.example_inputs))
     return [by_node[id(n)] for n in state.graph.inputs]
-

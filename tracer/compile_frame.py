@@ -105,7 +105,9 @@ def compile_frame(fn, args, kwargs, options: FrameOptions, *, allow_breaks: bool
             decision = plan(brk, fn.__code__, Translator.instructions(fn.__code__), RESUME_CODES)
             if decision.skip_reason is not None or stop_at is not None:
                 reason = decision.skip_reason or "graph break"
-                return _eager_entry(fn, brk.state, record, f"{reason} ({record.reason})", options, start), record
+                return _eager_entry(
+                    fn, brk.state, record, f"{reason} ({record.reason})", options, start
+                ), record
             stop_at = brk.root_index
         except UserErrorInTrace as err:
             reason = f"the traced code raises {type(err.error).__name__}: {err.error}"
@@ -124,16 +126,24 @@ def compile_frame(fn, args, kwargs, options: FrameOptions, *, allow_breaks: bool
                 source, ns, graph, lines, fname = glue.finish(glue.writer.expr(outcome))
         except GraphBreak as brk:  # a value the glue cannot rebuild: run the frame eagerly
             record = record or brk.record
-            return _eager_entry(fn, state, record, f"graph break: {brk.record.reason}", options, start), record
+            return _eager_entry(
+                fn, state, record, f"graph break: {brk.record.reason}", options, start
+            ), record
     with rec.phase("backend"):
-        compiled_graph = options.backend(graph, live_example_inputs(state)) if graph.op_count() or graph.output.args[0] else None
+        compiled_graph = (
+            options.backend(graph, live_example_inputs(state))
+            if graph.op_count() or graph.output.args[0]
+            else None
+        )
     with rec.phase("guards"):
         check, check_code = make_check(fn, state.guards, options.closure_param)
     ns.update({"__tc_graph": compiled_graph, GLOBALS: fn.__globals__})
     if not options.closure_param:
         ns[CLOSURE] = fn.__closure__ or ()
     line = getattr(outcome, "tx", None) and outcome.tx.instrs[outcome.tx.ip].line
-    exec(compile_glue(source, lines, fn.__code__.co_filename, line or fn.__code__.co_firstlineno), ns)  # noqa: S102
+    exec(
+        compile_glue(source, lines, fn.__code__.co_filename, line or fn.__code__.co_firstlineno), ns
+    )  # noqa: S102
     run = _with_defaults(ns[fname], fn)
     graph_code = getattr(compiled_graph, "source", "") or graph.python_code()
     entry = Entry(check, run, order_guards(state.guards), graph, graph_code, source, check_code,

@@ -13,8 +13,8 @@ from types import CodeType
 
 from . import bytecode_analysis as analysis
 from .codegen import Glue
-from .resume import STACK_CONTEXT, STACK_NULL, STACK_VALUE, ResumeSpec, original_location
 from .operations import const_value
+from .resume import STACK_CONTEXT, STACK_NULL, STACK_VALUE, ResumeSpec, original_location
 from .values import NULL, UNBOUND, Cell, ContextExit, Value
 
 _CALLS = {"CALL", "CALL_KW", "CALL_FUNCTION_EX"}
@@ -150,7 +150,9 @@ class Continuation:
         value = self.stack[-1]
         cond = self.value(value)
         taken_when = inst.opname == "JUMP_IF_TRUE_OR_POP"
-        _, taken = original_location(self.tx.code, self.tx.instrs[inst.target].offset, self.registry)
+        _, taken = original_location(
+            self.tx.code, self.tx.instrs[inst.target].offset, self.registry
+        )
         test = cond if taken_when else f"not {cond}"
         self._emit(f"if {test}: return {self._resume_call(taken)}")
         self.pop()
@@ -188,7 +190,9 @@ class Continuation:
             conversion, has_spec = inst.arg
             spec = self.value(self.pop()) if has_spec else "''"
             value = self.value(self.pop())
-            converted = {0: value, 1: f"str({value})", 2: f"repr({value})", 3: f"ascii({value})"}[conversion]
+            converted = {0: value, 1: f"str({value})", 2: f"repr({value})", 3: f"ascii({value})"}[
+                conversion
+            ]
             self._emit_eager(f"__tc_r = format({converted}, {spec})")
         elif op == "UNPACK_SEQUENCE":
             names = [f"__tc_u{i}" for i in range(inst.arg)]
@@ -236,8 +240,10 @@ class Continuation:
 
 
 def _is_literal(text: str) -> bool:
-    return text in ("None", "True", "False") or text.lstrip("-").replace(".", "", 1).isdigit() or (
-        text[:1] in "'\"" and text[-1:] == text[:1]
+    return (
+        text in ("None", "True", "False")
+        or text.lstrip("-").replace(".", "", 1).isdigit()
+        or (text[:1] in "'\"" and text[-1:] == text[:1])
     )
 
 

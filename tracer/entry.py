@@ -70,7 +70,11 @@ class CompiledFrame:
         eager = self._eager(fn)
         if fn.__code__.co_flags & _GENERATOR_FLAGS:
             if self.fullgraph:
-                raise Unsupported(_frame_record(fn, "generator", f"{fn.__qualname__} is a generator or coroutine function"))
+                raise Unsupported(
+                    _frame_record(
+                        fn, "generator", f"{fn.__qualname__} is a generator or coroutine function"
+                    )
+                )
             return fn(*args, **kwargs)
         if not config.trace_numpy or self.exhausted or FROZEN.active:
             return eager(cells, *args, **kwargs) if self.closure_param else eager(*args, **kwargs)
@@ -91,20 +95,30 @@ class CompiledFrame:
         """How the frame runs when skipped: its code, with callees routed to their caches."""
         if self.closure_param:
             code, globals_, name = fn.__code__, fn.__globals__, fn.__name__
-            return lambda cells, *a, **k: self.router.run_eagerly(types.FunctionType(code, globals_, name, None, cells), a, k)
+            return lambda cells, *a, **k: self.router.run_eagerly(
+                types.FunctionType(code, globals_, name, None, cells), a, k
+            )
         return lambda *a, **k: self.router.run_eagerly(fn, a, k)
 
     def _scope(self, fn, args, kwargs, cells) -> dict:
         bound = inspect.signature(fn).bind(*args, **kwargs)
         bound.apply_defaults()
         scope = dict(bound.arguments)
-        scope.update({GLOBALS: fn.__globals__, CLOSURE: (cells if self.closure_param else fn.__closure__) or ()})
+        scope.update(
+            {
+                GLOBALS: fn.__globals__,
+                CLOSURE: (cells if self.closure_param else fn.__closure__) or (),
+            }
+        )
         return scope
 
     def _note_recompile(self, scope: dict) -> None:
         reasons = []
         for entry in self.entries:
-            reason = first_failure(entry.guards, scope) or "(the guards hold now; the entry was added meanwhile)"
+            reason = (
+                first_failure(entry.guards, scope)
+                or "(the guards hold now; the entry was added meanwhile)"
+            )
             reasons.append(f"- {entry.compile_id}: {reason}")
             if config.automatic_dynamic_shapes and self.dynamic is not False:
                 self._mark_dynamic(entry, scope)
@@ -146,12 +160,17 @@ class CompiledFrame:
 
     def _compile(self, fn, args, kwargs, eager) -> Entry:
         rec = report.current()
-        policy = DynamicPolicy(all_dims=self.dynamic is True, marked={} if self.dynamic is False else dict(self.marked_dynamic))
+        policy = DynamicPolicy(
+            all_dims=self.dynamic is True,
+            marked={} if self.dynamic is False else dict(self.marked_dynamic),
+        )
         options = FrameOptions(self.backend, policy, f"[{self.frame_id}/{len(self.entries)}]", self.closure_param,
                                self.make_resume, self.router.call, eager)  # fmt: skip
         event = report.CompileEvent(self.display_name)
         try:
-            entry, record = compile_frame(fn, args, kwargs, options, allow_breaks=not self.fullgraph)
+            entry, record = compile_frame(
+                fn, args, kwargs, options, allow_breaks=not self.fullgraph
+            )
         except GraphBreak as brk:
             event.breaks.append(brk.record)
             rec.counters["graph_breaks"] += 1
@@ -237,11 +256,17 @@ class Router:
         if type(fn) is types.MethodType:
             inner = self.wrapper_for(fn.__func__)
             return fn if inner is fn.__func__ else types.MethodType(inner, fn.__self__)
-        if type(fn) is not types.FunctionType or not is_user_function(fn) or fn.__code__.co_flags & _GENERATOR_FLAGS:
+        if (
+            type(fn) is not types.FunctionType
+            or not is_user_function(fn)
+            or fn.__code__.co_flags & _GENERATOR_FLAGS
+        ):
             return fn
         wrapper = self._wrappers.get(fn)
         if wrapper is None:
-            wrapper = self._wrappers[fn] = compile_function(fn, fullgraph=False, backend=self.backend, dynamic=self.dynamic)
+            wrapper = self._wrappers[fn] = compile_function(
+                fn, fullgraph=False, backend=self.backend, dynamic=self.dynamic
+            )
         return wrapper
 
     def call(self, fn, *args, **kwargs):
@@ -301,7 +326,11 @@ FROZEN = _Frozen()
 
 def _frame_record(fn, kind: str, explanation: str) -> BreakRecord:
     code = fn.__code__
-    return BreakRecord(BREAK_KINDS[kind], explanation, (FrameLoc(code.co_filename, code.co_firstlineno, code.co_name),))
+    return BreakRecord(
+        BREAK_KINDS[kind],
+        explanation,
+        (FrameLoc(code.co_filename, code.co_firstlineno, code.co_name),),
+    )
 
 
 def compile_function(fn, *, fullgraph: bool, backend, dynamic):

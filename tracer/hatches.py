@@ -171,13 +171,13 @@ class CustomOp:
 def custom_op(name: str, fn=None, *, mutates_args=()):
     """Decorator making ``fn`` an opaque op named ``name`` ("lib::op")::
 
-        @tc.custom_op("mylib::square", mutates_args=())
-        def square(x):
-            return np.square(x)
+    @tc.custom_op("mylib::square", mutates_args=())
+    def square(x):
+        return np.square(x)
 
-        @square.register_fake
-        def _(x):
-            return np.empty_like(x)
+    @square.register_fake
+    def _(x):
+        return np.empty_like(x)
     """
     if not isinstance(name, str) or not name:
         raise TypeError(f"tc.custom_op() needs a name like 'mylib::op', not {name!r}")

@@ -116,13 +116,17 @@ class Proxy(np.lib.mixins.NDArrayOperatorsMixin):
                 return lambda *a, **k: self._concretize(f".{name}()")
             raise AttributeError(name)
         mutates = table.classify_method(name) == table.INPLACE
-        return lambda *a, **k: self._runner.op("method", name, (self, *a), k, mutated=self if mutates else None)
+        return lambda *a, **k: self._runner.op(
+            "method", name, (self, *a), k, mutated=self if mutates else None
+        )
 
     # -- leaving the array world is an error ----------------------------------------------------
     def _concretize(self, what: str):
         raise NonstrictTraceError(
             f"tc.nonstrict_trace: {what} of a traced array turns array data into a Python value, "
-            "which nonstrict tracing cannot do" + _user_location() + "\nTry: keep the value as an array "
+            "which nonstrict tracing cannot do"
+            + _user_location()
+            + "\nTry: keep the value as an array "
             "(e.g. np.where instead of if), or call the function without nonstrict_trace (a graph break)."
         )
 
@@ -158,7 +162,9 @@ class NonstrictRunner:
         if isinstance(obj, Proxy):
             return obj._value
         if isinstance(obj, np.ndarray):  # made inside the function: a fresh copy per run
-            return self.state.graph_call("call", np.array, (Const(obj.copy()),), {}, name="constant")
+            return self.state.graph_call(
+                "call", np.array, (Const(obj.copy()),), {}, name="constant"
+            )
         if isinstance(obj, (tuple, list)):
             items = [self.to_value(o) for o in obj]
             return TupleValue(items) if isinstance(obj, tuple) else ListValue(items)

@@ -37,7 +37,9 @@ class ResumeSpec:
 
     @property
     def argnames(self) -> tuple[str, ...]:
-        stack_args = tuple(f"___stack{i}" for i, kind in enumerate(self.stack) if kind != STACK_NULL)
+        stack_args = tuple(
+            f"___stack{i}" for i, kind in enumerate(self.stack) if kind != STACK_NULL
+        )
         return stack_args + self.live_locals
 
     @property

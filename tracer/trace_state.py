@@ -180,7 +180,9 @@ class TraceState:
     def graph_break(self, kind: str, explanation: str, *hints: str) -> GraphBreak:
         """Build (the caller raises) a located graph break, with the error_on_graph_break
         setting in force where it happens (an inlined fullgraph function forces it)."""
-        brk = GraphBreak(BreakRecord(BREAK_KINDS[kind], explanation, self.user_stack(), tuple(hints)))
+        brk = GraphBreak(
+            BreakRecord(BREAK_KINDS[kind], explanation, self.user_stack(), tuple(hints))
+        )
         brk.error_on_graph_break = self.forced_errors > 0 or self.error_on_graph_break[-1]
         return brk
 
@@ -408,7 +410,11 @@ _STDLIB = tuple({sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstd
 def is_user_function(fn: types.FunctionType) -> bool:
     """Functions tcompile inlines: not NumPy's, not tcompile's, not the standard library's."""
     top = (getattr(fn, "__module__", None) or "").partition(".")[0]
-    if top in ("numpy", "tcompile") or top in sys.stdlib_module_names or fn.__code__.co_filename.startswith("<frozen"):
+    if (
+        top in ("numpy", "tcompile")
+        or top in sys.stdlib_module_names
+        or fn.__code__.co_filename.startswith("<frozen")
+    ):
         return False
     path = os.path.abspath(fn.__code__.co_filename)
     if path.startswith(_OWN_DIR):

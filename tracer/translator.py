@@ -69,7 +69,8 @@ _SUPPORTED_CONTEXTS = (contextlib.nullcontext, np.errstate, hatches.error_on_gra
 def _is_user_context(manager: Value) -> bool:
     cls = manager.python_type() if isinstance(manager, UserObject) else None
     return cls is not None and all(
-        isinstance(getattr(cls, name, None), types.FunctionType) for name in ("__enter__", "__exit__")
+        isinstance(getattr(cls, name, None), types.FunctionType)
+        for name in ("__enter__", "__exit__")
     )
 
 
@@ -429,7 +430,11 @@ class Translator(CallMixin):
             entered = Const(None)
             if supported:
                 self.state.enter_context(exit_value)
-                if isinstance(manager, ContextManager) and manager.cls is contextlib.nullcontext and manager.args:
+                if (
+                    isinstance(manager, ContextManager)
+                    and manager.cls is contextlib.nullcontext
+                    and manager.args
+                ):
                     entered = manager.args[0]
             else:
                 entered = self.call(self.get_attr(manager, "__enter__"), [], {})
@@ -438,7 +443,8 @@ class Translator(CallMixin):
             self.push(entered)
             return
         self.state.enter_region(
-            "context_manager", f"with-block of {manager.describe()}: only supported context managers are traced"
+            "context_manager",
+            f"with-block of {manager.describe()}: only supported context managers are traced",
         )
         self.push(_WITH_EXIT)  # the __exit__ that the block's normal exit calls
         self.push(Const(None))
