@@ -43,8 +43,15 @@ def mlp_step(x, steps=3):
 
 def with_print(x):
     y = np.sin(x)
-    print("  (eager) y.sum() =", y.sum())  # a graph break: the frame runs eagerly for now
+    print("  (eager) y.sum() =", y.sum())  # a graph break: compiled before, resumed after
     return y * 2
+
+
+def branchy(x):
+    y = np.cos(x)
+    if y.sum() > 0:  # a branch on an array's value: two continuations
+        return y * 2
+    return y - 1
 
 
 def rule(title: str) -> None:
@@ -61,6 +68,9 @@ def show(fn, *args) -> None:
     else:
         print("Graph (the Python that runs):\n")
         print(entry.graph)
+        if entry.break_record is not None:
+            print("Glue (the graph, then the break run eagerly, then the resume function):\n")
+            print(entry.glue_code)
     print("Guards:")
     for guard in entry.guards:
         print(f"  {guard.describe()}")
@@ -74,6 +84,7 @@ def main() -> None:
     show(layer_norm, x, np.ones(4), np.zeros(4))
     show(mlp_step, x)
     show(with_print, x)
+    show(branchy, x)
 
     rule("Recompiles and automatic dynamic shapes")
     tc.reset()

@@ -178,9 +178,14 @@ class GlueWriter:
         return text
 
     def bind(self, value) -> str:
-        """A name in the glue's namespace for an object (the same name for the same object)."""
+        """A name in the glue's namespace for an object (the same name for the same object),
+        readable where the object has one: ``__tc_print``, ``__tc_resume_at_12``."""
         if id(value) not in self._bound:
-            self._bound[id(value)] = name = f"__tc_c{len(self._bound)}"
+            hint = getattr(value, "glue_name", None) or getattr(value, "__name__", None)
+            if not isinstance(hint, str) or not hint.isidentifier():
+                hint = "c"
+            name = f"__tc_{hint}_{len(self._bound)}" if f"__tc_{hint}" in self.ns or hint == "c" else f"__tc_{hint}"
+            self._bound[id(value)] = name
             self.ns[name] = value
         return self._bound[id(value)]
 

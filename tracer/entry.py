@@ -219,6 +219,7 @@ class ResumeFunction:
         template = types.FunctionType(info.code, f_globals, info.code.co_name, None,
                                       tuple(types.CellType() for _ in info.code.co_freevars) or None)  # fmt: skip
         name = f"{spec.code.co_qualname} (resume at line {info.line})"
+        self.glue_name = f"resume_at_{info.line}"
         self.frame = ResumeFrame(template, fullgraph=False, backend=backend, dynamic=dynamic,
                                  display_name=name, closure_param=True)  # fmt: skip
         self.fast, self.miss = self.frame.fast, self.frame.miss

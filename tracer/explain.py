@@ -64,7 +64,7 @@ def explain(fn, *, backend, dynamic=None):
     """``tc.explain(fn)(*args, **kwargs)`` -> `ExplainOutput` (``fn`` may be a compiled wrapper).
 
     ``backend`` is a backend callable (the facade resolves names)."""
-    from .entry import compile_function
+    from .entry import compile_function, reset_all
 
     target = getattr(fn, "__tc_compiled__", None)
     plain = target.fn if target is not None else fn
@@ -73,6 +73,7 @@ def explain(fn, *, backend, dynamic=None):
 
     @functools.wraps(plain)
     def run(*args, **kwargs):
+        reset_all()  # as torch._dynamo.explain: every frame this call reaches compiles anew
         compiled = compile_function(plain, fullgraph=False, backend=backend, dynamic=dynamic)
         collector = _Collector()
         rec = report.current()
