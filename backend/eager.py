@@ -1,11 +1,14 @@
-"""The eager backend: the graph's printed Python text, compiled and run as is."""
+"""The eager backend: the graph's printed Python text, compiled and run as is.
+
+The text is compiled with each statement's line number set to the user's line it came from,
+under the user's file name, so an error raised inside a graph (a shape mismatch, a
+``FloatingPointError`` under ``np.errstate(all="raise")``) shows the user's code in its
+traceback.
+"""
 
 from __future__ import annotations
 
-import itertools
-import linecache
-
-_ids = itertools.count()
+import ast
 
 
 def eager_backend(graph, example_inputs):
@@ -13,9 +16,50 @@ def eager_backend(graph, example_inputs):
     del example_inputs
     namespace: dict = {}
     source = graph.python_code(namespace)
-    filename = f"<tcompile graph {graph.name} #{next(_ids)}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own generated code
+    filename, lines = _user_lines(graph)
+    tree = ast.parse(source)
+    if filename is not None:
+        _renumber(tree, lines)
+    exec(compile(tree, filename or f"<tcompile graph {graph.name}>", "exec"), namespace)  # noqa: S102
     forward = namespace[graph.name]
     forward.source = source
     return forward
+
+
+def _user_lines(graph) -> tuple[str | None, list[int | None]]:
+    """The user's file, and per printed statement the closest line of that file."""
+    nodes = [n for n in graph.nodes if n.op != "input"]
+    roots = [n.stack[0].filename for n in nodes if n.stack]
+    if not roots:
+        return None, []
+    filename = roots[0]
+    lines = []
+    for node in nodes:
+        same_file = [loc.lineno for loc in node.stack if loc.filename == filename]
+        lines.append(same_file[-1] if same_file else None)
+    return filename, lines
+
+
+def _renumber(tree: ast.Module, lines: list[int | None]) -> None:
+    fn = tree.body[0]
+    statements = [s for s in _flatten(fn.body)]
+    known = [line for line in lines if line]
+    first = min(known) if known else 1
+    fn.lineno = fn.end_lineno = first
+    for node in ast.walk(fn):
+        if hasattr(node, "lineno"):
+            node.lineno = node.end_lineno = first
+    for stmt, line in zip(statements, lines + [None] * len(statements)):
+        for node in ast.walk(stmt):
+            if hasattr(node, "lineno") and not isinstance(node, ast.With):
+                node.lineno = node.end_lineno = line or first
+    fn.end_lineno = max(known, default=first)
+
+
+def _flatten(body):
+    """Statements in printing order, entering ``with np.errstate(...)`` blocks."""
+    for stmt in body:
+        if isinstance(stmt, ast.With):
+            yield from _flatten(stmt.body)
+        else:
+            yield stmt
