@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import io
 import itertools
 import math
 import statistics
@@ -55,6 +56,7 @@ import tcompile as tc
 
 TARGET_OVERHEAD_US = 2.0  # median per-call overhead above NumPy
 TARGET_COLD_MS = 5.0  # median cold compile (first call)
+TARGET_PER_BREAK_US = 10.0  # median overhead per graph break (functions with breaks)
 BATCH_BUDGET_NS = 50e6  # a timed batch of a slow variant stops at about 50 ms
 NOISY = 0.25  # flag a row whose numpy or tcompile batches vary by more than 25%
 
@@ -151,6 +153,99 @@ def make_cases() -> list[Case]:
     ]
 
 
+# -- functions with graph breaks (the second table) ------------------------------------------
+#
+# Each has a break-free reference: the same NumPy ops without the breaking instruction. The
+# print goes to SINK, which keeps the break (print is I/O for both tools) without terminal
+# noise; the timing helper empties SINK between batches so that it does not grow.
+
+SINK = io.StringIO()
+
+
+def clear_sink() -> None:
+    SINK.seek(0)
+    SINK.truncate(0)
+
+
+def print_break(x, y):
+    a = np.sin(x) * 2 + y
+    print("step", file=SINK)
+    return np.tanh(a) * 0.5 - 1
+
+
+def print_break_ref(x, y):
+    a = np.sin(x) * 2 + y
+    return np.tanh(a) * 0.5 - 1
+
+
+def branch_break(x):
+    if x.sum() > 0:  # the inputs are chosen so that this branch is taken every call
+        y = x * 2
+    else:
+        y = x * 3
+    return np.tanh(y) * 0.5 + 1
+
+
+def branch_break_ref(x):
+    y = x * 2
+    return np.tanh(y) * 0.5 + 1
+
+
+def two_breaks(x, y):
+    a = np.sin(x) * 2 + y
+    print("step", file=SINK)
+    if a.sum() > 0:
+        b = a * 2
+    else:
+        b = a * 3
+    return np.tanh(b) * 0.5 + 1
+
+
+def two_breaks_ref(x, y):
+    a = np.sin(x) * 2 + y
+    b = a * 2
+    return np.tanh(b) * 0.5 + 1
+
+
+def _scale_shift_print(v):
+    v = v * 0.5
+    print("helper", file=SINK)
+    return v + 1.0
+
+
+def helper_break(x):
+    """The break is in the helper: it bubbles up, and the helper is compiled as its own frame."""
+    return np.tanh(_scale_shift_print(np.sin(x) * 2)) - 1
+
+
+def helper_break_ref(x):
+    return np.tanh(_scale_shift(np.sin(x) * 2)) - 1
+
+
+@dataclass
+class BreakCase:
+    name: str
+    fn: Callable
+    ref: Callable  # the same ops without the breaks
+    args: tuple
+    breaks: int  # graph breaks per call, in the user's code
+
+
+def make_break_cases() -> list[BreakCase]:
+    rng = np.random.default_rng(1)
+
+    def positive():  # x.sum() > 0 and sin(x) * 2 + y > 0: the same branch every call
+        return np.abs(rng.standard_normal(8)) + 2.0
+
+    x, y = positive(), positive()
+    return [
+        BreakCase("print_break", print_break, print_break_ref, (x, y), 1),
+        BreakCase("branch_break", branch_break, branch_break_ref, (x,), 1),
+        BreakCase("two_breaks", two_breaks, two_breaks_ref, (x, y), 2),
+        BreakCase("helper_break", helper_break, helper_break_ref, (x,), 1),
+    ]
+
+
 # -- timing ----------------------------------------------------------------------------------
 
 
@@ -175,23 +270,33 @@ class Timing:
     spread: float  # interquartile range of the batches / median (0.1: batches vary by ~10%)
 
 
-def per_call_us(variants: dict[str, Callable], args: tuple, number: int, repeat: int) -> dict:
+def per_call_us(
+    variants: dict[str, Callable],
+    args: tuple,
+    number: int,
+    repeat: int,
+    between: Callable[[], None] | None = None,
+) -> dict:
     """``{name: Timing}``: batches of each variant interleaved, the order rotated each round.
 
     A batch has ``number`` calls, or fewer for a slow variant (torch.compile here), as many as
     fit in BATCH_BUDGET_NS, so that the batches of all variants stay close together in time.
+    ``between``, if given, runs after every batch, untimed (the break rows empty SINK there).
     """
+    between = between or (lambda: None)
     names = list(variants)
     calls = {}
     for name in names:  # warm-up (caches, lazy imports), which also sizes the batches
         per_call = _batch_ns(variants[name], args, 20) / 20
         calls[name] = max(10, min(number, int(BATCH_BUDGET_NS / max(per_call, 1.0))))
         _batch_ns(variants[name], args, calls[name] // 5)
+        between()
     samples: dict[str, list[float]] = {name: [] for name in names}
     for rnd in range(repeat):
         k = rnd % len(names)
         for name in names[k:] + names[:k]:
             samples[name].append(_batch_ns(variants[name], args, calls[name]) / calls[name] / 1e3)
+            between()
     timings = {}
     for name, us in samples.items():
         q1, _, q3 = statistics.quantiles(us, n=4) if len(us) > 1 else (0, 0, 0)

@@ -76,9 +76,9 @@ class Continuation:
     def value(self, v: Value) -> str:
         """A name holding ``v``, computed now: nothing is rebuilt after the eager instruction."""
         text = self.writer.expr(v)
-        if text.isidentifier() or text.startswith("__tc_o[") or _is_literal(text):
+        if text.isidentifier() or _is_literal(text):
             return text
-        return self.writer.temp(text)
+        return self.writer.temp(text)  # graph outputs too: the glue drops the rest (see write)
 
     def pop(self) -> Value:
         return self.stack.pop()
@@ -90,6 +90,9 @@ class Continuation:
 
     # -- the eager instruction -----------------------------------------------------------------
     def write(self) -> None:
+        # Graph outputs the continuation needs are copied out first; the others are released
+        # before the eager instruction, so the glue keeps no array alive that eager code would not.
+        self._emit("__tc_o = None")
         inst = self.tx.instrs[self.tx.ip]
         op = inst.opname
         if op in _CALLS:
