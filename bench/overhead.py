@@ -2,7 +2,7 @@
 
 Run from the repository root (``make bench`` does the same in ``.venv/3.11``)::
 
-    python bench/overhead.py            # full run, about 20 s (2 CPUs)
+    python bench/overhead.py            # full run, about 30 s (2 CPUs)
     python bench/overhead.py --quick    # fewer repeats, a rough look
     python bench/overhead.py --no-torch # tcompile against NumPy only
 
@@ -35,6 +35,18 @@ runs the same NumPy calls), reports ``tc.counters()`` after the run, and names i
 any function that graph-broke, recompiled or raised (a bug to report); the ``tc.explain``
 output of each such function follows the table. An error in one function does not stop the
 others.
+
+A second table, "graph breaks", times four functions that break on purpose, each next to its
+break-free reference (the same ops without the breaking instruction), all variants of a
+function and its reference interleaved in one set of batches: a ``print(..., file=SINK)`` in
+a pointwise chain, a data-dependent ``if x.sum() > 0`` (the same branch every call), both in
+one function (two breaks), and a print inside a called helper (the break bubbles up; the
+helper runs as its own compiled frame). tcompile resumes after a break (graph so far, the
+breaking instruction eagerly, then a compiled resume function); torch.compile breaks at the
+same places. "per break" is (overhead - the reference's overhead) / breaks. It prints the
+median per break for both tools against the target (tcompile < 10 µs per break), and
+``tc.counters()`` per function: breaks counted on the first call, and no recompile, miss or
+skipped frame (a skipped frame means the break did not resume) during the timed calls.
 """
 
 from __future__ import annotations
@@ -486,6 +498,155 @@ def run(cases: list[Case], torch, args) -> tuple[list[Row], dict, list[Case]]:
     return list(rows.values()), tc.counters(), odd
 
 
+# -- the graph-break rows --------------------------------------------------------------------
+
+
+@dataclass
+class BreakRow(Row):
+    breaks: int = 0  # graph breaks per call in the user's code (0: a break-free reference)
+    tc_per_break: float = math.nan  # (overhead - overhead of the reference) / breaks
+    torch_per_break: float = math.nan
+    first: dict = field(default_factory=dict)  # tc.counters() delta over the first call
+    warm: dict = field(default_factory=dict)  # tc.counters() delta over the timed calls
+
+
+def counters_delta(before: dict, after: dict) -> dict:
+    return {name: after.get(name, 0) - before.get(name, 0) for name in after}
+
+
+def measure_break_case(case: BreakCase, torch, args) -> tuple[BreakRow, BreakRow, bool]:
+    """The function with breaks and its reference, all variants timed interleaved in one
+    ``per_call_us``. Returns both rows and whether tcompile misbehaved (explain it)."""
+    row = BreakRow(case.name, breaks=case.breaks)
+    ref = BreakRow(f"  {case.ref.__name__}", breaks=0)
+    tc.reset()  # counters per case
+    if torch is not None:
+        torch._dynamo.reset()
+    variants: dict[str, Callable] = {}
+    torch_frames: dict[str, int] = {}
+    for r, fn, tag in ((row, case.fn, ""), (ref, case.ref, "ref ")):
+        clear_sink()
+        want = fn(*case.args)
+        variants[tag + "numpy"] = fn
+        before = tc.counters()
+        compiled = tcompile_eager(fn)
+        try:
+            check_result(r, "tcompile", compiled(*case.args), want)  # compiles, resumes too
+            variants[tag + "tcompile"] = compiled
+        except Exception as exc:  # noqa: BLE001 - a tracer bug: note it, time the others
+            note_error(r, "tcompile", exc)
+        r.first = counters_delta(before, tc.counters())
+        if torch is not None:
+            frames_before = torch_frame_count()
+            compiled = torch_eager(torch)(fn)
+            try:
+                check_result(r, "torch", compiled(*case.args), want)
+                variants[tag + "torch"] = compiled
+            except Exception as exc:  # noqa: BLE001
+                note_error(r, "torch", exc)
+            torch_frames[tag] = torch_frame_count() - frames_before
+
+    before = tc.counters()
+    times = per_call_us(variants, case.args, args.number, args.repeat, between=clear_sink)
+    warm = counters_delta(before, tc.counters())
+    clear_sink()
+    no_time = Timing(math.nan, 0.0)
+    for r, tag in ((row, ""), (ref, "ref ")):
+        r.numpy_us = times[tag + "numpy"].us
+        r.tc_us = times.get(tag + "tcompile", no_time).us
+        r.torch_us = times.get(tag + "torch", no_time).us
+        spread = max(times[tag + "numpy"].spread, times.get(tag + "tcompile", no_time).spread)
+        if spread > NOISY:
+            r.notes.append(f"noisy: batches vary {spread:.0%}")
+    row.warm = warm  # the function and its reference together (their batches interleave)
+    row.tc_per_break = (row.tc_overhead - ref.tc_overhead) / case.breaks
+    row.torch_per_break = (row.torch_overhead - ref.torch_overhead) / case.breaks
+
+    odd = "tcompile" not in variants or "ref tcompile" not in variants
+    if row.first.get("frames_skipped") or warm.get("frames_skipped"):
+        n = row.first.get("frames_skipped", 0) + warm.get("frames_skipped", 0)
+        row.notes.append(f"FRAME SKIPPED x{n}: the break did not resume")
+        odd = True
+    if row.first.get("graph_breaks", 0) == 0 and "tcompile" in variants:
+        row.notes.append(f"NO GRAPH BREAK counted on the first call (expected {case.breaks})")
+        odd = True
+    elif row.first.get("graph_breaks", 0) != case.breaks:
+        row.notes.append(f"tc counted {row.first['graph_breaks']} breaks")
+    for name, label in (("graph_breaks", "GRAPH BREAK"), ("frames_skipped", "FRAME SKIPPED")):
+        if ref.first.get(name):
+            ref.notes.append(f"reference {label} x{ref.first[name]}")
+            odd = True
+    for name, label in (("recompiles", "RECOMPILED"), ("cache_misses", "cache misses"),
+                        ("graph_breaks", "GRAPH BREAK"), ("cache_limit_hits", "CACHE LIMIT HIT")):  # fmt: skip
+        if warm.get(name):
+            row.notes.append(f"{label} x{warm[name]} in the warm runs")
+            odd = True
+    if torch is not None:
+        if torch_frames.get("", 0) <= 1 and "torch" in variants:
+            row.notes.append("torch did NOT break")
+        else:
+            row.notes.append(f"torch compiled {torch_frames.get('', 0)} frames")
+        if torch_frames.get("ref ", 0) > 1:
+            ref.notes.append(f"torch compiled {torch_frames['ref ']} frames")
+    return row, ref, odd
+
+
+def run_breaks(cases: list[BreakCase], torch, args) -> tuple[list[BreakRow], list[BreakCase]]:
+    rows, odd = [], []
+    for case in cases:
+        row, ref, bad = measure_break_case(case, torch, args)
+        rows += [row, ref]
+        if bad:
+            odd.append(case)
+    if torch is not None:
+        torch._dynamo.reset()
+    return rows, odd
+
+
+def print_break_table(rows: list[BreakRow], have_torch: bool) -> None:
+    def per_break(value: float, r: BreakRow) -> str:
+        return fmt(value) if r.breaks else ""
+
+    columns = [
+        ("function", lambda r: r.name, False),
+        ("breaks", lambda r: str(r.breaks), False),
+        ("numpy µs", lambda r: fmt(r.numpy_us), False),
+        ("tcompile µs", lambda r: fmt(r.tc_us), False),
+        ("tc overhead µs", lambda r: fmt(r.tc_overhead), False),
+        ("tc per break µs", lambda r: per_break(r.tc_per_break, r), False),
+        ("torch.compile µs", lambda r: fmt(r.torch_us), True),
+        ("torch overhead µs", lambda r: fmt(r.torch_overhead), True),
+        ("torch per break µs", lambda r: per_break(r.torch_per_break, r), True),
+        ("notes", lambda r: "; ".join(r.notes), False),
+    ]
+    render_table(columns, rows, have_torch)
+
+
+def print_break_summary(rows: list[BreakRow], have_torch: bool) -> float:
+    broken = [r for r in rows if r.breaks]
+    tc_per = median_of(broken, "tc_per_break")
+    line = f"\nmedian overhead per break over {len(broken)} functions: tcompile {fmt(tc_per)} µs"
+    if have_torch:
+        t_per = median_of(broken, "torch_per_break")
+        line += f", torch.compile {fmt(t_per)} µs (torch/tcompile {_ratio(t_per, tc_per)})"
+    ok = tc_per < TARGET_PER_BREAK_US
+    print(line + f"; target: tcompile < {TARGET_PER_BREAK_US:g} µs per break -> "
+          f"{'met' if ok else 'NOT MET'}")  # fmt: skip
+    return tc_per
+
+
+def print_break_counters(rows: list[BreakRow]) -> None:
+    first_keys = ("graph_breaks", "frames_compiled", "frames_skipped", "graphs", "recompiles")
+    warm_keys = ("recompiles", "graph_breaks", "frames_skipped", "cache_misses", "cache_hits")
+    print("\ntc.counters() per function with breaks (first call; timed calls, reference included):")
+    for r in rows:
+        if not r.breaks:
+            continue
+        first = ", ".join(f"{k}={r.first.get(k, 0)}" for k in first_keys)
+        warm = ", ".join(f"{k}={r.warm.get(k, 0)}" for k in warm_keys)
+        print(f"  {r.name}: first call {{{first}}}; warm {{{warm}}}")
+
+
 # -- the report ------------------------------------------------------------------------------
 
 
@@ -505,6 +666,12 @@ def print_table(rows: list[Row], have_torch: bool) -> None:
         ("cold torch ms", lambda r: fmt(r.torch_cold_ms), True),
         ("notes", lambda r: "; ".join(r.notes), False),
     ]
+    render_table(columns, rows, have_torch)
+
+
+def render_table(columns: list, rows: list, have_torch: bool) -> None:
+    """Print ``rows`` under ``columns`` (header, cell for a row, is a torch column); the first
+    column is left-aligned, the numbers right-aligned, the last (notes) left-aligned."""
     columns = [c for c in columns if have_torch or not c[2]]
     table = [[header for header, _, _ in columns]]
     table += [[cell(r) for _, cell, _ in columns] for r in rows]
@@ -545,7 +712,7 @@ def _ratio(a: float, b: float) -> str:
     return f"{a / b:.1f}x" if b > 0 else "-"
 
 
-def print_targets(tc_over: float, tc_cold: float) -> None:
+def print_targets(tc_over: float, tc_cold: float, tc_per_break: float) -> None:
     def verdict(ok: bool) -> str:
         return "met" if ok else "NOT MET"
 
@@ -554,6 +721,8 @@ def print_targets(tc_over: float, tc_cold: float) -> None:
           f"{fmt(tc_over)} µs -> {verdict(tc_over <= TARGET_OVERHEAD_US)}")  # fmt: skip
     print(f"  median cold compile < {TARGET_COLD_MS:g} ms: "
           f"{fmt(tc_cold)} ms -> {verdict(tc_cold < TARGET_COLD_MS)}")  # fmt: skip
+    print(f"  median overhead per graph break < {TARGET_PER_BREAK_US:g} µs: "
+          f"{fmt(tc_per_break)} µs -> {verdict(tc_per_break < TARGET_PER_BREAK_US)}")  # fmt: skip
 
 
 def main(argv=None) -> int:
@@ -605,7 +774,23 @@ def main(argv=None) -> int:
         except Exception as exc:  # noqa: BLE001 - the report goes on
             print(f"  raised {type(exc).__name__}: {exc}")
 
-    print_targets(tc_over, tc_cold)
+    print("\ngraph breaks (tcompile resumes after each: the graph so far runs, the breaking")
+    print("instruction runs eagerly, a compiled resume function continues; per break = overhead")
+    print("minus the overhead of the break-free reference on the next row, / breaks):\n")
+    break_rows, break_odd = run_breaks(make_break_cases(), torch, args)
+    print_break_table(break_rows, torch is not None)
+    tc_per_break = print_break_summary(break_rows, torch is not None)
+    print_break_counters(break_rows)
+    for case in break_odd:
+        tc.reset()
+        print(f"\ntc.explain({case.name}):")
+        try:
+            print(tc.explain(case.fn)(*case.args))
+        except Exception as exc:  # noqa: BLE001 - the report goes on
+            print(f"  raised {type(exc).__name__}: {exc}")
+        clear_sink()
+
+    print_targets(tc_over, tc_cold, tc_per_break)
     return 0
 
 

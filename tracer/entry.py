@@ -69,7 +69,7 @@ class CompiledFrame:
         fn = self.function_for(cells)
         eager = self._eager(fn)
         if fn.__code__.co_flags & _GENERATOR_FLAGS:
-            if self.fullgraph:
+            if self.fullgraph or hatches.current_error_on_graph_break():
                 raise Unsupported(
                     _frame_record(
                         fn, "generator", f"{fn.__qualname__} is a generator or coroutine function"
@@ -247,6 +247,10 @@ class Router:
         self._wrappers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     def wrapper_for(self, fn):
+        if type(fn) is types.FunctionType:
+            wrapper = self._wrappers.get(fn)
+            if wrapper is not None:  # the common case, first: a user function seen before
+                return wrapper
         if getattr(fn, "__tc_compiled__", None) is not None or hatches.is_disallowed(fn):
             return fn  # compiled already, or never to be put in a graph
         setting = getattr(fn, "__tc_error_on_graph_break__", None)

@@ -10,6 +10,7 @@ without ever mutating a real input (in-place operations run on copies at trace t
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sys
 import sysconfig
@@ -409,14 +410,15 @@ _STDLIB = tuple({sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstd
 
 def is_user_function(fn: types.FunctionType) -> bool:
     """Functions tcompile inlines: not NumPy's, not tcompile's, not the standard library's."""
-    top = (getattr(fn, "__module__", None) or "").partition(".")[0]
-    if (
-        top in ("numpy", "tcompile")
-        or top in sys.stdlib_module_names
-        or fn.__code__.co_filename.startswith("<frozen")
-    ):
+    return _is_user_code(getattr(fn, "__module__", None) or "", fn.__code__.co_filename)
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_user_code(module: str, filename: str) -> bool:
+    top = module.partition(".")[0]
+    if top in ("numpy", "tcompile") or top in sys.stdlib_module_names or filename.startswith("<frozen"):
         return False
-    path = os.path.abspath(fn.__code__.co_filename)
+    path = os.path.abspath(filename)
     if path.startswith(_OWN_DIR):
         return False  # tcompile's wrappers (disable, error_on_graph_break, compile)
     return not (path.startswith(_STDLIB) and "site-packages" not in path)
