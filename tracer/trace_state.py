@@ -26,9 +26,11 @@ from .graph import Graph, Node, describe_value
 from .guards import Guard
 from .source import AttrSource, GlobalsDictSource, GlobalSource, ItemSource, Source
 from .values import (
+    ArrayMethod,
     ArrayValue,
     BoundMethod,
     Const,
+    ConstMethod,
     ContextManager,
     DictValue,
     ListValue,
@@ -245,6 +247,13 @@ class TraceState:
         if t is slice:
             self.guard(source, "const", obj)
             return Const(obj, source)
+        if t is types.BuiltinMethodType and isinstance(obj.__self__, (np.ndarray, np.generic, list, dict, tuple, str)):
+            # e.g. ``x.reshape`` or ``lst.append`` left on the stack at a break: a new object
+            # each call, so guard what it is bound to instead of its identity.
+            owner = self.wrap(obj.__self__, AttrSource(source, "__self__"))
+            if isinstance(owner, (ArrayValue, ScalarValue)):
+                return ArrayMethod(owner, obj.__name__)
+            return ConstMethod(owner, obj.__name__)
         if (
             t is types.MethodType
             and type(obj.__func__) is types.FunctionType
