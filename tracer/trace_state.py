@@ -24,7 +24,7 @@ from . import hatches, numpy_table
 from .errors import BREAK_KINDS, BreakRecord, FrameLoc, GraphBreak, UserErrorInTrace
 from .graph import Graph, Node, describe_value
 from .guards import Guard
-from .source import AttrSource, GlobalsDictSource, GlobalSource, ItemSource, Source
+from .source import AttrSource, GlobalsDictSource, GlobalSource, ItemSource, LocalSource, Source
 from .values import (
     ArrayMethod,
     ArrayValue,
@@ -278,6 +278,12 @@ class TraceState:
         if compiled is not None:  # a tc.compile wrapper met while tracing: inline what it wraps
             return function_value(compiled.fn, source, wrapper=compiled)
         if t is types.FunctionType and is_user_function(obj):
+            if isinstance(source, LocalSource) and obj.__closure__:
+                # A closure handed over in a local (e.g. to a resume function) is made anew on
+                # each call: guard its code; its cells are guarded where the trace reads them.
+                self.guards.pop()
+                self.guard(source, "type", t)
+                self.guard(AttrSource(source, "__code__"), "id", obj.__code__)
             return function_value(obj, source)
         return Obj(obj, source)
 
