@@ -193,18 +193,19 @@ class CallMixin:
             raise state.graph_break(
                 "graph_break", f"tc.graph_break() was called{': ' + msg if msg else ''}"
             )
-        if fn in CONTEXT_MANAGERS:
+        hashable = _hashable(fn)  # callables like np.poly1d objects are not
+        if any(fn is cm for cm in CONTEXT_MANAGERS):
             return ContextManager(fn, list(args), dict(kwargs))
-        if fn in IO_BUILTINS:
+        if hashable and fn in IO_BUILTINS:
             raise state.graph_break("io_call", f"call to {fn.__name__}()")
-        if fn in DYNAMIC_CODE_BUILTINS:
+        if hashable and fn in DYNAMIC_CODE_BUILTINS:
             raise state.graph_break("dynamic_code", f"call to {fn.__name__}()")
-        handler = BUILTINS.get(fn) if _hashable(fn) else None
+        handler = BUILTINS.get(fn) if hashable else None
         if handler is not None:
             return handler(self, args, kwargs)
-        if fn in _BINARY_OPERATORS and len(args) == 2 and not kwargs:
+        if hashable and fn in _BINARY_OPERATORS and len(args) == 2 and not kwargs:
             return ops.binary_op(state, fn, args[0], args[1], fn.__name__)
-        if fn in _UNARY_OPERATORS and len(args) == 1 and not kwargs:
+        if hashable and fn in _UNARY_OPERATORS and len(args) == 1 and not kwargs:
             return ops.unary_op(state, fn, args[0], _UNARY_OPERATORS[fn])
         if id(fn) in MATH_FUNCTIONS and all(ops.is_const(a) for a in args):
             return ops.fold(fn, *(ops.const_value(a) for a in args))
