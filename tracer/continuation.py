@@ -11,11 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import CodeType
 
+import numpy as np
+
 from . import bytecode_analysis as analysis
+from . import hatches
 from .codegen import Glue
 from .operations import const_value
 from .resume import STACK_CONTEXT, STACK_NULL, STACK_VALUE, ResumeSpec, original_location
-from .values import NULL, UNBOUND, Cell, ContextExit, Value
+from .values import NULL, UNBOUND, Cell, Const, ContextExit, ContextManager, Value
 
 _CALLS = {"CALL", "CALL_KW", "CALL_FUNCTION_EX"}
 _JUMPS = {"POP_JUMP_IF_TRUE": True, "POP_JUMP_IF_FALSE": False}
@@ -80,6 +83,12 @@ class Continuation:
             return text
         return self.writer.temp(text)  # graph outputs too: the glue drops the rest (see write)
 
+    def fresh_manager(self, manager: Value) -> str:
+        """A new context manager like ``manager`` (np.errstate objects cannot be re-entered)."""
+        cls, args, kwargs = manager_arguments(manager)
+        parts = [self.value(a) for a in args] + [f"{k}={self.value(v)}" for k, v in kwargs.items()]
+        return self.writer.temp(f"{self.writer.bind(cls)}({', '.join(parts)})")
+
     def pop(self) -> Value:
         return self.stack.pop()
 
@@ -109,7 +118,7 @@ class Continuation:
 
     def _emit_eager(self, statement: str) -> None:
         """The breaking instruction, inside the supported with-blocks active at the break."""
-        managers = [self.value(exit_value.manager) for exit_value in self.tx.state.contexts]
+        managers = [self.fresh_manager(exit_value.manager) for exit_value in self.tx.state.contexts]
         self._emit(f"with {', '.join(managers)}: {statement}" if managers else statement)
 
     def _call(self, inst) -> None:
@@ -213,7 +222,7 @@ class Continuation:
                 kinds.append(STACK_NULL)
             elif isinstance(v, ContextExit):
                 kinds.append(STACK_CONTEXT)  # the resume function re-enters the with-block
-                args.append(self.value(v.manager))
+                args.append(self.fresh_manager(v.manager))
             else:
                 kinds.append(STACK_VALUE)
                 args.append(self.value(v))
@@ -240,6 +249,19 @@ class Continuation:
         if isinstance(cell, Cell):
             return self.writer.cell(cell)
         return f"__tc_cl[{self.tx.code.co_freevars.index(name)}]"
+
+
+def manager_arguments(manager: Value) -> tuple[type, list, dict]:
+    """(class, args, kwargs) that make a manager like ``manager`` (made in the trace or real)."""
+    if isinstance(manager, ContextManager):
+        return manager.cls, manager.args, manager.kwargs
+    real = manager.value
+    if isinstance(real, np.errstate):
+        names = ("all", "divide", "over", "under", "invalid")
+        return np.errstate, [], {k: Const(getattr(real, f"_{k}")) for k in names if getattr(real, f"_{k}") is not None}
+    if isinstance(real, hatches.error_on_graph_break):
+        return hatches.error_on_graph_break, [Const(real.flag)], {}
+    return type(real), [], {}  # contextlib.nullcontext: its enter_result is not needed again
 
 
 def _is_literal(text: str) -> bool:
