@@ -285,6 +285,11 @@ class TraceState:
                 self.guard(source, "type", t)
                 self.guard(AttrSource(source, "__code__"), "id", obj.__code__)
             return function_value(obj, source)
+        if isinstance(obj, BaseException):
+            # An exception about to be raised, handed to a resume function: made anew each
+            # call. Its type is what matters (raising it ends the trace: the frame runs eagerly).
+            self.guards.pop()
+            self.guard(source, "type", t)
         return Obj(obj, source)
 
     def _wrap_array(self, arr: np.ndarray, source: Source) -> ArrayValue:
