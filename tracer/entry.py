@@ -222,14 +222,18 @@ class ResumeFunction:
         self.glue_name = f"resume_at_{info.line}"
         self.frame = ResumeFrame(template, fullgraph=False, backend=backend, dynamic=dynamic,
                                  display_name=name, closure_param=True)  # fmt: skip
-        self.fast, self.miss = self.frame.fast, self.frame.miss
 
     def __call__(self, cells, *args):
-        for check, run in self.fast:
-            if check(cells, *args):
-                next(report.recorder.hits)
-                return run(cells, *args)
-        return self.miss(args, {}, cells)
+        return call_with_cells(self.frame, cells, *args)
+
+
+def call_with_cells(frame: CompiledFrame, cells, *args, **kwargs):
+    """Call a frame whose code takes its cells as an argument (resume functions, closures)."""
+    for check, run in frame.fast:
+        if check(cells, *args, **kwargs):
+            next(report.recorder.hits)
+            return run(cells, *args, **kwargs)
+    return frame.miss(args, kwargs, cells)
 
 
 class ResumeFrame(CompiledFrame):
@@ -267,11 +271,18 @@ class Router:
             or fn.__code__.co_flags & _GENERATOR_FLAGS
         ):
             return fn
-        wrapper = self._wrappers.get(fn)
-        if wrapper is None:
-            wrapper = self._wrappers[fn] = compile_function(
-                fn, fullgraph=False, backend=self.backend, dynamic=self.dynamic
-            )
+        if fn.__closure__ and not fn.__defaults__ and not fn.__kwdefaults__:
+            # A closure is made anew each time its enclosing function runs: share one frame
+            # (and its cache) per code object, and pass each closure's cells in.
+            key = (fn.__code__, id(fn.__globals__), id(self.backend), self.dynamic)
+            frame = _CLOSURE_FRAMES.get(key)
+            if frame is None:
+                frame = _CLOSURE_FRAMES[key] = ResumeFrame(fn, fullgraph=False, backend=self.backend,
+                                                           dynamic=self.dynamic, closure_param=True)  # fmt: skip
+            wrapper = functools.partial(call_with_cells, frame, fn.__closure__)
+        else:
+            wrapper = compile_function(fn, fullgraph=False, backend=self.backend, dynamic=self.dynamic)
+        self._wrappers[fn] = wrapper
         return wrapper
 
     def call(self, fn, *args, **kwargs):
@@ -361,9 +372,11 @@ def compile_function(fn, *, fullgraph: bool, backend, dynamic):
 
 _ALL: weakref.WeakSet[CompiledFrame] = weakref.WeakSet()
 _RESUMES: dict = {}
+_CLOSURE_FRAMES: dict = {}
 
 
 def reset_all() -> None:
     for frame in list(_ALL):
         frame.reset()
     _RESUMES.clear()
+    _CLOSURE_FRAMES.clear()
