@@ -81,14 +81,15 @@ class NormalizedCode:
     index_of_offset: dict[int, int]
 
 
-_cache: dict[CodeType, NormalizedCode] = {}
+_cache: dict[int, NormalizedCode] = {}
 
 
 def normalize(code: CodeType) -> NormalizedCode:
-    """Return the normalised instructions of ``code`` (memoised per code object)."""
-    cached = _cache.get(code)
-    if cached is None:
-        cached = _cache[code] = _normalize(code)
+    """Return the normalised instructions of ``code`` (memoised per code object: by identity,
+    since equal bytecode from two files compares equal but has other lines)."""
+    cached = _cache.get(id(code))
+    if cached is None or cached.code is not code:
+        cached = _cache[id(code)] = _normalize(code)
     return cached
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import dis
 import threading
 import types
-from functools import cache
 
 from bytecode import Bytecode, Instr
 
@@ -92,8 +91,19 @@ def _plain_method_load(ins: Instr) -> list[Instr] | None:
     return [attr, Instr("PUSH_NULL", location=loc), Instr("SWAP", 2, location=loc)]
 
 
-@cache
+_routed: dict[int, tuple] = {}
+
+
 def routed_code(code: types.CodeType) -> types.CodeType:
+    """The routed copy of ``code``, memoised by identity (equal bytecode from another file
+    compares equal but must keep its own file name and lines)."""
+    cached = _routed.get(id(code))
+    if cached is None or cached[0] is not code:
+        cached = _routed[id(code)] = (code, _rewrite(code))
+    return cached[1]
+
+
+def _rewrite(code: types.CodeType) -> types.CodeType:
     bc = Bytecode.from_code(code)
     out: list = []
     pending: list = []  # KW_NAMES / PRECALL waiting for their CALL

@@ -28,12 +28,24 @@ STACK_VALUE = "value"
 STACK_CONTEXT = "context"  # an active with-block's __exit__: re-entered from a passed manager
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ResumeSpec:
+    """Where and how a frame continues. Two code objects with the same bytecode compare
+    equal in Python even from different files, so specs compare by the code's identity."""
+
     code: CodeType  # the original code object
     offset: int  # original offset where execution continues
     stack: tuple[str, ...]  # one of STACK_* per stack slot, bottom first
     live_locals: tuple[str, ...]
+
+    def key(self) -> tuple:
+        return (id(self.code), self.offset, self.stack, self.live_locals)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, ResumeSpec) and self.key() == other.key()
+
+    def __hash__(self) -> int:
+        return hash(self.key())
 
     @property
     def argnames(self) -> tuple[str, ...]:
@@ -56,7 +68,7 @@ class ResumeCode:
 
 
 _PREFIX_OPS = {"MAKE_CELL", "COPY_FREE_VARS", "RESUME"}
-RESUME_CODES: dict[CodeType, ResumeCode] = {}  # resume code -> how it was made
+RESUME_CODES: dict[int, ResumeCode] = {}  # id(resume code) -> how it was made (keeps it alive)
 
 
 @cache
@@ -115,13 +127,13 @@ def resume_code(spec: ResumeSpec) -> ResumeCode:
     made = [i for i in dis.get_instructions(code) if i.opname != "EXTENDED_ARG"]
     ours = [i for i in new if isinstance(i, Instr)]
     offsets = {m.offset: origin[id(o)] for m, o in zip(made, ours) if id(o) in origin}
-    info = RESUME_CODES[code] = ResumeCode(spec, code, offsets, line or original.co_firstlineno)
+    info = RESUME_CODES[id(code)] = ResumeCode(spec, code, offsets, line or original.co_firstlineno)
     return info
 
 
 def original_location(code: CodeType, offset: int, registry: dict) -> tuple[CodeType, int]:
     """Map (resume code, offset) back to (original code, offset); identity otherwise."""
-    info = registry.get(code)
-    if info is None:
+    info = registry.get(id(code))
+    if info is None or info.code is not code:
         return code, offset
     return info.spec.code, info.original_offset.get(offset, -1)  # -1: in the prologue
