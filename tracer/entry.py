@@ -271,15 +271,15 @@ class Router:
             or fn.__code__.co_flags & _GENERATOR_FLAGS
         ):
             return fn
-        if fn.__closure__ and not fn.__defaults__ and not fn.__kwdefaults__:
-            # A closure is made anew each time its enclosing function runs: share one frame
-            # (and its cache) per code object, and pass each closure's cells in.
+        if not fn.__defaults__ and not fn.__kwdefaults__:
+            # Nested functions and lambdas are made anew each time their enclosing function
+            # runs: share one frame (and its cache) per code object, passing each one's cells.
             key = (fn.__code__, id(fn.__globals__), id(self.backend), self.dynamic)
             frame = _CLOSURE_FRAMES.get(key)
             if frame is None:
                 frame = _CLOSURE_FRAMES[key] = ResumeFrame(fn, fullgraph=False, backend=self.backend,
                                                            dynamic=self.dynamic, closure_param=True)  # fmt: skip
-            wrapper = functools.partial(call_with_cells, frame, fn.__closure__)
+            wrapper = functools.partial(call_with_cells, frame, fn.__closure__ or ())
         else:
             wrapper = compile_function(fn, fullgraph=False, backend=self.backend, dynamic=self.dynamic)
         self._wrappers[fn] = wrapper

@@ -278,9 +278,10 @@ class TraceState:
         if compiled is not None:  # a tc.compile wrapper met while tracing: inline what it wraps
             return function_value(compiled.fn, source, wrapper=compiled)
         if t is types.FunctionType and is_user_function(obj):
-            if isinstance(source, LocalSource) and obj.__closure__:
-                # A closure handed over in a local (e.g. to a resume function) is made anew on
-                # each call: guard its code; its cells are guarded where the trace reads them.
+            if isinstance(source, LocalSource):
+                # A function handed over in a local (e.g. a lambda passed to a resume function)
+                # may be made anew on each call: guard its code; defaults and cells are
+                # guarded where the trace reads them.
                 self.guards.pop()
                 self.guard(source, "type", t)
                 self.guard(AttrSource(source, "__code__"), "id", obj.__code__)
