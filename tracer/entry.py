@@ -3,7 +3,7 @@
 A `CompiledFrame` owns one code object's cache: a list of ``(check, run)`` pairs that the
 hot path walks, and everything a miss needs (recompile reasons, automatic dynamic shapes, the
 cache limit, tracing). ``tc.compile`` wraps a user function in one; a graph break's glue calls
-a `ResumeFunction`, whose frame gets the cells as an extra first argument; `Router` sends
+a resume function (`resume_function`), whose frame gets the cells as a first argument; `Router` sends
 user functions called eagerly from glue or skipped frames through frames of their own.
 """
 
@@ -210,21 +210,18 @@ class CompiledFrame:
         return entry
 
 
-class ResumeFunction:
-    """The continuation of a frame after a break: called by glue with the frame's cells."""
-
-    def __init__(self, spec: ResumeSpec, f_globals: dict, backend, dynamic):
-        info = resume_code(spec)
-        self.code = info.code
-        template = types.FunctionType(info.code, f_globals, info.code.co_name, None,
-                                      tuple(types.CellType() for _ in info.code.co_freevars) or None)  # fmt: skip
-        name = f"{spec.code.co_qualname} (resume at line {info.line})"
-        self.glue_name = f"resume_at_{info.line}"
-        self.frame = ResumeFrame(template, fullgraph=False, backend=backend, dynamic=dynamic,
-                                 display_name=name, closure_param=True)  # fmt: skip
-
-    def __call__(self, cells, *args):
-        return call_with_cells(self.frame, cells, *args)
+def resume_function(spec: ResumeSpec, f_globals: dict, backend, dynamic):
+    """The continuation of a frame after a break, called by glue as ``f(cells, *values)``."""
+    info = resume_code(spec)
+    template = types.FunctionType(info.code, f_globals, info.code.co_name, None,
+                                  tuple(types.CellType() for _ in info.code.co_freevars) or None)  # fmt: skip
+    name = f"{spec.code.co_qualname} (resume at line {info.line})"
+    frame = ResumeFrame(template, fullgraph=False, backend=backend, dynamic=dynamic,
+                        display_name=name, closure_param=True)  # fmt: skip
+    resume = functools.partial(call_with_cells, frame)
+    resume.glue_name = f"resume_at_{info.line}"  # its name in printed glue
+    resume.frame = frame
+    return resume
 
 
 def call_with_cells(frame: CompiledFrame, cells, *args, **kwargs):
@@ -251,10 +248,13 @@ class Router:
         self._wrappers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     def wrapper_for(self, fn):
-        if type(fn) is types.FunctionType:
+        kind = type(fn)
+        if kind is types.FunctionType:
             wrapper = self._wrappers.get(fn)
             if wrapper is not None:  # the common case, first: a user function seen before
                 return wrapper
+        elif kind is types.BuiltinFunctionType:
+            return fn  # print, len, NumPy's C functions: nothing to compile
         if getattr(fn, "__tc_compiled__", None) is not None or hatches.is_disallowed(fn):
             return fn  # compiled already, or never to be put in a graph
         setting = getattr(fn, "__tc_error_on_graph_break__", None)
@@ -271,7 +271,7 @@ class Router:
             or fn.__code__.co_flags & _GENERATOR_FLAGS
         ):
             return fn
-        if not fn.__defaults__ and not fn.__kwdefaults__:
+        if "<locals>" in fn.__qualname__ and not fn.__defaults__ and not fn.__kwdefaults__:
             # Nested functions and lambdas are made anew each time their enclosing function
             # runs: share one frame (and its cache) per code object, passing each one's cells.
             key = (fn.__code__, id(fn.__globals__), id(self.backend), self.dynamic)
@@ -304,7 +304,7 @@ class Router:
         key = (spec, id(f_globals), id(self.backend), self.dynamic)
         resume = _RESUMES.get(key)
         if resume is None:
-            resume = _RESUMES[key] = ResumeFunction(spec, f_globals, self.backend, self.dynamic)
+            resume = _RESUMES[key] = resume_function(spec, f_globals, self.backend, self.dynamic)
         return resume
 
 
