@@ -184,7 +184,11 @@ class GlueWriter:
             hint = getattr(value, "glue_name", None) or getattr(value, "__name__", None)
             if not isinstance(hint, str) or not hint.isidentifier():
                 hint = "c"
-            name = f"__tc_{hint}_{len(self._bound)}" if f"__tc_{hint}" in self.ns or hint == "c" else f"__tc_{hint}"
+            name = (
+                f"__tc_{hint}_{len(self._bound)}"
+                if f"__tc_{hint}" in self.ns or hint == "c"
+                else f"__tc_{hint}"
+            )
             self._bound[id(value)] = name
             self.ns[name] = value
         return self._bound[id(value)]

@@ -18,6 +18,7 @@ from . import hatches
 from .codegen import Glue
 from .operations import const_value
 from .resume import STACK_CONTEXT, STACK_NULL, STACK_VALUE, ResumeSpec, original_location
+from .trace_state import errstate_settings
 from .values import NULL, UNBOUND, Cell, Const, ContextExit, ContextManager, Value
 
 _CALLS = {"CALL", "CALL_KW", "CALL_FUNCTION_EX"}
@@ -257,8 +258,7 @@ def manager_arguments(manager: Value) -> tuple[type, list, dict]:
         return manager.cls, manager.args, manager.kwargs
     real = manager.value
     if isinstance(real, np.errstate):
-        names = ("all", "divide", "over", "under", "invalid")
-        return np.errstate, [], {k: Const(getattr(real, f"_{k}")) for k in names if getattr(real, f"_{k}") is not None}
+        return np.errstate, [], {k: Const(v) for k, v in errstate_settings(manager).items()}
     if isinstance(real, hatches.error_on_graph_break):
         return hatches.error_on_graph_break, [Const(real.flag)], {}
     return type(real), [], {}  # contextlib.nullcontext: its enter_result is not needed again

@@ -281,7 +281,9 @@ class Router:
                                                            dynamic=self.dynamic, closure_param=True)  # fmt: skip
             wrapper = functools.partial(call_with_cells, frame, fn.__closure__ or ())
         else:
-            wrapper = compile_function(fn, fullgraph=False, backend=self.backend, dynamic=self.dynamic)
+            wrapper = compile_function(
+                fn, fullgraph=False, backend=self.backend, dynamic=self.dynamic
+            )
         self._wrappers[fn] = wrapper
         return wrapper
 

@@ -201,7 +201,7 @@ class TraceState:
         settings: dict = {}
         for exit_value in self.contexts:
             if exit_value.manager.python_type() is np.errstate:
-                settings.update(_errstate_settings(exit_value.manager))
+                settings.update(errstate_settings(exit_value.manager))
         return tuple(sorted(settings.items()))
 
     def exit_context(self, exit_value) -> None:
@@ -247,7 +247,9 @@ class TraceState:
         if t is slice:
             self.guard(source, "const", obj)
             return Const(obj, source)
-        if t is types.BuiltinMethodType and isinstance(obj.__self__, (np.ndarray, np.generic, list, dict, tuple, str)):
+        if t is types.BuiltinMethodType and isinstance(
+            obj.__self__, (np.ndarray, np.generic, list, dict, tuple, str)
+        ):
             # e.g. ``x.reshape`` or ``lst.append`` left on the stack at a break: a new object
             # each call, so guard what it is bound to instead of its identity.
             owner = self.wrap(obj.__self__, AttrSource(source, "__self__"))
@@ -389,7 +391,7 @@ class TraceState:
         )
 
 
-def _errstate_settings(manager: Value) -> dict:
+def errstate_settings(manager: Value) -> dict:
     """The keyword arguments of an np.errstate made in the trace, or of a real one."""
     if isinstance(manager, ContextManager):
         return {k: v.value for k, v in manager.kwargs.items() if k != "call"}
@@ -437,7 +439,11 @@ def is_user_function(fn: types.FunctionType) -> bool:
 @functools.lru_cache(maxsize=4096)
 def _is_user_code(module: str, filename: str) -> bool:
     top = module.partition(".")[0]
-    if top in ("numpy", "tcompile") or top in sys.stdlib_module_names or filename.startswith("<frozen"):
+    if (
+        top in ("numpy", "tcompile")
+        or top in sys.stdlib_module_names
+        or filename.startswith("<frozen")
+    ):
         return False
     path = os.path.abspath(filename)
     if path.startswith(_OWN_DIR):
