@@ -20,7 +20,6 @@ from .values import (
     ArrayMethod,
     ArrayValue,
     BoundMethod,
-    Cell,
     Const,
     ConstMethod,
     DictValue,
@@ -605,7 +604,3 @@ def iterate(state: TraceState, v: Value) -> list[Value]:
     if isinstance(v, Const) and isinstance(v.value, (range, str, bytes, tuple, frozenset)):
         return [const_to_value(i) for i in v.value]
     raise state.graph_break("unsupported_object", f"iterating over {v.describe()}")
-
-
-def make_cell(contents: Value | None = None) -> Cell:
-    return Cell(contents)

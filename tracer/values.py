@@ -304,11 +304,3 @@ class UnboundValue(Value):
 
 NULL = NullValue()
 UNBOUND = UnboundValue()
-
-
-def is_graph_value(v: Value) -> bool:
-    return isinstance(v, (ArrayValue, ScalarValue, SymInt))
-
-
-def is_known_const(v: Value) -> bool:
-    return isinstance(v, Const)
