@@ -725,6 +725,17 @@ def print_targets(tc_over: float, tc_cold: float, tc_per_break: float) -> None:
           f"{fmt(tc_per_break)} µs -> {verdict(tc_per_break < TARGET_PER_BREAK_US)}")  # fmt: skip
 
 
+def explain_cases(cases) -> None:
+    """Print tc.explain for each flagged case (a break, recompile or skip where none belongs)."""
+    for case in cases:
+        tc.reset()
+        print(f"\ntc.explain({case.name}):")
+        try:
+            print(tc.explain(case.fn)(*case.args))
+        except Exception as exc:  # noqa: BLE001 - the report goes on
+            print(f"  raised {type(exc).__name__}: {exc}")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats (a rough look)")
@@ -766,13 +777,7 @@ def main(argv=None) -> int:
     print(f"\ntc.counters() after the warm runs: {counters}")
     if counters.get("graph_breaks") or counters.get("recompiles"):
         print("WARNING: graph breaks / recompiles above are tcompile bugs to report (expected 0)")
-    for case in odd:
-        tc.reset()
-        print(f"\ntc.explain({case.name}):")
-        try:
-            print(tc.explain(case.fn)(*case.args))
-        except Exception as exc:  # noqa: BLE001 - the report goes on
-            print(f"  raised {type(exc).__name__}: {exc}")
+    explain_cases(odd)
 
     print("\ngraph breaks (tcompile resumes after each: the graph so far runs, the breaking")
     print("instruction runs eagerly, a compiled resume function continues; per break = overhead")
@@ -781,14 +786,8 @@ def main(argv=None) -> int:
     print_break_table(break_rows, torch is not None)
     tc_per_break = print_break_summary(break_rows, torch is not None)
     print_break_counters(break_rows)
-    for case in break_odd:
-        tc.reset()
-        print(f"\ntc.explain({case.name}):")
-        try:
-            print(tc.explain(case.fn)(*case.args))
-        except Exception as exc:  # noqa: BLE001 - the report goes on
-            print(f"  raised {type(exc).__name__}: {exc}")
-        clear_sink()
+    explain_cases(break_odd)
+    clear_sink()
 
     print_targets(tc_over, tc_cold, tc_per_break)
     return 0

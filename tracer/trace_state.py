@@ -112,13 +112,9 @@ class TraceState:
     def in_region(self, brk: GraphBreak) -> GraphBreak:
         """A break met inside such a region is reported at its own line, as the region's kind."""
         region = self.region_break
-        if region is None or brk.record.kind is region.kind:
+        if region is None:
             return brk
-        record = BreakRecord(region.kind, f"{brk.record.explanation} ({region.explanation})",
-                             brk.record.stack, brk.record.hints)  # fmt: skip
-        new = GraphBreak(record)
-        new.error_on_graph_break = getattr(brk, "error_on_graph_break", False)
-        return new
+        return self.blocked_by(brk, region.kind.id, region.explanation)
 
     def user_stack(self) -> tuple[FrameLoc, ...]:
         return self.tx.user_stack() if self.tx is not None else ()
