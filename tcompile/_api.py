@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import types
 
 from tcompile.backend import lookup_backend
@@ -11,13 +12,82 @@ from tcompile.tracer import explain as _explain
 # Code compiled outside a tc.compile call (tc.disable(recursive=False) callees) uses "auto".
 entry.DEFAULT_BACKEND = lookup_backend("auto")
 
+_LRU_CACHE_WRAPPER = type(functools.lru_cache(lambda: None))
+_ACCEPTED = (
+    "a Python function (def or lambda), or a bound method, classmethod, staticmethod, "
+    "functools.partial, lru_cache wrapper or callable object built on one"
+)
+
+
+def _resolve(fn, api: str):
+    """Split ``fn`` into the Python function to compile and ``rebuild(compiled)``, which wraps
+    the compiled function the way ``fn`` wraps that function (binds ``self``, re-applies a
+    partial's arguments, ...). The one place that says what tc.compile and tc.explain accept.
+
+    E.g. ``functools.partial(obj.method, 2)`` gives ``C.method`` and a ``rebuild`` returning
+    ``functools.partial(types.MethodType(compiled, obj), 2)``.
+    """
+    if isinstance(fn, types.FunctionType):  # compiled wrappers and tc.disable'd ones too
+        return fn, lambda compiled: compiled
+    inner, wrap = _unwrap_one(fn, api)
+    target, rebuild = _resolve(inner, api)
+    return target, lambda compiled: wrap(rebuild(compiled))
+
+
+def _unwrap_one(fn, api: str):
+    """The callable that ``fn`` wraps, and how to wrap its compiled version the same way."""
+    if isinstance(fn, types.MethodType):  # obj.method, and Cls.a_classmethod (self is Cls)
+        return fn.__func__, lambda f: types.MethodType(f, fn.__self__)
+    if isinstance(fn, (classmethod, staticmethod)):  # tc.compile above @classmethod in a class
+        return fn.__func__, type(fn)
+    if isinstance(fn, functools.partial):
+        return fn.func, lambda f: functools.partial(f, *fn.args, **fn.keywords)
+    if isinstance(fn, _LRU_CACHE_WRAPPER):
+        return fn.__wrapped__, functools.partial(_lru_cache, **fn.cache_parameters())
+    call = None if isinstance(fn, type) else _class_attribute(type(fn), "__call__")
+    if isinstance(call, types.FunctionType):  # an instance of a class with a Python __call__
+        return call, lambda f: types.MethodType(f, fn)
+    if isinstance(fn, type):
+        hint = "; to compile a class, compile its methods or a function that uses it"
+    elif callable(fn):
+        hint = "; it has no Python bytecode to trace: call it from a compiled function instead"
+    else:
+        hint = ""
+    raise TypeError(
+        f"{api}() needs a function to compile, and {fn!r} ({type(fn).__name__}) is not one: "
+        f"it needs {_ACCEPTED}{hint}"
+    )
+
+
+def _lru_cache(compiled, **parameters):
+    """A new ``functools.lru_cache(**parameters)`` around ``compiled`` (not the original's)."""
+    cached = functools.lru_cache(**parameters)(compiled)
+    # update_wrapper copied __tc_compiled__: calls must go through the cache, not the frame.
+    vars(cached).pop("__tc_compiled__", None)
+    return cached
+
+
+def _class_attribute(cls: type, name: str):
+    """``name`` as defined in ``cls`` or a base class; unlike getattr, never the metaclass's."""
+    return next((vars(k)[name] for k in cls.__mro__ if name in vars(k)), None)
+
 
 def compile(fn=None, *, fullgraph: bool = False, backend="auto", dynamic=None):
-    """Compile ``fn`` (decorator, with or without arguments).
+    """Compile ``fn`` (decorator, with or without arguments)::
+
+        @tc.compile(fullgraph=True)
+        def f(x):
+            return np.sin(x) + 1
 
     ``fullgraph=True``: one graph or `tc.Unsupported` at the first graph break.
     ``backend``: "eager", "auto", or a callable ``(graph, example_inputs) -> callable``.
     ``dynamic``: None (automatic dynamic shapes), True (all dims symbolic), False (never).
+
+    ``fn`` may also be a bound method (``tc.compile(obj.method)`` calls it with ``obj``), a
+    ``classmethod`` or ``staticmethod`` (``@tc.compile`` above ``@classmethod``), a
+    ``functools.partial``, a callable object (its class's ``__call__`` is compiled, bound to
+    it), or a ``functools.lru_cache`` wrapper: the compiled function gets an ``lru_cache`` of
+    its own, with the same parameters, not the original's cache. Anything else is a TypeError.
     """
     if not isinstance(fullgraph, bool):
         raise TypeError(f"tc.compile(fullgraph=...) must be True or False, not {fullgraph!r}")
@@ -26,12 +96,11 @@ def compile(fn=None, *, fullgraph: bool = False, backend="auto", dynamic=None):
     backend_fn = lookup_backend(backend)
 
     def decorate(f):
-        if not isinstance(f, types.FunctionType) and not hasattr(f, "__tc_compiled__"):
-            raise TypeError(
-                f"tc.compile() needs a Python function, not {type(f).__name__} ({f!r}); "
-                "to compile a method, decorate the function in the class body"
-            )
-        return entry.compile_function(f, fullgraph=fullgraph, backend=backend_fn, dynamic=dynamic)
+        target, rebuild = _resolve(f, "tc.compile")
+        compiled = entry.compile_function(
+            target, fullgraph=fullgraph, backend=backend_fn, dynamic=dynamic
+        )
+        return rebuild(compiled)
 
     if fn is None:
         return decorate
@@ -39,10 +108,15 @@ def compile(fn=None, *, fullgraph: bool = False, backend="auto", dynamic=None):
 
 
 def explain(fn, *, backend="eager", dynamic=None):
-    """``tc.explain(fn)(*args)``: compile ``fn`` on that call and return an ``ExplainOutput``."""
-    if not callable(fn):
-        raise TypeError(f"tc.explain() needs a function, not {type(fn).__name__}")
-    return _explain.explain(fn, backend=lookup_backend(backend), dynamic=dynamic)
+    """Compile ``fn`` on one call and report it: ``print(tc.explain(f)(np.ones(3)))``.
+
+    ``fn`` is anything `compile` accepts, ``tc.explain(obj.method)(x)`` passes ``obj`` as
+    ``self``; the result is an ``ExplainOutput`` (graphs, breaks, guards, ``.result``).
+    """
+    # Exactly what tc.compile accepts: explain(np.sin) fails as tc.compile(np.sin) does, rather
+    # than report zero graphs for a callable that could never be compiled.
+    target, rebuild = _resolve(fn, "tc.explain")
+    return _explain.explain(target, rebuild, backend=lookup_backend(backend), dynamic=dynamic)
 
 
 def reset() -> None:

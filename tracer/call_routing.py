@@ -20,6 +20,8 @@ import types
 
 from bytecode import Bytecode, Instr
 
+from .resume import assemble
+
 _tls = threading.local()
 
 
@@ -104,7 +106,7 @@ def routed_code(code: types.CodeType) -> types.CodeType:
 
 
 def _rewrite(code: types.CodeType) -> types.CodeType:
-    bc = Bytecode.from_code(code)
+    bc = Bytecode.from_code(code, conserve_exception_block_stackdepth=True)
     out: list = []
     pending: list = []  # KW_NAMES / PRECALL waiting for their CALL
     for item in bc:
@@ -129,4 +131,4 @@ def _rewrite(code: types.CodeType) -> types.CodeType:
         pending = []
         out.append(item)
     bc[:] = out
-    return bc.to_code()
+    return assemble(bc, code, extra_stack=3)  # routing pushes the router and a NULL

@@ -9,10 +9,11 @@ import contextlib
 import inspect
 import io
 import operator
+import types
 
 import numpy as np
 
-from . import hatches, markers
+from . import hatches, markers, quiet, signature
 from . import numpy_table as table
 from . import operations as ops
 from .builtins_impl import (
@@ -163,24 +164,25 @@ class CallMixin:
 
     def call_opaque(self, fn, args, kwargs, *, example_fn, mutates) -> Value:
         """One graph node for the whole call; its output meta from the fake (or, for pure
-        functions without one, from running it on copies of the examples, output discarded)."""
-        mutated = None
+        functions without one, from running it on the examples, output discarded)."""
+        writes = []
         if mutates:
-            bound = inspect.signature(getattr(fn, "fn", fn)).bind(*args, **kwargs)
-            mutated = bound.arguments[mutates[0]]
+            inner = getattr(fn, "fn", fn)
+            if isinstance(inner, types.FunctionType):
+                bound = signature.bind(inner, tuple(args), kwargs)
+            else:
+                bound = inspect.signature(inner).bind(*args, **kwargs).arguments
+            writes = [bound[name] for name in mutates if name in bound]
         name = getattr(fn, "name", None) or getattr(fn, "__name__", "opaque")
         return self.state.graph_call("call", fn, tuple(args), kwargs, name=name.replace("::", "_"),
-                                     mutated=mutated, example_fn=example_fn or _quietly(getattr(fn, "fn", fn)))  # fmt: skip
+                                     writes=writes, example_fn=example_fn or _quietly(getattr(fn, "fn", fn)))  # fmt: skip
 
     # -- ndarray methods ------------------------------------------------------------------------
     def call_array_method(self, method: ArrayMethod, args: list[Value], kwargs: dict) -> Value:
         name, owner = method.name, method.self_value
         kind = table.classify_method(name)
-        if kind == table.PURE:
+        if kind == table.PURE or (kind == table.INPLACE and isinstance(owner, ArrayValue)):
             return self.state.graph_call("method", name, (owner, *args), kwargs, name=name)
-        if kind == table.INPLACE and isinstance(owner, ArrayValue):
-            self.state.graph_call("method", name, (owner, *args), kwargs, name=name, mutated=owner)
-            return Const(None)
         self._numpy_break(kind, f"ndarray.{name}()")
 
     # -- everything else ------------------------------------------------------------------------
@@ -209,9 +211,9 @@ class CallMixin:
             return ops.unary_op(state, fn, args[0], _UNARY_OPERATORS[fn])
         if id(fn) in MATH_FUNCTIONS and all(ops.is_const(a) for a in args):
             return ops.fold(fn, *(ops.const_value(a) for a in args))
-        kind, extra = table.classify_callable(fn)
+        kind, _ = table.classify_callable(fn)
         if kind is not None:
-            return self.call_numpy(fn, kind, extra, args, kwargs)
+            return self.call_numpy(fn, kind, args, kwargs)
         if table.is_numpy_object(fn):
             raise state.graph_break(
                 "unsupported_numpy", f"{_name(fn)} is not in tcompile's NumPy table"
@@ -227,7 +229,7 @@ class CallMixin:
             "unsupported_call", f"call to {_name(fn)}, which tcompile cannot trace"
         )
 
-    def call_numpy(self, fn, kind: str, extra, args: list[Value], kwargs: dict) -> Value:
+    def call_numpy(self, fn, kind: str, args: list[Value], kwargs: dict) -> Value:
         state = self.state
         name = getattr(fn, "__name__", "np_call")
         if kind == table.SHAPE_QUERY:
@@ -244,36 +246,24 @@ class CallMixin:
             self._numpy_break(table.PY_VALUE, f"np.{name}() on traced values")
         if fn is np.where and len(args) == 1:
             kind = table.DATA_SHAPE  # np.where(cond) is np.nonzero(cond)
-        if kind == table.PURE:
-            out = kwargs.get("out")
-            if out is not None:
-                if not isinstance(out, ArrayValue):
-                    raise state.graph_break(
-                        "unsupported_numpy", f"np.{name}(out=...) with a non-array out"
-                    )
-                return state.graph_call("call", fn, tuple(args), kwargs, name=name, mutated=out)
-            if all(ops.is_const(a) for a in [*args, *kwargs.values()]):
-                folded = self._fold_numpy(fn, args, kwargs)
-                if folded is not None:
-                    return folded
+        if kind == table.PURE and all(ops.is_const(a) for a in [*args, *kwargs.values()]):
+            folded = self._fold_numpy(fn, args, kwargs)
+            if folded is not None:
+                return folded
+        if kind in (table.PURE, table.INPLACE):
             return state.graph_call("call", fn, tuple(args), kwargs, name=name)
-        if kind == table.INPLACE:
-            target = args[extra[0]]
-            if not isinstance(target, ArrayValue):
-                raise state.graph_break(
-                    "unsupported_numpy", f"np.{name}() writing into a non-array"
-                )
-            state.graph_call("call", fn, tuple(args), kwargs, name=name, mutated=target)
-            return Const(None)
         self._numpy_break(kind, f"np.{name}()")
 
     def _fold_numpy(self, fn, args, kwargs) -> Value | None:
-        """Constant arguments and an immutable result (a NumPy scalar): fold it now."""
+        """Constant arguments and an immutable result (a NumPy scalar): fold it now, unless it
+        warns (then it runs in the graph, which warns at the user's line on every call)."""
         c_args = [ops.const_value(a) for a in args]
         c_kwargs = {k: ops.const_value(v) for k, v in kwargs.items()}
         try:
-            with np.errstate(all="ignore"):
+            with quiet.strict():
                 result = fn(*c_args, **c_kwargs)
+        except (Warning, FloatingPointError):
+            return None
         except Exception as error:
             raise UserErrorInTrace(error) from error
         if isinstance(result, (np.generic, int, float, bool, complex, np.dtype)):

@@ -22,13 +22,15 @@ is rebuilt after the eager instruction ran (it may have changed anything).
 from __future__ import annotations
 
 import ast
-import inspect
 import types
 from types import CodeType
 
+from . import graph_failure
 from .graph import Graph, literal_text
+from .signature import forwarding_text, parameter_text
 from .trace_state import TraceState
 from .values import (
+    ArrayFlags,
     ArrayMethod,
     ArrayValue,
     BoundMethod,
@@ -48,25 +50,6 @@ from .values import (
     UserObject,
     Value,
 )
-
-
-def parameter_text(code: CodeType) -> str:
-    """The parameter list of ``code`` without defaults (they are set on the function object)."""
-    names = code.co_varnames
-    nargs, nposonly, nkwonly = code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount
-    parts = list(names[:nargs])
-    if nposonly:
-        parts.insert(nposonly, "/")
-    position = nargs + nkwonly
-    if code.co_flags & inspect.CO_VARARGS:
-        parts.append("*" + names[position])
-        position += 1
-    elif nkwonly:
-        parts.append("*")
-    parts.extend(names[nargs : nargs + nkwonly])
-    if code.co_flags & inspect.CO_VARKEYWORDS:
-        parts.append("**" + names[position])
-    return ", ".join(parts)
 
 
 class GlueWriter:
@@ -144,6 +127,8 @@ class GlueWriter:
                 f"{k}={self.expr(a)}" for k, a in v.kwargs.items()
             ]
             return self.temp(f"{self.bind(v.cls)}({', '.join(args)})", v)
+        if isinstance(v, ArrayFlags):
+            return f"{self.expr(v.array)}.flags"
         if isinstance(v, (ArrayMethod, ConstMethod)):
             return f"{self.expr(v.self_value)}.{v.name}"
         raise self.state.graph_break(
@@ -272,10 +257,9 @@ class Glue:
         graph.add("output", None, (tuple(writer.outputs),), name="output")
         graph.eliminate_dead_code()
         graph.lint()
-        inputs = ", ".join(s.expr() for s in _live_input_sources(state))
         body: list[tuple[str, int | None]] = []
         if graph.op_count() or writer.outputs:
-            body.append((f"__tc_o = __tc_graph({inputs})", None))
+            body += [(line, None) for line in self._graph_call(graph)]
         body += [(line, None) for line in writer.prelude + fills + reads + writes]
         if result_text is not None:
             body.append((f"return {result_text}", None))
@@ -286,6 +270,27 @@ class Glue:
         name = self.code.co_name if self.code.co_name.isidentifier() else "__tc_run"
         source = f"def {name}({params}):\n" + "".join(f"    {line}\n" for line, _ in body)
         return source, writer.ns, graph, [line for _, line in body], name
+
+    def _graph_call(self, graph: Graph) -> list[str]:
+        """The graph's call; if it raises, the frame runs again eagerly (`graph_failure`)."""
+        sources = dict(zip(self.state.input_nodes, self.state.input_sources))
+        inputs = ", ".join(sources[node].expr() for node in graph.inputs)
+        always, fp_only = graph_failure.inputs_to_save(graph)
+        forward = forwarding_text(self.code)
+        if self.closure_param:
+            forward = f"__tc_cl, {forward}" if forward else "__tc_cl"
+        lines = []
+        if always or fp_only:
+            self.writer.ns.update(graph_failure.RUNTIME_NAMES)
+            saved = [
+                f"({''.join(sources[n].expr() + ', ' for n in group)})"
+                for group in (always, fp_only)
+            ]
+            lines.append(f"__tc_saved = __tc_snapshot({saved[0]}, {saved[1]})")
+        restore = "__tc_restore(__tc_saved)\n        " if always or fp_only else ""
+        lines.append(f"try:\n        __tc_o = __tc_graph({inputs})\n    except Exception:\n"
+                     f"        {restore}return __tc_rerun({forward})")  # fmt: skip
+        return lines
 
 
 def compile_glue(source: str, lines: list, filename: str, first_line: int):
@@ -305,11 +310,6 @@ def compile_glue(source: str, lines: list, filename: str, first_line: int):
                 node.lineno = node.end_lineno = line or first_line
     fn.end_lineno = max([first_line] + [line for line in lines if line])
     return compile(tree, filename, "exec")
-
-
-def _live_input_sources(state: TraceState):
-    by_node = dict(zip((id(n) for n in state.input_nodes), state.input_sources))
-    return [by_node[id(n)] for n in state.graph.inputs]
 
 
 def live_example_inputs(state: TraceState) -> list:

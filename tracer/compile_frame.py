@@ -12,19 +12,19 @@ The outcome is one of:
 
 from __future__ import annotations
 
-import inspect
 import logging
 import time
 import types
 from dataclasses import dataclass, field
 
 from . import hatches, report
-from .codegen import Glue, compile_glue, live_example_inputs, parameter_text
+from .codegen import Glue, compile_glue, live_example_inputs
 from .continuation import Continuation, plan
 from .errors import BreakRecord, GraphBreak, RestartTrace, UserErrorInTrace
 from .graph import Graph
 from .guards import Guard, build_check_function, order_guards
 from .resume import RESUME_CODES
+from .signature import bind, parameter_text
 from .source import CLOSURE, GLOBALS, ClosureCellSource, GlobalSource
 from .trace_state import DynamicPolicy, TraceState
 from .translator import StopTrace, Translator
@@ -65,10 +65,9 @@ class FrameOptions:
 def trace(fn: types.FunctionType, args: tuple, kwargs: dict, dynamic: DynamicPolicy, name: str,
           stop_at: int | None = None):  # fmt: skip
     """Run the translator over one call: (state, result) or (state, StopTrace) or a break."""
-    bound = inspect.signature(fn).bind(*args, **kwargs)
-    bound.apply_defaults()
+    arguments = bind(fn, args, kwargs)
     state = TraceState(name, dynamic, fn.__globals__, hatches.current_error_on_graph_break())
-    tx = Translator(state, fn.__code__, fn.__globals__, GlobalSource, {}, dict(bound.arguments),
+    tx = Translator(state, fn.__code__, fn.__globals__, GlobalSource, {}, arguments,
                     lambda index, var: ClosureCellSource(index, var), closure=fn.__closure__ or (),
                     stop_at=stop_at)  # fmt: skip
     try:
@@ -117,6 +116,7 @@ def compile_frame(fn, args, kwargs, options: FrameOptions, *, allow_breaks: bool
 
     glue = Glue(state, fn.__code__, options.closure_param)
     glue.writer.ns["__tc_call"] = options.call
+    glue.writer.ns["__tc_rerun"] = options.eager_run
     with rec.phase("codegen"):
         try:
             if isinstance(outcome, StopTrace):

@@ -177,8 +177,7 @@ class Continuation:
             self._emit_eager(f"__tc_r = {_UNARY[op].format(self.value(self.pop()))}")
         elif op in _BINARY:
             b, a = self.pop(), self.pop()
-            if op == "CONTAINS_OP":
-                a, b = b, a  # `item in container`: the container is on top
+            if op == "CONTAINS_OP":  # `item in container`: the container is on top
                 text = f"{self.value(a)} {'not in' if inst.arg else 'in'} {self.value(b)}"
             else:
                 text = _BINARY[op].format(self.value(a), self.value(b), op=inst.arg)

@@ -23,6 +23,7 @@ from .config import config
 from .errors import BREAK_KINDS, BreakRecord, FrameLoc, GraphBreak, TCompileError, Unsupported
 from .guards import first_failure, mismatched_dims
 from .resume import ResumeSpec, resume_code
+from .signature import bind
 from .source import CLOSURE, GLOBALS
 from .trace_state import DynamicPolicy, is_user_function
 
@@ -101,9 +102,7 @@ class CompiledFrame:
         return lambda *a, **k: self.router.run_eagerly(fn, a, k)
 
     def _scope(self, fn, args, kwargs, cells) -> dict:
-        bound = inspect.signature(fn).bind(*args, **kwargs)
-        bound.apply_defaults()
-        scope = dict(bound.arguments)
+        scope = bind(fn, args, kwargs)
         scope.update(
             {
                 GLOBALS: fn.__globals__,

@@ -60,21 +60,17 @@ class _Collector:
         pass
 
 
-def explain(fn, *, backend, dynamic=None):
-    """``tc.explain(fn)(*args, **kwargs)`` -> `ExplainOutput` (``fn`` may be a compiled wrapper).
-
-    ``backend`` is a backend callable (the facade resolves names)."""
+def explain(fn, rebuild, *, backend, dynamic=None):
+    """``tc.explain(fn)(*args, **kwargs)`` -> `ExplainOutput`, e.g. ``explain(f, lambda c: c,
+    backend=eager)(np.ones(3))``. ``fn`` is a Python function (or a compiled wrapper) and
+    ``rebuild(compiled)`` wraps its compiled version like the callable the user passed (binds
+    ``self``...: ``tcompile._api._resolve``); ``backend`` is a backend callable."""
     from .entry import compile_function, reset_all
 
-    target = getattr(fn, "__tc_compiled__", None)
-    plain = target.fn if target is not None else fn
-    if not callable(plain):
-        raise TypeError(f"tc.explain() needs a function, not {type(fn).__name__}")
-
-    @functools.wraps(plain)
+    @functools.wraps(fn, updated=())  # not __dict__: run is no compiled wrapper (__tc_compiled__)
     def run(*args, **kwargs):
         reset_all()  # as torch._dynamo.explain: every frame this call reaches compiles anew
-        compiled = compile_function(plain, fullgraph=False, backend=backend, dynamic=dynamic)
+        compiled = rebuild(compile_function(fn, fullgraph=False, backend=backend, dynamic=dynamic))
         collector = _Collector()
         rec = report.current()
         rec.listeners.append(collector)

@@ -91,6 +91,8 @@ class Node:
     stack: tuple[FrameLoc, ...] = ()
     mutates: bool = False
     errstate: tuple = ()  # np.errstate settings in force (sorted (key, value) pairs)
+    risk: str = "raise"  # how it can fail at run time: "silent", "fp" or "raise" (effects.py)
+    writes_inputs: tuple = ()  # the graph inputs whose memory it writes
 
     def __repr__(self) -> str:
         return f"%{self.name}"
@@ -141,10 +143,10 @@ class Graph:
         self._names.discard(node.name)
         node.name = self.fresh_name(hint)
 
-    def add(
-        self, op: str, target, args=(), kwargs=None, *, name: str, meta: str = "", stack=()
-    ) -> Node:
-        node = Node(self, self.fresh_name(name), op, target, tuple(args), kwargs or {}, meta, stack)
+    def add(self, op: str, target, args=(), kwargs=None, *, name: str, meta: str = "", stack=(),
+            risk: str = "raise") -> Node:  # fmt: skip
+        node = Node(self, self.fresh_name(name), op, target, tuple(args), kwargs or {}, meta, stack,
+                    risk=risk)  # fmt: skip
         self.nodes.append(node)
         return node
 
@@ -180,10 +182,12 @@ class Graph:
             seen.add(id(node))
 
     def eliminate_dead_code(self) -> None:
-        """Drop nodes nothing uses (inputs too); statements and mutating calls always stay."""
+        """Drop nodes nothing uses (inputs too). Statements, writes, and nodes that may raise
+        or warn (any risk but "silent") always stay: eager code would raise or warn there."""
         live: set[int] = set()
         for node in reversed(self.nodes):
             keep = node.op in STATEMENT_OPS or node.op == "output" or node.mutates
+            keep = keep or node.risk != "silent"
             if keep or id(node) in live:
                 live.add(id(node))
                 live.update(id(n) for n in _nodes_in((node.args, node.kwargs)))

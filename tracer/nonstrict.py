@@ -18,7 +18,8 @@ import numpy as np
 from . import numpy_table as table
 from . import operations as ops
 from .errors import TCompileError
-from .trace_state import TraceState, as_example
+from .examples import as_example
+from .trace_state import TraceState
 from .values import ArrayValue, Const, ListValue, ScalarValue, TupleValue, Value
 
 _OWN_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -65,16 +66,16 @@ class Proxy(np.lib.mixins.NDArrayOperatorsMixin):
         out = kwargs.get("out")
         if out is not None:
             kwargs["out"] = out[0] if isinstance(out, tuple) and len(out) == 1 else out
-        return self._runner.op("call", target, inputs, kwargs, mutated=kwargs.get("out"))
+        return self._runner.op("call", target, inputs, kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
-        kind, extra = table.classify_callable(func)
+        kind, _ = table.classify_callable(func)
         if kind == table.PURE:
             return self._runner.op("call", func, args, kwargs)
         if kind == table.SHAPE_QUERY:
             return getattr(self, func.__name__)
         if kind == table.INPLACE:
-            return self._runner.op("call", func, args, kwargs, mutated=args[extra[0]])
+            return self._runner.op("call", func, args, kwargs)
         raise NonstrictTraceError(
             f"tc.nonstrict_trace: np.{func.__name__}() cannot be traced on arrays ({kind or 'not in the table'})"
             + _user_location()
@@ -108,17 +109,14 @@ class Proxy(np.lib.mixins.NDArrayOperatorsMixin):
         return self._runner.op("getitem", None, (self, index), {})
 
     def __setitem__(self, index, value):
-        self._runner.op("setitem", None, (self, index, value), {}, mutated=self)
+        self._runner.op("setitem", None, (self, index, value), {})
 
     def __getattr__(self, name):
         if name.startswith("_") or table.classify_method(name) not in (table.PURE, table.INPLACE):
             if name in ("item", "tolist", "tobytes"):
                 return lambda *a, **k: self._concretize(f".{name}()")
             raise AttributeError(name)
-        mutates = table.classify_method(name) == table.INPLACE
-        return lambda *a, **k: self._runner.op(
-            "method", name, (self, *a), k, mutated=self if mutates else None
-        )
+        return lambda *a, **k: self._runner.op("method", name, (self, *a), k)
 
     # -- leaving the array world is an error ----------------------------------------------------
     def _concretize(self, what: str):
@@ -183,12 +181,11 @@ class NonstrictRunner:
             return [self.to_proxy(v) for v in value.items]
         return as_example(value)
 
-    def op(self, kind: str, target, args, kwargs, mutated=None):
+    def op(self, kind: str, target, args, kwargs):
         values = tuple(self.to_value(a) for a in args)
         kw = {k: self.to_value(v) for k, v in kwargs.items()}
-        mutated_value = self.to_value(mutated) if mutated is not None else None
         name = getattr(target, "__name__", None) or (target if isinstance(target, str) else kind)
-        result = self.state.graph_call(kind, target, values, kw, name=name, mutated=mutated_value)
+        result = self.state.graph_call(kind, target, values, kw, name=name)
         return self.to_proxy(result)
 
     def run(self, fn, args: list[Value], kwargs: dict) -> Value:

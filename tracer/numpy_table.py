@@ -19,6 +19,8 @@ Anything not listed is a break of kind ``unsupported_numpy`` (NumPy) or ``unsupp
 
 from __future__ import annotations
 
+import functools
+import inspect
 import types
 
 import numpy as np
@@ -225,6 +227,45 @@ def classify_method(name: str) -> str | None:
     if name in _IMPURE_METHODS:
         return IMPURE
     return None
+
+
+def written_positions(fn: object) -> tuple[int, ...]:
+    """Positions of the arguments an INPLACE NumPy function writes into (``np.copyto``: 0)."""
+    kind, extra = classify_callable(fn)
+    return extra if kind == INPLACE else ()
+
+
+def method_writes_self(name: str) -> bool:
+    """Whether ``ndarray.<name>()`` writes into the array itself (``x.sort()``, ``x.fill(v)``)."""
+    return name in _INPLACE_METHODS
+
+
+@functools.cache
+def _out_position(fn) -> int | None:
+    params = list(inspect.signature(fn).parameters.values())
+    for i, param in enumerate(params):
+        if param.name == "out" and param.kind in (
+            param.POSITIONAL_ONLY,
+            param.POSITIONAL_OR_KEYWORD,
+        ):
+            return i
+    return None
+
+
+def out_position(fn: object) -> int | None:
+    """Where ``fn`` takes ``out`` positionally (``np.sum(x, 0, None, out)``: 3), None if it does
+    not; `LookupError` when NumPy does not say (no signature)."""
+    try:
+        return _out_position(fn)
+    except (TypeError, ValueError):
+        raise LookupError(fn) from None
+
+
+def method_function(name: str):
+    """The ``np.<name>`` function an ndarray method mirrors (``x.sum`` -> ``np.sum``), if any:
+    their positional parameters after the array agree, ``out`` included."""
+    fn = getattr(np, name, None)
+    return fn if callable(fn) and not isinstance(fn, type) else None
 
 
 def is_numpy_object(obj: object) -> bool:

@@ -12,11 +12,13 @@ import types
 import numpy as np
 
 from . import numpy_table as table
+from . import quiet
 from .errors import RestartTrace, UserErrorInTrace
 from .graph import Node
 from .source import AttrSource, TypeSource
 from .trace_state import CONST_TYPES, TraceState, function_value, is_user_function
 from .values import (
+    ArrayFlags,
     ArrayMethod,
     ArrayValue,
     BoundMethod,
@@ -57,6 +59,7 @@ _NON_INPLACE = {
     operator.ilshift: operator.lshift, operator.irshift: operator.rshift,
 }  # fmt: skip
 _SYMINT_OPS = {operator.add, operator.sub, operator.mul, operator.floordiv, operator.mod}
+_SILENT_INT_OPS = {operator.add, operator.sub, operator.mul, operator.neg}  # no ZeroDivisionError
 
 
 class NotConstant(Exception):
@@ -95,6 +98,22 @@ def fold(fn, *args, **kwargs) -> Value:
     except Exception as error:
         raise UserErrorInTrace(error) from error
     return const_to_value(result)
+
+
+def fold_operator(state: TraceState, fn, values: list[Value], name: str) -> Value:
+    """An operator on constants, folded now; but when NumPy scalars are involved and the
+    operation warns (overflow, division by zero), it goes into the graph instead, so it warns
+    at the user's line on every call, as eager code does."""
+    args = [const_value(v) for v in values]
+    if not any(isinstance(a, np.generic) for a in args):
+        return fold(fn, *args)
+    try:
+        with quiet.strict():
+            return const_to_value(fn(*args))
+    except (Warning, FloatingPointError):
+        return state.graph_call("call", fn, tuple(values), {}, name=name)
+    except Exception as error:
+        raise UserErrorInTrace(error) from error
 
 
 def const_to_value(result) -> Value:
@@ -142,15 +161,22 @@ def binary_op(state: TraceState, fn, a: Value, b: Value, name: str) -> Value:
     inplace_fn = fn if fn in _NON_INPLACE else None
     if is_array_like(a) or is_array_like(b):
         if inplace_fn is not None and isinstance(a, ArrayValue):
-            return state.graph_call("inplace", inplace_fn, (a, b), {}, name=name, mutated=a)
+            return state.graph_call("inplace", inplace_fn, (a, b), {}, name=name)
         plain = _NON_INPLACE.get(fn, fn)
         return state.graph_call("call", plain, (a, b), {}, name=name)
     if isinstance(a, SymInt) or isinstance(b, SymInt):
         return symint_op(state, _NON_INPLACE.get(fn, fn), a, b, name)
-    if isinstance(a, ListValue) and fn is operator.iadd:
-        items = iterate(state, b)
+    if isinstance(a, ListValue) and fn in (operator.iadd, operator.imul):
+        # in place, like list.__iadd__/__imul__: every alias of the list sees it
+        if fn is operator.iadd:
+            items = a.items + iterate(state, b)
+        else:
+            try:
+                items = a.items * python_int(state, b)
+            except TypeError as error:
+                raise UserErrorInTrace(error) from error
         mutate_list(state, a)
-        a.items.extend(items)
+        a.items[:] = items
         return a
     if isinstance(a, (TupleValue, ListValue)) or isinstance(b, (TupleValue, ListValue)):
         return sequence_op(state, _NON_INPLACE.get(fn, fn), a, b)
@@ -159,7 +185,7 @@ def binary_op(state: TraceState, fn, a: Value, b: Value, name: str) -> Value:
             "unsupported_object", f"operator {name!r} on {a.describe()} and {b.describe()}"
         )
     try:
-        return fold(fn, const_value(a), const_value(b))
+        return fold_operator(state, fn, [a, b], name)
     except NotConstant:
         raise state.graph_break(
             "unsupported_object", f"operator {name!r} on {a.describe()} and {b.describe()}"
@@ -172,7 +198,8 @@ def symint_op(state: TraceState, fn, a: Value, b: Value, name: str) -> Value:
     ):
         hint = fn(*(v.hint if isinstance(v, SymInt) else v.value for v in (a, b)))
         args = tuple(v.node if isinstance(v, SymInt) else v.value for v in (a, b))
-        node = state.graph.add("call", fn, args, name=name, meta="int", stack=state.user_stack())
+        node = state.graph.add("call", fn, args, name=name, meta="int", stack=state.user_stack(),
+                               risk="silent" if fn in _SILENT_INT_OPS else "raise")  # fmt: skip
         deps = [v.deps for v in (a, b) if isinstance(v, SymInt)]
         merged = None if any(d is None for d in deps) else frozenset().union(*deps)
         return SymInt(node, hint, merged)
@@ -205,12 +232,13 @@ def unary_op(state: TraceState, fn, v: Value, name: str) -> Value:
     if is_array_like(v):
         return state.graph_call("call", fn, (v,), {}, name=name)
     if isinstance(v, SymInt) and fn is operator.neg:
-        node = state.graph.add(
-            "call", fn, (v.node,), name=name, meta="int", stack=state.user_stack()
-        )
+        node = state.graph.add("call", fn, (v.node,), name=name, meta="int",
+                               stack=state.user_stack(), risk="silent")  # fmt: skip
         return SymInt(node, -v.hint, v.deps)
     try:
-        return fold(fn, python_int(state, v) if isinstance(v, SymInt) else const_value(v))
+        if isinstance(v, SymInt):
+            return fold(fn, python_int(state, v))
+        return fold_operator(state, fn, [v], name)
     except NotConstant:
         raise state.graph_break("unsupported_object", f"unary {name} on {v.describe()}") from None
 
@@ -312,6 +340,8 @@ def get_attr(state: TraceState, v: Value, name: str, tx) -> Value:
         return Const(getattr(v.fn, name) if v.fn is not None else v.name)
     if isinstance(v, SymInt) and name in ("real", "numerator"):
         return v
+    if isinstance(v, ArrayFlags):
+        return fold(getattr, v.array.example.flags, name)
     raise state.graph_break("unsupported_object", f"attribute {name!r} of {v.describe()}")
 
 
@@ -336,7 +366,7 @@ def _array_attr(state: TraceState, v: ArrayValue, name: str) -> Value:
         return state.graph_call("attr", name, (v,), {}, name=f"{v.node.name}_{name}")
     if name in ("strides", "flags"):
         state.guard_layout()
-        return const_to_value(getattr(v.example, name))
+        return ArrayFlags(v) if name == "flags" else const_to_value(v.example.strides)
     if name in table.LAYOUT_ATTRS:
         raise state.graph_break(
             "unsupported_numpy",
@@ -356,12 +386,11 @@ def array_dims(state: TraceState, v: ArrayValue) -> list[Value]:
         return [Const(s) if d is None else d for s, d in zip(v.example.shape, v.sym_dims)]
     if v.source is None and state.has_dynamic_dims:
         shape = state.graph.add("attr", "shape", (v.node,), name=f"{v.node.name}_shape", meta="tuple",
-                                stack=state.user_stack())  # fmt: skip
+                                stack=state.user_stack(), risk="silent")  # fmt: skip
         dims = []
         for i, s in enumerate(v.example.shape):
-            node = state.graph.add(
-                "getitem", None, (shape, i), name=f"{v.node.name}_size{i}", meta="int"
-            )
+            node = state.graph.add("getitem", None, (shape, i), name=f"{v.node.name}_size{i}",
+                                   meta="int", risk="silent")  # fmt: skip
             dims.append(SymInt(node, int(s), None))
         return dims
     return [Const(int(s)) for s in v.example.shape]
@@ -542,6 +571,8 @@ def get_item(state: TraceState, obj: Value, index: Value, tx) -> Value:
     if isinstance(obj, UserObject):
         method = get_attr(state, obj, "__getitem__", tx)
         return tx.call(method, [index], {})
+    if isinstance(obj, ArrayFlags):
+        return fold(operator.getitem, obj.array.example.flags, const_value(index))
     try:
         return fold(operator.getitem, const_value(obj), const_value(index))
     except NotConstant:
@@ -557,8 +588,7 @@ def _hint(v: Value) -> str:
 
 def set_item(state: TraceState, obj: Value, index: Value, value: Value) -> None:
     if isinstance(obj, ArrayValue):
-        state.graph_call("setitem", None, (obj, index_arg(state, index), value), {},
-                         name="setitem", mutated=obj)  # fmt: skip
+        state.graph_call("setitem", None, (obj, index_arg(state, index), value), {}, name="setitem")
         return
     if isinstance(obj, ListValue) and is_const(index):
         mutate_list(state, obj)

@@ -74,7 +74,7 @@ RESUME_CODES: dict[int, ResumeCode] = {}  # id(resume code) -> how it was made (
 @cache
 def resume_code(spec: ResumeSpec) -> ResumeCode:
     original = spec.code
-    bc = Bytecode.from_code(original)
+    bc = Bytecode.from_code(original, conserve_exception_block_stackdepth=True)
     real = [i for i in dis.get_instructions(original) if i.opname != "EXTENDED_ARG"]
     instrs = [i for i in bc if isinstance(i, Instr)]
     origin = {id(ins): r.offset for r, ins in zip(real, instrs)}
@@ -123,12 +123,57 @@ def resume_code(spec: ResumeSpec) -> ResumeCode:
     new.filename = original.co_filename
     new.first_lineno = original.co_firstlineno
     new.docstring = None
-    code = new.to_code()
+    code = assemble(new, original, extra_stack=2)  # the prologue's BEFORE_WITH
     made = [i for i in dis.get_instructions(code) if i.opname != "EXTENDED_ARG"]
     ours = [i for i in new if isinstance(i, Instr)]
     offsets = {m.offset: origin[id(o)] for m, o in zip(made, ours) if id(o) in origin}
+    _check_handlers(code, original, offsets)
     info = RESUME_CODES[id(code)] = ResumeCode(spec, code, offsets, line or original.co_firstlineno)
     return info
+
+
+def assemble(bc: Bytecode, original: CodeType, extra_stack: int) -> CodeType:
+    """A code object from a rewritten copy of ``original``'s bytecode, checked before use.
+
+    Each original instruction sees the same stack in the copy as in the original, so the
+    exception table keeps the original's depths as read: recomputing them from control flow
+    would fail for try/with blocks that a resume function jumps into (their start is dead
+    code, and the ``bytecode`` library then writes a placeholder depth that crashes CPython
+    when an exception unwinds there). The stack may grow by ``extra_stack`` beyond the
+    original's (a prologue, routed calls).
+    """
+    code = bc.to_code(stacksize=original.co_stacksize + extra_stack,
+                      compute_exception_stack_depths=False)  # fmt: skip
+    check_code(code)
+    return code
+
+
+def check_code(code: CodeType) -> None:
+    """Refuse a generated code object CPython could crash on (an internal error, reported as
+    such, makes the frame run eagerly instead)."""
+    for entry in dis.Bytecode(code).exception_entries:
+        if entry.depth > code.co_stacksize:
+            raise RuntimeError(f"generated code for {code.co_qualname}: exception depth "
+                               f"{entry.depth} exceeds the stack size {code.co_stacksize}")  # fmt: skip
+    nargs = code.co_argcount + code.co_kwonlyargcount
+    nargs += bool(code.co_flags & inspect.CO_VARARGS) + bool(code.co_flags & inspect.CO_VARKEYWORDS)
+    if nargs > code.co_nlocals or len(code.co_varnames) != code.co_nlocals:
+        raise RuntimeError(f"generated code for {code.co_qualname}: {nargs} parameters, "
+                           f"{code.co_nlocals} locals, {len(code.co_varnames)} local names")  # fmt: skip
+
+
+def _check_handlers(code: CodeType, original: CodeType, offsets: dict) -> None:
+    """Every copied instruction is protected as in the original (same depth, same lasti)."""
+    made, before = _protection(code), _protection(original)
+    for offset, original_offset in offsets.items():
+        if made.get(offset) != before.get(original_offset):
+            raise RuntimeError(f"resume code for {code.co_qualname}: the exception handling of "
+                               f"offset {original_offset} changed")  # fmt: skip
+
+
+def _protection(code: CodeType) -> dict[int, tuple[int, bool]]:
+    return {offset: (entry.depth, entry.lasti) for entry in dis.Bytecode(code).exception_entries
+            for offset in range(entry.start, entry.end, 2)}  # fmt: skip
 
 
 def original_location(code: CodeType, offset: int, registry: dict) -> tuple[CodeType, int]:

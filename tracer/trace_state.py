@@ -15,17 +15,18 @@ import os
 import sys
 import sysconfig
 import types
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import hatches, numpy_table
-from .errors import BREAK_KINDS, BreakRecord, FrameLoc, GraphBreak, UserErrorInTrace
+from . import effects, hatches, numpy_table
+from .errors import BREAK_KINDS, BreakRecord, FrameLoc, GraphBreak
+from .examples import ExampleMemory, run_with_stand_ins, value_dependent_shape
 from .graph import Graph, Node, describe_value
 from .guards import Guard
 from .source import AttrSource, GlobalsDictSource, GlobalSource, ItemSource, LocalSource, Source
 from .values import (
+    ArrayFlags,
     ArrayMethod,
     ArrayValue,
     BoundMethod,
@@ -44,6 +45,8 @@ from .values import (
     Value,
 )
 
+# ``arr.flags.<name> = v`` is ``arr.setflags(<keyword>=v)``
+_SETFLAGS = {"writeable": "write", "aligned": "align", "writebackifcopy": "uic"}
 CONST_TYPES = (bool, int, float, complex, str, bytes, type(None), type(Ellipsis), range, frozenset)
 
 
@@ -85,6 +88,7 @@ class TraceState:
         self.error_on_graph_break: list[bool] = [error_on_graph_break]  # innermost last
         self.forced_errors = 0  # > 0 inside an inlined tc.compile(fullgraph=True) function
         self.contexts: list = []  # active supported with-blocks (ContextExit values)
+        self.memory = ExampleMemory()  # the examples of array values, and the caller's memory
         self.cell_models: dict[int, object] = {}  # id(real cell) -> its Cell model
         self.keep_alive: list = []  # the real cells behind cell_models (ids stay unique)
 
@@ -143,6 +147,10 @@ class TraceState:
         if isinstance(obj, UserObject) and obj.source is not None:
             obj.overlay[name] = value
             self.side_effects.append(("attr", obj, name))
+            return
+        if isinstance(obj, ArrayFlags) and name in _SETFLAGS:
+            self.graph_call("method", "setflags", (obj.array,), {_SETFLAGS[name]: value},
+                            name="setflags")  # fmt: skip
             return
         raise self.graph_break(
             "unsupported_mutation", f"setting attribute {name!r} of {obj.describe()}"
@@ -217,6 +225,14 @@ class TraceState:
         t = type(obj)
         if t is np.ndarray:
             return self._wrap_array(obj, source)
+        if isinstance(obj, np.ndarray):
+            self.guard(source, "type", t)  # a new object of the same class reuses the entry
+            raise self.graph_break(
+                "unsupported_object",
+                f"{source.name()} is a {t.__module__}.{t.__qualname__}, an ndarray subclass: "
+                "tcompile traces plain ndarrays only",
+                "Pass a plain array (np.asarray(...)) to the compiled function.",
+            )
         if isinstance(obj, np.generic):
             self.guard(source, "type", t)
             node = self._input_node(obj, source)
@@ -278,11 +294,12 @@ class TraceState:
         if t is types.FunctionType and is_user_function(obj):
             if isinstance(source, LocalSource):
                 # A function handed over in a local (e.g. a lambda passed to a resume function)
-                # may be made anew on each call: guard its code; defaults and cells are
-                # guarded where the trace reads them.
+                # may be made anew on each call: guard its type and code only.
                 self.guards.pop()
                 self.guard(source, "type", t)
-                self.guard(AttrSource(source, "__code__"), "id", obj.__code__)
+            # Its code can be replaced (f.__code__ = ...); defaults and cells are guarded where
+            # the trace reads them.
+            self.guard(AttrSource(source, "__code__"), "id", obj.__code__)
             return function_value(obj, source)
         if isinstance(obj, BaseException):
             # An exception about to be raised, handed to a resume function: made anew each
@@ -295,12 +312,19 @@ class TraceState:
         dyn = self.dynamic.dims_for(source, arr.shape)
         self.guard(source, "type", np.ndarray)
         self.guard(source, "dtype", arr.dtype)
+        if arr.dtype == object:
+            raise self.graph_break(
+                "unsupported_object",
+                f"{source.name()} is an object array: its items are Python objects whose "
+                "operations tcompile does not trace",
+            )
         self.guard(source, "shape", tuple(None if d in dyn else s for d, s in enumerate(arr.shape)))
         node = self._input_node(arr, source)
         if dyn:  # show symbolic dims as s<dim> in the printed graph
             dims = ", ".join(f"s{d}" if d in dyn else str(n) for d, n in enumerate(arr.shape))
             node.meta = f"{node.meta.split('[')[0]}[{dims}]"
         value = ArrayValue(node, arr, source)
+        self.memory.add_input(value)
         if dyn:
             self.has_dynamic_dims = True
             value.sym_dims = tuple(
@@ -310,10 +334,9 @@ class TraceState:
 
     def _input_dim(self, array: ArrayValue, source: Source, dim: int) -> SymInt:
         shape = self.graph.add("attr", "shape", (array.node,), name=f"{array.node.name}_shape",
-                               meta="tuple", stack=())  # fmt: skip
-        node = self.graph.add(
-            "getitem", None, (shape, dim), name=f"{array.node.name}_size{dim}", meta="int"
-        )
+                               meta="tuple", stack=(), risk="silent")  # fmt: skip
+        node = self.graph.add("getitem", None, (shape, dim), name=f"{array.node.name}_size{dim}",
+                              meta="int", risk="silent")  # fmt: skip
         return SymInt(node, int(array.example.shape[dim]), frozenset({(source.name(), dim)}))
 
     def _input_node(self, obj: object, source: Source) -> Node:
@@ -328,46 +351,88 @@ class TraceState:
         return node
 
     def guard_layout(self) -> None:
-        """The trace read a memory layout (strides, flags): every array input's strides now
-        matter, since the layouts of results follow them."""
+        """The trace read a memory layout (strides, flags): every array input's strides and
+        writeability now matter, since the layouts and flags of results follow them."""
         for source, example in zip(self.input_sources, self.example_inputs):
             if type(example) is np.ndarray:
                 self.guard(source, "strides", example.strides)
+                self.guard(AttrSource(AttrSource(source, "flags"), "writeable"), "const",
+                           bool(example.flags.writeable))  # fmt: skip
 
     def builtins_not_shadowed(self, name: str) -> None:
         self.guard(GlobalsDictSource(), "not_global", name)
 
     # -- graph operations --------------------------------------------------------------------
     def graph_call(self, op: str, target, args: tuple, kwargs: dict, *, name: str,
-                   mutated: Value | None = None, example_fn=None) -> Value:  # fmt: skip
+                   writes: list | None = None, example_fn=None) -> Value:  # fmt: skip
         """Add ``target(*args, **kwargs)`` (or a method/attr/getitem) and return its value.
 
-        ``mutated``: the argument the operation writes into; it runs on a copy at trace time.
+        The operation runs on the examples, writes included (see `examples.ExampleMemory`):
+        ``writes`` are the arguments it writes into, found from NumPy's signatures
+        (``out=``, in-place methods and functions) unless given (custom ops).
         """
+        what = _op_text(op, target)
+        if writes is None:
+            try:
+                writes = effects.written_values(op, target, args, kwargs)
+            except effects.UnknownWrites:
+                raise self.graph_break("unsupported_numpy", f"{what}: NumPy does not say "
+                                       "whether it writes into its arguments") from None  # fmt: skip
+        for w in writes:
+            if not isinstance(w, ArrayValue):
+                raise self.graph_break("unsupported_numpy", f"{what} writing into {w.describe()}")
         g_args, g_kwargs = as_graph_arg(self, args), as_graph_arg(self, kwargs)
-        ex_args, ex_kwargs = as_example(args), as_example(kwargs)
-        copy = None
-        if mutated is not None:
-            copy = np.array(mutated.example, copy=True)
-            ex_args, ex_kwargs = (
-                _swap_example(mutated, copy, args, ex_args),
-                _swap_example(mutated, copy, kwargs, ex_kwargs),
-            )
-        example = run_example(op, example_fn or target, ex_args, ex_kwargs)
+        written_inputs = self._prepare_writes(writes)
+        example = run_with_stand_ins(op, example_fn or target, args, kwargs, writes)
+        if (not writes and not effects.shape_from_meta(op, target)
+                and value_dependent_shape(op, example_fn or target, args, kwargs, example)):  # fmt: skip
+            raise self.graph_break(
+                "data_dependent_shape", f"{what}: its output shape depends on array values",
+                "Keep sizes static, or compute them outside the compiled function.",
+            )  # fmt: skip
         node = self.graph.add(op, target, g_args, g_kwargs, name=name, stack=self.user_stack())
-        node.mutates = mutated is not None
+        node.mutates = bool(writes)
+        node.writes_inputs = written_inputs
         node.errstate = self.errstate()
-        if mutated is not None and op in ("setitem", "inplace"):
-            return mutated
+        node.risk = effects.risk(op, target, args, kwargs, dynamic=self.has_dynamic_dims)
+        if node.risk == effects.FP and any(v in ("raise", "call") for _, v in node.errstate):
+            node.risk = effects.RAISE  # traced inside np.errstate(...="raise")
+        if op in ("setitem", "inplace"):
+            return writes[0]
         node.meta = describe_value(example)
-        if copy is not None and example is copy:
-            return mutated
-        return self.value_of(node, example)
+        return self.value_of(node, example, writes)
 
-    def value_of(self, node: Node, example: object) -> Value:
-        """Wrap an operation's example result, unpacking tuples/lists of arrays into items."""
+    def _prepare_writes(self, writes: list) -> tuple:
+        """Make the written examples private; the graph inputs whose memory gets written."""
+        inputs: list = []
+        for w in writes:
+            block = self.memory.prepare_write(w)
+            if block is None:
+                continue
+            for value, writeable in block.inputs:
+                # the caller's flag decides whether eager code raises here
+                self.guard(AttrSource(AttrSource(value.source, "flags"), "writeable"), "const",
+                           writeable)  # fmt: skip
+                if value.node not in inputs:
+                    inputs.append(value.node)
+        return tuple(inputs)
+
+    def value_of(self, node: Node, example: object, writes=()) -> Value:
+        """Wrap an operation's example result, unpacking tuples/lists of arrays into items.
+        A result that *is* a written argument (``out=``) is that argument's value."""
+        for w in writes:
+            if example is w.example:
+                return w
+        if type(example) is np.ndarray:
+            if example.dtype == object:
+                raise self.graph_break("unsupported_object", f"{_op_text(node.op, node.target)} "
+                                       "makes an object array (its items are Python objects)")  # fmt: skip
+            value = ArrayValue(node, example)
+            self.memory.add(value)
+            return value
         if isinstance(example, np.ndarray):
-            return ArrayValue(node, example)
+            raise self.graph_break("unsupported_object", f"{_op_text(node.op, node.target)} "
+                                   f"returns a {type(example).__qualname__} (an ndarray subclass)")  # fmt: skip
         if isinstance(example, np.generic):
             return ScalarValue(node, example)
         if isinstance(example, (tuple, list)) and all(
@@ -375,8 +440,12 @@ class TraceState:
         ):
             items = []
             for i, ex in enumerate(example):
+                written = next((w for w in writes if w.example is ex), None)
+                if written is not None:
+                    items.append(written)
+                    continue
                 item = self.graph.add("getitem", None, (node, i), name=f"{node.name}_{i}",
-                                      meta=describe_value(ex), stack=node.stack)  # fmt: skip
+                                      meta=describe_value(ex), stack=node.stack, risk="silent")  # fmt: skip
                 items.append(self.value_of(item, ex))
             return TupleValue(items) if isinstance(example, tuple) else ListValue(items)
         if example is None:
@@ -498,55 +567,3 @@ def _is_graph_constant(obj: object) -> bool:
     """Objects a graph may hold as constants: dtypes, NumPy types and callables."""
     return isinstance(obj, (np.dtype, np.ufunc)) or (isinstance(obj, type) and issubclass(obj, np.generic)) \
         or obj in (float, int, bool, complex)  # fmt: skip
-
-
-def as_example(value):
-    if isinstance(value, (ArrayValue, ScalarValue)):
-        return value.example
-    if isinstance(value, SymInt):
-        return value.hint
-    if isinstance(value, (Const, Obj)):
-        return value.value
-    if isinstance(value, TupleValue):
-        return tuple(as_example(v) for v in value.items)
-    if isinstance(value, ListValue):
-        return [as_example(v) for v in value.items]
-    if isinstance(value, DictValue):
-        return {k: as_example(v) for k, v in value.items.items()}
-    if isinstance(value, SliceValue):
-        return slice(*(as_example(v) for v in (value.start, value.stop, value.step)))
-    if isinstance(value, tuple):
-        return tuple(as_example(v) for v in value)
-    if isinstance(value, dict):
-        return {k: as_example(v) for k, v in value.items()}
-    return value
-
-
-def _swap_example(mutated: Value, copy: np.ndarray, values, examples):
-    """The examples with the mutated argument's replaced by a copy: tracing never writes inputs."""
-    if isinstance(values, dict):
-        return {k: copy if v is mutated else examples[k] for k, v in values.items()}
-    return tuple(copy if v is mutated else e for v, e in zip(values, examples))
-
-
-def run_example(op: str, target, args: tuple, kwargs: dict):
-    """Run one operation on example values, silently (its warnings belong to the real run)."""
-    try:
-        with np.errstate(all="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            if op == "call":
-                return target(*args, **kwargs)
-            if op == "method":
-                return getattr(args[0], target)(*args[1:], **kwargs)
-            if op == "attr":
-                return getattr(args[0], target)
-            if op == "getitem":
-                return args[0][args[1]]
-            if op == "setitem":
-                args[0][args[1]] = args[2]
-                return None
-            if op == "inplace":
-                return target(args[0], args[1])
-    except Exception as error:
-        raise UserErrorInTrace(error) from error
-    raise AssertionError(op)

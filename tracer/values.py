@@ -12,6 +12,7 @@ pre-existing value was read from (for guards and for rebuilding it after the gra
   UserFunction  a Python function to inline (with its closure cells as values)
   BoundMethod   ``self.f`` where f is a function to inline
   ArrayMethod   ``arr.sum`` before it is called
+  ArrayFlags    ``arr.flags``
   UserObject    an instance of a user class (attributes read through its source)
   Iterator      iteration over known items (for loops are unrolled)
   Cell          a closure cell created in the traced code
@@ -209,6 +210,19 @@ class ArrayMethod(Value):
 
     def python_type(self) -> type:
         return type(np.zeros(0).sum)
+
+
+@dataclass(eq=False)
+class ArrayFlags(Value):
+    """``arr.flags``: read from the example's flags; writes become ``arr.setflags(...)``."""
+
+    array: Value
+
+    def python_type(self) -> type:
+        return type(np.zeros(0).flags)
+
+    def describe(self) -> str:
+        return f"flags of {self.array.describe()}"
 
 
 @dataclass(eq=False)

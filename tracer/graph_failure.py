@@ -1,0 +1,73 @@
+"""When a graph raises at run time: put back what it wrote, and run the frame eagerly instead.
+
+An operation in a graph can raise for particular values (a singular matrix, an out-of-range
+index, ``FloatingPointError`` under ``np.errstate(...="raise")``). Eager code would have done
+everything before that operation (list appends, attribute writes, prints: the glue replays
+those only after the graph) and then raised, or run an ``except``/``finally`` clause. So the
+glue catches the graph's exception and runs the whole frame again as plain Python, which
+reproduces all of that exactly once. That is exact as long as the graph changed nothing the
+caller can see before it raised: its only visible effects are writes into input arrays, so the
+inputs a failing node may already have written are copied before the graph runs and restored
+before the eager run:
+
+    __tc_saved = __tc_snapshot((x,), ())       # inputs written before a node that may raise
+    try:
+        __tc_o = __tc_graph(x, y)
+    except Exception:
+        __tc_restore(__tc_saved)
+        return __tc_rerun(x, y)
+
+Which nodes may raise is their risk (`effects`): "raise" nodes always; "fp" nodes only when the
+caller's ``np.errstate`` turns floating-point errors into exceptions, which is checked per call.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .effects import FP, RAISE
+from .graph import Graph, Node
+
+try:  # NumPy >= 2: the errstate lives in a context variable; the default is one object
+    from numpy._core._ufunc_config import _extobj_contextvar as _ERRSTATE
+
+    _DEFAULT_ERRSTATE = _ERRSTATE.get()
+except ImportError:  # pragma: no cover - NumPy 1.26
+    _ERRSTATE = None
+
+
+def inputs_to_save(graph: Graph) -> tuple[list[Node], list[Node]]:
+    """(inputs to copy always, inputs to copy only when fp errors raise): the inputs written
+    at or before a node that may raise."""
+    written: list[Node] = []
+    always: list[Node] = []
+    fp_only: list[Node] = []
+    for node in graph.nodes:
+        written += [n for n in node.writes_inputs if n not in written]
+        if node.risk == RAISE:
+            always += [n for n in written if n not in always]
+        if node.risk in (RAISE, FP):
+            fp_only += [n for n in written if n not in fp_only and n not in always]
+    fp_only = [n for n in fp_only if n not in always]
+    return always, fp_only
+
+
+def fp_errors_raise() -> bool:
+    """Whether the current ``np.errstate`` turns some floating-point error into an exception."""
+    if _ERRSTATE is not None and _ERRSTATE.get() is _DEFAULT_ERRSTATE:
+        return False
+    return any(mode in ("raise", "call") for mode in np.geterr().values())
+
+
+def snapshot(always: tuple, fp_only: tuple) -> list:
+    """Copies of the arrays a failing graph may have written."""
+    arrays = always + fp_only if fp_only and fp_errors_raise() else always
+    return [(a, a.copy(order="K")) for a in arrays]
+
+
+def restore(saved: list) -> None:
+    for array, copy in reversed(saved):
+        np.copyto(array, copy)
+
+
+RUNTIME_NAMES = {"__tc_snapshot": snapshot, "__tc_restore": restore}

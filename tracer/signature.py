@@ -1,0 +1,81 @@
+"""A code object's parameters: their text in generated functions, and binding a call to them.
+
+Binding follows the code object itself, exactly as CPython does, never ``inspect.signature``,
+which follows ``__wrapped__`` (``functools.wraps``) and ``__signature__`` and so can describe
+another function than the one that runs.
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+from types import CodeType
+
+
+def parameter_names(code: CodeType) -> tuple[str, ...]:
+    """Every parameter name in frame order: positional, keyword-only, ``*args``, ``**kwargs``."""
+    count = code.co_argcount + code.co_kwonlyargcount
+    count += bool(code.co_flags & inspect.CO_VARARGS) + bool(code.co_flags & inspect.CO_VARKEYWORDS)
+    return code.co_varnames[:count]
+
+
+def parameter_text(code: CodeType) -> str:
+    """The parameter list of ``code`` without defaults (they are set on the function object)."""
+    names = code.co_varnames
+    nargs, nposonly, nkwonly = code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount
+    parts = list(names[:nargs])
+    if nposonly:
+        parts.insert(nposonly, "/")
+    position = nargs + nkwonly
+    if code.co_flags & inspect.CO_VARARGS:
+        parts.append("*" + names[position])
+        position += 1
+    elif nkwonly:
+        parts.append("*")
+    parts.extend(names[nargs : nargs + nkwonly])
+    if code.co_flags & inspect.CO_VARKEYWORDS:
+        parts.append("**" + names[position])
+    return ", ".join(parts)
+
+
+def forwarding_text(code: CodeType) -> str:
+    """Arguments that pass a function's own parameters on to another function of the same
+    signature: ``x, y, *args, k=k, **kwargs``."""
+    names = code.co_varnames
+    nargs, nkwonly = code.co_argcount, code.co_kwonlyargcount
+    parts = list(names[:nargs])
+    position = nargs + nkwonly
+    if code.co_flags & inspect.CO_VARARGS:
+        parts.append("*" + names[position])
+        position += 1
+    parts.extend(f"{k}={k}" for k in names[nargs : nargs + nkwonly])
+    if code.co_flags & inspect.CO_VARKEYWORDS:
+        parts.append("**" + names[position])
+    return ", ".join(parts)
+
+
+_BINDERS: dict[int, tuple[CodeType, CodeType]] = {}
+
+
+def bind(fn: types.FunctionType, args: tuple, kwargs: dict) -> dict:
+    """``{parameter: value}`` for the call ``fn(*args, **kwargs)``, defaults applied.
+
+    A wrong call raises the TypeError CPython would raise for ``fn``."""
+    code = fn.__code__
+    cached = _BINDERS.get(id(code))
+    if cached is None or cached[0] is not code:
+        name = code.co_name if code.co_name.isidentifier() else "__tc_fn"
+        names = parameter_names(code)
+        source = f"def {name}({parameter_text(code)}):\n"
+        source += f"    return {{{', '.join(f'{n!r}: {n}' for n in names)}}}\n"
+        namespace: dict = {}
+        exec(compile(source, code.co_filename, "exec"), namespace)  # noqa: S102
+        binder_code = namespace[name].__code__.replace(co_qualname=code.co_qualname)
+        cached = _BINDERS[id(code)] = (code, binder_code)
+    binder = types.FunctionType(cached[1], {}, code.co_name, fn.__defaults__)
+    binder.__kwdefaults__ = fn.__kwdefaults__
+    return binder(*args, **kwargs)
+
+
+def clear_caches() -> None:
+    _BINDERS.clear()
