@@ -33,8 +33,13 @@ def _uses_defs(ins: dis.Instruction) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 @cache
 def _flow(code: CodeType):
-    instrs = [i for i in dis.get_instructions(code) if i.opname not in ("CACHE", "EXTENDED_ARG")]
+    everything = list(dis.get_instructions(code))
+    instrs = [i for i in everything if i.opname not in ("CACHE", "EXTENDED_ARG")]
     index = {ins.offset: n for n, ins in enumerate(instrs)}
+    # A jump to an instruction with an EXTENDED_ARG prefix targets the prefix's offset.
+    for ins in reversed(everything):
+        if ins.offset not in index:
+            index[ins.offset] = index.get(ins.offset + 2, len(instrs) - 1)
     handlers: dict[int, list[int]] = {}
     for entry in dis.Bytecode(code).exception_entries:
         for offset in range(entry.start, entry.end, 2):

@@ -63,6 +63,8 @@ class GlueWriter:
             "__tc_new_object": _new_object,
             "__tc_function": types.FunctionType,
             "__tc_new_cell": types.CellType,
+            # builtins the glue uses, under names the frame's own parameters cannot shadow
+            **{f"__tc_{f.__name__}": f for f in (set, slice, str, repr, ascii, format, bool, len)},
         }
         self.prelude: list[str] = []
         self._memo: dict[int, str] = {}
@@ -100,9 +102,9 @@ class GlueWriter:
             pairs = ", ".join(f"{self.bind(k)}: {self.expr(i)}" for k, i in v.items.items())
             return self.temp("{" + pairs + "}", v)
         if isinstance(v, SetValue):
-            return self.temp(f"set({self.bind(frozenset(v.values))})", v)
+            return self.temp(f"__tc_set({self.bind(frozenset(v.values))})", v)
         if isinstance(v, SliceValue):
-            return f"slice({self.expr(v.start)}, {self.expr(v.stop)}, {self.expr(v.step)})"
+            return f"__tc_slice({self.expr(v.start)}, {self.expr(v.stop)}, {self.expr(v.step)})"
         if isinstance(v, UserObject):
             if v.new_cls is None:
                 return v.source.expr()

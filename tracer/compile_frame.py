@@ -25,7 +25,14 @@ from .graph import Graph
 from .guards import Guard, build_check_function, order_guards
 from .resume import RESUME_CODES
 from .signature import bind, parameter_text
-from .source import CLOSURE, GLOBALS, ClosureCellSource, GlobalSource
+from .source import (
+    CLOSURE,
+    AttrSource,
+    ClosureCellSource,
+    FunctionSource,
+    GlobalSource,
+    frame_names,
+)
 from .trace_state import DynamicPolicy, TraceState
 from .translator import StopTrace, Translator
 
@@ -63,10 +70,14 @@ class FrameOptions:
 
 
 def trace(fn: types.FunctionType, args: tuple, kwargs: dict, dynamic: DynamicPolicy, name: str,
-          stop_at: int | None = None):  # fmt: skip
+          stop_at: int | None = None, root: bool = True):  # fmt: skip
     """Run the translator over one call: (state, result) or (state, StopTrace) or a break."""
     arguments = bind(fn, args, kwargs)
     state = TraceState(name, dynamic, fn.__globals__, hatches.current_error_on_graph_break())
+    if root:  # a user's function: its code and defaults can be replaced between calls
+        function = FunctionSource(fn.__qualname__)
+        for attr in ("__code__", "__defaults__", "__kwdefaults__"):
+            state.guard(AttrSource(function, attr), "id", getattr(fn, attr))
     tx = Translator(state, fn.__code__, fn.__globals__, GlobalSource, {}, arguments,
                     lambda index, var: ClosureCellSource(index, var), closure=fn.__closure__ or (),
                     stop_at=stop_at)  # fmt: skip
@@ -93,7 +104,8 @@ def compile_frame(fn, args, kwargs, options: FrameOptions, *, allow_breaks: bool
     for _attempt in range(4):
         try:
             with rec.phase("trace"):
-                state, outcome = trace(fn, args, kwargs, dynamic, name, stop_at)
+                state, outcome = trace(fn, args, kwargs, dynamic, name, stop_at,
+                                       root=not options.closure_param)  # fmt: skip
             break
         except RestartTrace:
             dynamic = DynamicPolicy(dynamic.all_dims, dynamic.marked, force_static=True)
@@ -103,14 +115,14 @@ def compile_frame(fn, args, kwargs, options: FrameOptions, *, allow_breaks: bool
             record = brk.record
             decision = plan(brk, fn.__code__, Translator.instructions(fn.__code__), RESUME_CODES)
             if decision.skip_reason is not None or stop_at is not None:
-                reason = decision.skip_reason or "graph break"
+                why = decision.skip_reason or "another break came up while retracing to the first"
                 return _eager_entry(
-                    fn, brk.state, record, f"{reason} ({record.reason})", options, start
-                ), record
+                    fn, brk.state, record, f"{record.reason}; the frame runs eagerly: {why}",
+                    options, start,
+                ), record  # fmt: skip
             stop_at = brk.root_index
         except UserErrorInTrace as err:
-            reason = f"the traced code raises {type(err.error).__name__}: {err.error}"
-            return _eager_entry(fn, err.state, None, reason, options, start), None
+            return _eager_entry(fn, err.state, None, err.reason(), options, start), None
     else:  # pragma: no cover - restarts are bounded: static shapes once, the break once
         raise RuntimeError("tcompile: trace restarted too often")
 
@@ -137,9 +149,8 @@ def compile_frame(fn, args, kwargs, options: FrameOptions, *, allow_breaks: bool
         )
     with rec.phase("guards"):
         check, check_code = make_check(fn, state.guards, options.closure_param)
-    ns.update({"__tc_graph": compiled_graph, GLOBALS: fn.__globals__})
-    if not options.closure_param:
-        ns[CLOSURE] = fn.__closure__ or ()
+    ns.update(frame_names(fn))
+    ns["__tc_graph"] = compiled_graph
     line = getattr(outcome, "tx", None) and outcome.tx.instrs[outcome.tx.ip].line
     exec(
         compile_glue(source, lines, fn.__code__.co_filename, line or fn.__code__.co_firstlineno), ns
@@ -158,9 +169,7 @@ def make_check(fn, guards: list[Guard], closure_param: bool = False):
     if closure_param:
         params = f"{CLOSURE}, {params}" if params else CLOSURE
     source, ns = build_check_function(guards, params)
-    ns[GLOBALS] = fn.__globals__
-    if not closure_param:
-        ns[CLOSURE] = fn.__closure__ or ()
+    ns.update(frame_names(fn))
     exec(compile(source, f"<tcompile guards {fn.__qualname__}>", "exec"), ns)  # noqa: S102
     return _with_defaults(ns["__tc_check"], fn), source
 

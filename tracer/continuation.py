@@ -25,7 +25,7 @@ _CALLS = {"CALL", "CALL_KW", "CALL_FUNCTION_EX"}
 _JUMPS = {"POP_JUMP_IF_TRUE": True, "POP_JUMP_IF_FALSE": False}
 _BINARY = {"BINARY_SUBSCR": "{0}[{1}]", "COMPARE_OP": "{0} {op} {1}", "CONTAINS_OP": "{0} {op} {1}"}
 _UNARY = {"UNARY_NOT": "not {0}", "UNARY_NEGATIVE": "-{0}", "UNARY_INVERT": "~{0}", "UNARY_POSITIVE": "+{0}",
-          "TO_BOOL": "bool({0})", "GET_LEN": "len({0})"}  # fmt: skip
+          "TO_BOOL": "__tc_bool({0})", "GET_LEN": "__tc_len({0})"}  # fmt: skip
 _SKIP_KINDS = {"skip_frame", "try_block", "context_manager", "generator", "dynamic_code",
                "unsupported_opcode", "recursion_limit", "unroll_limit", "internal_error"}  # fmt: skip
 RESUMABLE_OPS = _CALLS | set(_JUMPS) | set(_BINARY) | set(_UNARY) | {
@@ -44,24 +44,24 @@ class Plan:
 def plan(brk, frame_code: CodeType, instrs, registry: dict) -> Plan:
     index = getattr(brk, "root_index", None)
     if index is None:
-        return Plan(frame_code, 0, "the break happened before the frame's first instruction")
+        return Plan(frame_code, 0, "the break happened before its first instruction")
     inst = instrs[index]
     code, offset = original_location(frame_code, inst.offset, registry)
     kind = brk.record.kind.id
     if len(brk.record.stack) > 1 and inst.opname in _CALLS:
         kind = "bubbled"  # the break is the callee's: this frame resumes after the call
     if offset < 0:
-        return Plan(code, offset, "graph break while re-entering a resume function's state")
+        return Plan(code, offset, "the break happened while re-entering a resume function's state")
     if getattr(brk, "root_blocked", False):
-        return Plan(code, offset, f"{brk.record.kind.title}: the frame cannot resume there")
+        return Plan(code, offset, "it cannot resume inside a try block or a with-block")
     if kind in _SKIP_KINDS:
-        return Plan(code, offset, f"{brk.record.kind.title}: the frame cannot resume after it")
+        return Plan(code, offset, "it cannot resume after this kind of break")
     if analysis.in_loop(code, offset):
-        return Plan(code, offset, "graph break inside a loop: the frame runs eagerly")
+        return Plan(code, offset, "the break is inside a loop")
     if inst.opname not in RESUMABLE_OPS:
-        return Plan(code, offset, f"no eager form for {inst.opname}: the frame runs eagerly")
+        return Plan(code, offset, f"there is no eager form for {inst.opname}")
     if inst.opname == "LOAD_ATTR" and inst.push_null:
-        return Plan(code, offset, "graph break on a method load: the frame runs eagerly")
+        return Plan(code, offset, "the break is on a method load")
     return Plan(code, offset, None)
 
 
@@ -202,10 +202,9 @@ class Continuation:
             conversion, has_spec = inst.arg
             spec = self.value(self.pop()) if has_spec else "''"
             value = self.value(self.pop())
-            converted = {0: value, 1: f"str({value})", 2: f"repr({value})", 3: f"ascii({value})"}[
-                conversion
-            ]
-            self._emit_eager(f"__tc_r = format({converted}, {spec})")
+            converted = {0: value, 1: f"__tc_str({value})", 2: f"__tc_repr({value})",
+                         3: f"__tc_ascii({value})"}[conversion]  # fmt: skip
+            self._emit_eager(f"__tc_r = __tc_format({converted}, {spec})")
         elif op == "UNPACK_SEQUENCE":
             names = [f"__tc_u{i}" for i in range(inst.arg)]
             self._emit_eager(f"{', '.join(names)}, = {self.value(self.pop())}")

@@ -13,6 +13,7 @@ import dataclasses
 import functools
 import inspect
 import logging
+import traceback
 import types
 import warnings
 import weakref
@@ -24,7 +25,7 @@ from .errors import BREAK_KINDS, BreakRecord, FrameLoc, GraphBreak, TCompileErro
 from .guards import first_failure, mismatched_dims
 from .resume import ResumeSpec, resume_code
 from .signature import bind
-from .source import CLOSURE, GLOBALS
+from .source import frame_names
 from .trace_state import DynamicPolicy, is_user_function
 
 _GENERATOR_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
@@ -69,28 +70,49 @@ class CompiledFrame:
         rec.counters["cache_misses"] += 1
         fn = self.function_for(cells)
         eager = self._eager(fn)
-        if fn.__code__.co_flags & _GENERATOR_FLAGS:
-            if self.fullgraph or hatches.current_error_on_graph_break():
-                raise Unsupported(
-                    _frame_record(
-                        fn, "generator", f"{fn.__qualname__} is a generator or coroutine function"
-                    )
-                )
-            return fn(*args, **kwargs)
         if not config.trace_numpy or self.exhausted or FROZEN.active:
-            return eager(cells, *args, **kwargs) if self.closure_param else eager(*args, **kwargs)
+            return self._run(eager, cells, args, kwargs)
         try:
             scope = self._scope(fn, args, kwargs, cells)
         except TypeError:
             return fn(*args, **kwargs)  # a wrong call: let Python raise its own TypeError
-        if self.entries:
-            self._note_recompile(scope)
-        if len(self.entries) >= config.cache_size_limit:
-            return self._give_up(fn, args, kwargs)
-        entry = self._compile(fn, args, kwargs, eager)
-        if self.closure_param:
-            return entry.run(cells, *args, **kwargs)
-        return entry.run(*args, **kwargs)
+        try:
+            if fn.__code__.co_flags & _GENERATOR_FLAGS:
+                entry = self._generator(fn, eager)
+            else:
+                if self.entries:
+                    self._note_recompile(scope)
+                if len(self.entries) >= config.cache_size_limit:
+                    return self._give_up(fn, args, kwargs)
+                entry = self._compile(fn, args, kwargs, eager)
+        except TCompileError:
+            raise
+        except Exception as error:  # a gap in tcompile: the call runs eagerly, never fails
+            entry = self._internal_error(fn, eager, error)
+        return self._run(entry.run, cells, args, kwargs)
+
+    def _run(self, run, cells, args: tuple, kwargs: dict):
+        return run(cells, *args, **kwargs) if self.closure_param else run(*args, **kwargs)
+
+    def _generator(self, fn, eager) -> Entry:
+        """Generators and coroutines run eagerly (as in Dynamo), with the reason recorded."""
+        record = _frame_record(fn, "generator", f"{fn.__qualname__} runs eagerly")
+        if self.fullgraph or hatches.current_error_on_graph_break():
+            raise Unsupported(record)
+        return self._eager_only(eager, record)
+
+    def _internal_error(self, fn, eager, error: Exception) -> Entry:
+        where = traceback.extract_tb(error.__traceback__)[-1]
+        record = _frame_record(fn, "internal_error", f"{type(error).__name__}: {error} "
+                               f"(in {where.name}, {where.filename}:{where.lineno})")  # fmt: skip
+        return self._eager_only(eager, record)
+
+    def _eager_only(self, eager, record: BreakRecord) -> Entry:
+        """An entry for every call from now on: the frame runs eagerly, for ``record``'s reason."""
+        entry = Entry(_always, eager, [], break_record=record, eager_reason=record.reason,
+                      compile_id=f"[{self.frame_id}/{len(self.entries)}]")  # fmt: skip
+        self._add(entry, record, report.CompileEvent(self.display_name))
+        return entry
 
     def _eager(self, fn):
         """How the frame runs when skipped: its code, with callees routed to their caches."""
@@ -103,12 +125,7 @@ class CompiledFrame:
 
     def _scope(self, fn, args, kwargs, cells) -> dict:
         scope = bind(fn, args, kwargs)
-        scope.update(
-            {
-                GLOBALS: fn.__globals__,
-                CLOSURE: (cells if self.closure_param else fn.__closure__) or (),
-            }
-        )
+        scope.update(frame_names(fn, cells if self.closure_param else None))
         return scope
 
     def _note_recompile(self, scope: dict) -> None:
@@ -175,9 +192,16 @@ class CompiledFrame:
             rec.counters["graph_breaks"] += 1
             rec.add_compile(event)
             raise Unsupported(brk.record) from None
+        self._add(entry, record, event)
+        return entry
+
+    def _add(self, entry: Entry, record: BreakRecord | None, event: report.CompileEvent) -> None:
+        """Put ``entry`` in the cache and report it (counters, logs, listeners)."""
+        rec = report.current()
         event.compile_time = entry.extra.get("compile_time", 0.0)
         event.guards = list(entry.guards)
         event.eager = entry.is_eager
+        event.eager_reason = entry.eager_reason
         if record is not None and len(record.stack) > 1:
             # A break inside a function this frame inlined is counted once, by that function's
             # own frame, which breaks there again when the call runs (bubble-up); that report
@@ -206,7 +230,6 @@ class CompiledFrame:
         rec.add_compile(event)
         self.entries.append(entry)
         self.fast.append((entry.check, entry.run))
-        return entry
 
 
 def resume_function(spec: ResumeSpec, f_globals: dict, backend, dynamic):
@@ -339,6 +362,10 @@ class _Frozen:
 
 
 FROZEN = _Frozen()
+
+
+def _always(*args, **kwargs) -> bool:
+    return True
 
 
 def _frame_record(fn, kind: str, explanation: str) -> BreakRecord:

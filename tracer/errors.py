@@ -180,6 +180,12 @@ class UserErrorInTrace(Exception):
     def __init__(self, error: BaseException):
         super().__init__(repr(error))
         self.error = error
+        self.stack: tuple[FrameLoc, ...] = ()  # where the traced code raises, innermost last
+
+    def reason(self) -> str:
+        where = f" at line {self.stack[-1].lineno}" if self.stack else ""
+        return (f"the traced code raises {type(self.error).__name__}: {self.error}{where}; "
+                "the frame runs eagerly, and raises there")  # fmt: skip
 
 
 class RestartTrace(Exception):

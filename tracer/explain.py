@@ -22,6 +22,7 @@ class ExplainOutput:
     compile_time: float = 0.0
     compiled_frames: list[str] = field(default_factory=list)  # qualnames (resume functions too)
     skipped_frames: list[str] = field(default_factory=list)  # frames that ran eagerly
+    skip_reasons: list[str] = field(default_factory=list)  # why, one per skipped frame
     result: object = None
 
     def __str__(self) -> str:
@@ -44,7 +45,10 @@ class ExplainOutput:
             lines.extend(f"  {g.describe()}" for g in self.out_guards)
         if self.compiled_frames or self.skipped_frames:
             lines.append(f"Compiled frames: {', '.join(self.compiled_frames) or '-'}")
-            lines.append(f"Skipped frames (ran eagerly): {', '.join(self.skipped_frames) or '-'}")
+            lines.append(f"Skipped frames (ran eagerly): {'' if self.skipped_frames else '-'}")
+            lines.extend(
+                f"  {name}: {why}" for name, why in zip(self.skipped_frames, self.skip_reasons)
+            )
         lines.append(f"Compile Time: {self.compile_time * 1e3:.2f} ms")
         return "\n".join(lines)
 
@@ -81,6 +85,8 @@ def explain(fn, rebuild, *, backend, dynamic=None):
         out = ExplainOutput(result=result)
         for event in collector.events:
             (out.skipped_frames if event.eager else out.compiled_frames).append(event.function)
+            if event.eager:
+                out.skip_reasons.append(event.eager_reason)
             out.graphs.extend(event.graphs)
             out.break_reasons.extend(event.breaks)
             out.out_guards.extend(event.guards)

@@ -8,6 +8,7 @@ a miss one guard at a time, only after the fast check failed.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,15 +31,18 @@ class Guard:
         """Python text true when the guard holds; ``const`` names the bound expected value."""
         k = self.kind
         if k == "type" or k == "id":
-            return f"type({v}) is {const}" if k == "type" else f"{v} is {const}"
+            return f"__tc_type({v}) is {const}" if k == "type" else f"{v} is {const}"
         if k == "const":
-            if self.expected is None or type(self.expected) is bool:
+            e = self.expected
+            if e is None or type(e) is bool:
                 return f"{v} is {const}"
-            return f"type({v}) is type({const}) and {v} == {const}"
+            if type(e) in (int, str, bytes) or (type(e) is float and e == e and e != 0):
+                return f"__tc_type({v}) is __tc_type({const}) and {v} == {const}"
+            return f"__tc_same({v}, {const})"  # -0.0 is not 0.0, NaN is NaN
         if k == "len":
-            return f"len({v}) == {self.expected}"
+            return f"__tc_len({v}) == {self.expected}"
         if k == "keys":
-            return f"tuple({v}) == {const}"
+            return f"__tc_tuple({v}) == {const}"
         if k == "dtype":
             return f"({v}.dtype is {const} or {v}.dtype == {const})"
         if k == "shape":
@@ -46,9 +50,9 @@ class Guard:
         if k == "strides":
             return f"{v}.strides == {self.expected!r}"
         if k == "not_global":
-            return f"{self.expected!r} not in {GLOBALS}"
+            return f"{self.expected!r} not in {v}"
         if k == "no_shadow":
-            return f"{self.expected!r} not in getattr({v}, '__dict__', ())"
+            return f"{self.expected!r} not in __tc_getattr({v}, '__dict__', ())"
         if k == "alias":
             other, same = self.expected
             return f"({v} is {other.expr()}) is {same}"
@@ -91,7 +95,7 @@ class Guard:
                 return f"type of {name} changed: expected {e.__qualname__}, actual {type(actual).__qualname__}"
             if k == "id" and actual is not e:
                 return f"{name} is a different object than the one traced ({_short(e)})"
-            if k == "const" and not (type(actual) is type(e) and (actual is e or actual == e)):
+            if k == "const" and not same_constant(actual, e):
                 return f"{name} == {e!r} failed: actual {actual!r}"
             if k == "len" and len(actual) != e:
                 return f"len({name}) changed: expected {e}, actual {len(actual)}"
@@ -108,6 +112,29 @@ class Guard:
         except Exception as error:  # the value no longer supports the check
             return f"{name}: {k} check raised {type(error).__name__}: {error}"
         return None
+
+
+def same_constant(a: object, b: object) -> bool:
+    """``a`` and ``b`` are the same constant for the trace: equal, of one type, with the sign
+    of zero respected and NaN equal to NaN (a guard made for ``0.0`` must fail for ``-0.0``)."""
+    if type(a) is not type(b):
+        return False
+    if type(a) is float:
+        return (a == b and math.copysign(1.0, a) == math.copysign(1.0, b)) or (a != a and b != b)
+    if type(a) is complex:
+        return same_constant(a.real, b.real) and same_constant(a.imag, b.imag)
+    if type(a) in (tuple, frozenset, slice):  # may hold floats: compare their spellings too
+        return a == b and sorted(map(repr, _items(a))) == sorted(map(repr, _items(b)))
+    return a is b or a == b
+
+
+def _items(value) -> tuple:
+    return (value.start, value.stop, value.step) if type(value) is slice else tuple(value)
+
+
+# Names the generated check uses for builtins: the frame's parameters may shadow the real ones.
+CHECK_NAMES = {"__tc_type": type, "__tc_len": len, "__tc_tuple": tuple,
+               "__tc_getattr": getattr, "__tc_same": same_constant}  # fmt: skip
 
 
 def _short(obj) -> str:
@@ -169,7 +196,7 @@ def _depth(source: Source) -> int:
 
 def build_check_function(guards: list[Guard], params: str) -> tuple[str, dict]:
     """Source text of ``__tc_check(<params>)`` and the namespace it needs."""
-    ns: dict = {}
+    ns: dict = dict(CHECK_NAMES)
     local_of: dict[str, str] = {}
     body: list[str] = []
     for guard in order_guards(guards):
@@ -180,7 +207,7 @@ def build_check_function(guards: list[Guard], params: str) -> tuple[str, dict]:
             else:
                 local_of[expr] = f"__tc_v{len(local_of)}"
                 body.append(f"{local_of[expr]} = {expr}")
-        const = f"__tc_k{len(ns)}"
+        const = f"__tc_k{len(ns) - len(CHECK_NAMES)}"
         ns[const] = guard.expected
         body.append(f"if not ({guard.condition(local_of[expr], const)}): return False")
     lines = [f"def __tc_check({params}):", "    try:"]
@@ -201,7 +228,7 @@ def first_failure(guards: list[Guard], scope: dict) -> str | None:
         except Exception as error:
             return f"{guard.source.name()} can no longer be read ({type(error).__name__}: {error})"
         if guard.kind in ("not_global", "alias"):
-            ns = dict(scope)
+            ns = dict(scope) | CHECK_NAMES
             ns["__tc_probe"] = actual
             if not eval(guard.condition("__tc_probe", "None"), ns):
                 return f"guard failed: {guard.describe()}"

@@ -41,6 +41,7 @@ class CompileEvent:
     breaks: list[BreakRecord] = field(default_factory=list)
     compile_time: float = 0.0
     eager: bool = False  # the frame was skipped: it runs as plain Python
+    eager_reason: str = ""  # why, when it was
 
 
 class Recorder:

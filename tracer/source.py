@@ -12,6 +12,22 @@ from dataclasses import dataclass
 
 GLOBALS = "__tc_g"
 CLOSURE = "__tc_cl"
+BUILTINS = "__tc_b"
+FUNCTION = "__tc_fn"
+
+
+def builtins_of(f_globals: dict) -> dict:
+    """The builtins dict a function with these globals resolves names in."""
+    builtins = f_globals.get("__builtins__", __builtins__)
+    return builtins if isinstance(builtins, dict) else vars(builtins)
+
+
+def frame_names(fn, cells=None) -> dict:
+    """The names generated guard and glue functions use for ``fn``'s globals, builtins, cells
+    and the function itself (sources' expressions refer to them)."""
+    closure = cells if cells is not None else fn.__closure__
+    return {GLOBALS: fn.__globals__, BUILTINS: builtins_of(fn.__globals__),
+            CLOSURE: closure or (), FUNCTION: fn}  # fmt: skip
 
 
 class Source:
@@ -64,6 +80,32 @@ class GlobalsDictSource(Source):
 
     def name(self) -> str:
         return "G"
+
+
+@dataclass(frozen=True)
+class BuiltinSource(Source):
+    """A builtin (``len``) as the compiled function's globals resolve it."""
+
+    builtin: str
+
+    def expr(self) -> str:
+        return f"{BUILTINS}[{self.builtin!r}]"
+
+    def name(self) -> str:
+        return f"builtins[{self.builtin!r}]"
+
+
+@dataclass(frozen=True)
+class FunctionSource(Source):
+    """The compiled function itself (its ``__code__`` and defaults can be replaced)."""
+
+    qualname: str
+
+    def expr(self) -> str:
+        return FUNCTION
+
+    def name(self) -> str:
+        return self.qualname
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,13 @@ from .errors import BREAK_KINDS, BreakRecord, FrameLoc, GraphBreak
 from .examples import ExampleMemory, run_with_stand_ins, value_dependent_shape
 from .graph import Graph, Node, describe_value
 from .guards import Guard
-from .source import AttrSource, GlobalsDictSource, GlobalSource, ItemSource, LocalSource, Source
+from .source import (
+    AttrSource,
+    GlobalSource,
+    ItemSource,
+    LocalSource,
+    Source,
+)
 from .values import (
     ArrayFlags,
     ArrayMethod,
@@ -271,7 +277,7 @@ class TraceState:
         if (
             t is types.MethodType
             and type(obj.__func__) is types.FunctionType
-            and is_user_function(obj.__func__)
+            and (is_user_function(obj.__func__) or hasattr(obj.__func__, "__tc_compiled__"))
         ):
             # A bound method is made anew on each access: guard its function and its self.
             func = self.wrap(obj.__func__, AttrSource(source, "__func__"))
@@ -288,7 +294,7 @@ class TraceState:
         self.guard(source, "id", obj)
         if hatches.is_allowed(obj) or hatches.is_disallowed(obj):
             return Obj(obj, source)  # never inlined: one opaque node, or always a break
-        compiled = getattr(obj, "__tc_compiled__", None)
+        compiled = getattr(obj, "__tc_compiled__", None) if t is types.FunctionType else None
         if compiled is not None:  # a tc.compile wrapper met while tracing: inline what it wraps
             return function_value(compiled.fn, source, wrapper=compiled)
         if t is types.FunctionType and is_user_function(obj):
@@ -358,9 +364,6 @@ class TraceState:
                 self.guard(source, "strides", example.strides)
                 self.guard(AttrSource(AttrSource(source, "flags"), "writeable"), "const",
                            bool(example.flags.writeable))  # fmt: skip
-
-    def builtins_not_shadowed(self, name: str) -> None:
-        self.guard(GlobalsDictSource(), "not_global", name)
 
     # -- graph operations --------------------------------------------------------------------
     def graph_call(self, op: str, target, args: tuple, kwargs: dict, *, name: str,

@@ -22,7 +22,15 @@ from . import operations as ops
 from .bytecode_reader import Instr, normalize
 from .calls import CallMixin
 from .errors import FrameLoc, GraphBreak, RestartTrace, TCompileError, UserErrorInTrace
-from .source import AttrSource, LocalSource
+from .source import (
+    AttrSource,
+    BuiltinSource,
+    GlobalsDictSource,
+    ItemSource,
+    LocalSource,
+    Source,
+    builtins_of,
+)
 from .trace_state import TraceState
 from .values import (
     NULL,
@@ -185,9 +193,10 @@ class Translator(CallMixin):
                 if self.parent is None and getattr(brk, "root_index", None) is None:
                     brk.root_index = index  # the root's instruction the break happened at
                 raise brk from None
-            except UserErrorInTrace:
+            except UserErrorInTrace as error:
                 if self.state.region_break is not None:  # tracing past a with/try is only a probe
                     raise GraphBreak(self.state.region_break) from None
+                error.stack = error.stack or self.state.user_stack()
                 raise
             except (RestartTrace, TCompileError):
                 raise
@@ -339,13 +348,22 @@ class Translator(CallMixin):
             return overlay
         if name in self.f_globals:
             return self.state.wrap(self.f_globals[name], self.global_source(name))
-        builtins = self.f_globals.get("__builtins__", __builtins__)
-        builtins = builtins if isinstance(builtins, dict) else vars(builtins)
+        builtins = builtins_of(self.f_globals)
         if name in builtins:
-            if self.f_globals is self.state.root_globals:
-                self.state.builtins_not_shadowed(name)
-            return ops.wrap_unguarded(self.state, builtins[name])
+            # Guarded not to be shadowed by a global later, and to stay the same object
+            # (``builtins.len`` can be patched); only where the guards can reach both dicts.
+            dict_source = self._globals_dict_source()
+            if dict_source is None or builtins is not builtins_of(self.state.root_globals):
+                return ops.wrap_unguarded(self.state, builtins[name])
+            self.state.guard(dict_source, "not_global", name)
+            return self.state.wrap(builtins[name], BuiltinSource(name))
         raise UserErrorInTrace(NameError(f"name {name!r} is not defined"))
+
+    def _globals_dict_source(self) -> Source | None:
+        if self.f_globals is self.state.root_globals:
+            return GlobalsDictSource()
+        item = self.global_source("_") if self.global_source is not None else None
+        return item.base if isinstance(item, ItemSource) else None
 
     def STORE_GLOBAL(self, inst: Instr) -> None:
         value = self.pop()
