@@ -64,7 +64,7 @@ class GlueWriter:
             "__tc_function": types.FunctionType,
             "__tc_new_cell": types.CellType,
             # builtins the glue uses, under names the frame's own parameters cannot shadow
-            **{f"__tc_{f.__name__}": f for f in (set, slice, str, repr, ascii, format, bool, len)},
+            **{f"__tc_{f.__name__}": f for f in (slice, str, repr, ascii, format, bool, len)},
         }
         self.prelude: list[str] = []
         self._memo: dict[int, str] = {}
@@ -102,7 +102,11 @@ class GlueWriter:
             pairs = ", ".join(f"{self.bind(k)}: {self.expr(i)}" for k, i in v.items.items())
             return self.temp("{" + pairs + "}", v)
         if isinstance(v, SetValue):
-            return self.temp(f"__tc_set({self.bind(frozenset(v.values))})", v)
+            # a copy of the set the trace built: same members, and (checked) the same order
+            if list(v.values.copy()) != list(v.values):
+                raise self.state.graph_break("unsupported_object", "a set built in the trace "
+                                             "cannot be rebuilt with its iteration order")  # fmt: skip
+            return self.temp(f"{self.bind(v.values)}.copy()", v)
         if isinstance(v, SliceValue):
             return f"__tc_slice({self.expr(v.start)}, {self.expr(v.stop)}, {self.expr(v.step)})"
         if isinstance(v, UserObject):

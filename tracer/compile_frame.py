@@ -15,12 +15,12 @@ from __future__ import annotations
 import logging
 import time
 import types
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from . import hatches, report
 from .codegen import Glue, compile_glue, live_example_inputs
 from .continuation import Continuation, plan
-from .errors import BreakRecord, GraphBreak, RestartTrace, UserErrorInTrace
+from .errors import BreakRecord, FrameLoc, GraphBreak, RestartTrace, UserErrorInTrace
 from .graph import Graph
 from .guards import Guard, build_check_function, order_guards
 from .resume import RESUME_CODES
@@ -137,9 +137,13 @@ def compile_frame(fn, args, kwargs, options: FrameOptions, *, allow_breaks: bool
             else:
                 source, ns, graph, lines, fname = glue.finish(glue.writer.expr(outcome))
         except GraphBreak as brk:  # a value the glue cannot rebuild: run the frame eagerly
-            record = record or brk.record
+            code = fn.__code__
+            here = brk.record.stack or (
+                FrameLoc(code.co_filename, code.co_firstlineno, code.co_name),
+            )
+            record = record or replace(brk.record, stack=here)
             return _eager_entry(
-                fn, state, record, f"graph break: {brk.record.reason}", options, start
+                fn, state, record, f"{brk.record.reason}; the frame runs eagerly", options, start
             ), record
     with rec.phase("backend"):
         compiled_graph = (

@@ -25,6 +25,7 @@ last), which the printer puts in a trailing comment: what the user sees is what 
 
 from __future__ import annotations
 
+import builtins
 import keyword
 import math
 import operator
@@ -36,7 +37,8 @@ import numpy as np
 from .errors import FrameLoc
 
 STATEMENT_OPS = frozenset({"setitem", "inplace"})
-_RESERVED = {"np", "self", "slice", "float", "forward"}  # names the printed code itself uses
+# Names a node may not take: the printed code uses some, and the others would read as builtins.
+_RESERVED = frozenset({"np", "self", "forward", *dir(builtins)})
 
 _INFIX = {
     operator.add: "+",
@@ -130,8 +132,10 @@ class Graph:
     # -- building -----------------------------------------------------------------------------
     def fresh_name(self, hint: str) -> str:
         base = "".join(c if c.isalnum() or c == "_" else "_" for c in hint).strip("_") or "v"
-        if base[0].isdigit() or keyword.iskeyword(base) or base in _RESERVED:
+        if base[0].isdigit():
             base = f"v_{base}"
+        if keyword.iskeyword(base) or base in _RESERVED:
+            base = f"{base}_"
         name, n = base, 1
         while name in self._names:
             name, n = f"{base}_{n}", n + 1

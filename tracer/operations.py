@@ -79,7 +79,7 @@ def const_value(v: Value):
     if isinstance(v, SliceValue):
         return slice(const_value(v.start), const_value(v.stop), const_value(v.step))
     if isinstance(v, SetValue):
-        return set(v.values)
+        return v.values  # the real set: its iteration order is its own history's
     raise NotConstant(v)
 
 

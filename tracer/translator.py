@@ -574,7 +574,11 @@ class Translator(CallMixin):
         self.stack[-inst.arg].values.add(value)
 
     def SET_UPDATE(self, inst: Instr) -> None:
-        values = [ops.const_value(v) for v in ops.iterate(self.state, self.pop())]
+        # update from the real iterable, as CPython does: a set's iteration order depends on
+        # how it was filled (``{*frozenset}`` copies the table, a list adds one by one)
+        source = self.pop()
+        values = ops.const_value(source) if ops.is_const(source) else [
+            ops.const_value(v) for v in ops.iterate(self.state, source)]  # fmt: skip
         self.stack[-inst.arg].values.update(values)
 
     def BUILD_SLICE(self, inst: Instr) -> None:
