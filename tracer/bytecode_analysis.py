@@ -76,7 +76,17 @@ def _live_in(code: CodeType) -> tuple[frozenset, ...]:
 def live_locals_at(code: CodeType, offset: int) -> frozenset[str]:
     """Local variables read (before being written) on some path from ``offset`` on."""
     _, index, _, _ = _flow(code)
-    return _live_in(code)[index[offset]]
+    live = _live_in(code)[index[offset]]
+    first = implicit_self(code)
+    return live | {first} if first is not None else live
+
+
+def implicit_self(code: CodeType) -> str | None:
+    """The argument a zero-argument ``super()`` reads without naming it (3.11: the frame's first
+    local; a method using ``super()`` has a ``__class__`` cell)."""
+    if "__class__" in code.co_freevars and code.co_argcount:
+        return code.co_varnames[0]
+    return None
 
 
 def next_offset(code: CodeType, offset: int) -> int:

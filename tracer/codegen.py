@@ -44,6 +44,7 @@ from .values import (
     ScalarValue,
     SetValue,
     SliceValue,
+    SymFloat,
     SymInt,
     TupleValue,
     UserFunction,
@@ -81,7 +82,7 @@ class GlueWriter:
         """Python text rebuilding ``v`` after the graph ran."""
         if id(v) in self._memo:
             return self._memo[id(v)]
-        if isinstance(v, (ArrayValue, ScalarValue, SymInt)):
+        if isinstance(v, (ArrayValue, ScalarValue, SymInt, SymFloat)):
             if v.node not in self.outputs:
                 self.outputs.append(v.node)
             return f"__tc_o[{self.outputs.index(v.node)}]"

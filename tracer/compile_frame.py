@@ -179,8 +179,11 @@ def make_check(fn, guards: list[Guard], closure_param: bool = False):
 
 
 def _with_defaults(made, fn):
+    """``made`` takes ``fn``'s parameters: the same defaults, and the same name, so a wrong call
+    raises the TypeError that calling ``fn`` raises."""
     made.__defaults__ = fn.__defaults__
     made.__kwdefaults__ = fn.__kwdefaults__
+    made.__name__, made.__qualname__ = fn.__name__, fn.__qualname__
     return made
 
 

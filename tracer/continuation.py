@@ -18,6 +18,7 @@ from . import hatches
 from .codegen import Glue
 from .operations import const_value
 from .resume import STACK_CONTEXT, STACK_NULL, STACK_VALUE, ResumeSpec, original_location
+from .signature import identifier
 from .trace_state import errstate_settings
 from .values import NULL, UNBOUND, Cell, Const, ContextExit, ContextManager, Value
 
@@ -227,9 +228,11 @@ class Continuation:
                 args.append(self.value(v))
         kinds += [STACK_VALUE] * len(extra)
         args += list(extra)
-        live = sorted(analysis.live_locals_at(self.code, target_offset) & self._bound_locals())
-        args += [self._local(name) for name in live]
+        first = analysis.implicit_self(self.code)
+        live = sorted(analysis.live_locals_at(self.code, target_offset) & self._bound_locals(),
+                      key=lambda name: (name != first, name))  # fmt: skip
         spec = ResumeSpec(self.code, target_offset, tuple(kinds), tuple(live))
+        args = spec.arrange(tuple(args), tuple(self._local(name) for name in live))
         resume = self.writer.bind(self.make_resume(spec))
         cells = "(" + "".join(f"{self._cell(name)}, " for name in spec.cell_names) + ")"
         return f"{resume}({cells}{''.join(', ' + a for a in args)})"
@@ -240,7 +243,7 @@ class Continuation:
 
     def _local(self, name: str) -> str:
         if name in self.tx.lazy_locals:
-            return name  # never read by the trace: still the glue's own parameter
+            return identifier(name)  # never read by the trace: still the glue's own parameter
         return self.value(self.tx.locals[name])
 
     def _cell(self, name: str) -> str:

@@ -22,7 +22,7 @@ from . import hatches, report
 from .compile_frame import Entry, FrameOptions, compile_frame
 from .config import config
 from .errors import BREAK_KINDS, BreakRecord, FrameLoc, GraphBreak, TCompileError, Unsupported
-from .guards import first_failure, mismatched_dims
+from .guards import first_failure, mismatched_dims, same_constant
 from .resume import ResumeSpec, resume_code
 from .signature import bind
 from .source import frame_names
@@ -46,6 +46,7 @@ class CompiledFrame:
         self.entries: list[Entry] = []
         self.fast: list[tuple] = []  # (check, run) pairs read by the hot path, in entry order
         self.marked_dynamic: dict[str, set[int]] = {}
+        self.marked_floats: set[str] = set()
         self.exhausted = False
         self.frame_id = next(_frame_ids)
         self.router = Router(backend, dynamic)
@@ -55,6 +56,7 @@ class CompiledFrame:
         self.entries.clear()
         self.fast.clear()
         self.marked_dynamic.clear()
+        self.marked_floats.clear()
         self.exhausted = False
 
     def function_for(self, cells) -> types.FunctionType:
@@ -149,12 +151,19 @@ class CompiledFrame:
                       self.display_name, where, "\n    ".join(reasons))  # fmt: skip
 
     def _mark_dynamic(self, entry: Entry, scope: dict) -> None:
+        """A dim seen with a second size becomes symbolic; so does a Python float seen with a
+        second value (it becomes a graph input instead of a constant)."""
         for guard in entry.guards:
-            if guard.kind != "shape":
+            is_float = guard.kind == "const" and type(guard.expected) is float
+            if guard.kind != "shape" and not is_float:
                 continue
             try:
                 actual = eval(guard.source.expr(), dict(scope))  # noqa: S307 - our own expression
             except Exception:
+                continue
+            if is_float:
+                if type(actual) is float and not same_constant(actual, guard.expected):
+                    self.marked_floats.add(guard.source.name())
                 continue
             dims = mismatched_dims(guard, actual)
             if dims:
@@ -179,6 +188,7 @@ class CompiledFrame:
         policy = DynamicPolicy(
             all_dims=self.dynamic is True,
             marked={} if self.dynamic is False else dict(self.marked_dynamic),
+            floats=frozenset() if self.dynamic is False else frozenset(self.marked_floats),
         )
         options = FrameOptions(self.backend, policy, f"[{self.frame_id}/{len(self.entries)}]", self.closure_param,
                                self.make_resume, self.router.call, eager)  # fmt: skip

@@ -28,6 +28,7 @@ from .values import (
     Obj,
     ScalarValue,
     SliceValue,
+    SymFloat,
     SymInt,
     TupleValue,
 )
@@ -166,7 +167,7 @@ def as_example(value, replace: dict | None = None):
         return replace[id(value)]
     if isinstance(value, (ArrayValue, ScalarValue)):
         return value.example
-    if isinstance(value, SymInt):
+    if isinstance(value, (SymInt, SymFloat)):
         return value.hint
     if isinstance(value, (Const, Obj)):
         return value.value
@@ -205,8 +206,8 @@ def apply(op: str, target, args: tuple, kwargs: dict):
 
 
 def traced_leaves(obj) -> list:
-    """The array and NumPy-scalar values inside an operation's arguments."""
-    if isinstance(obj, (ArrayValue, ScalarValue)):
+    """The array, NumPy-scalar and dynamic-float values inside an operation's arguments."""
+    if isinstance(obj, (ArrayValue, ScalarValue, SymFloat)):
         return [obj]
     if isinstance(obj, (tuple, list)):
         return [leaf for item in obj for leaf in traced_leaves(item)]
@@ -235,7 +236,8 @@ def run_with_stand_ins(op: str, target, args: tuple, kwargs: dict, writes: list)
         return apply(op, target, as_example(args), as_example(kwargs))
     except Exception as error:
         first = error
-    readable = [v for v in traced_leaves((args, kwargs)) if not any(v is w for w in writes)]
+    readable = [v for v in traced_leaves((args, kwargs))
+                if not isinstance(v, SymFloat) and not any(v is w for w in writes)]  # fmt: skip
     if readable:
         for make in (np.zeros_like, _eye_like, _random_like):
             replace = {id(v): _stand_in(v.example, make) for v in readable}
@@ -266,28 +268,37 @@ def _random_like(example: np.ndarray) -> np.ndarray:
     return np.asarray(values).astype(example.dtype)
 
 
-def value_dependent_shape(op: str, target, args: tuple, kwargs: dict, result) -> bool:
-    """Whether the result's shape or dtype changes when the traced numbers among the arguments
-    change (``np.arange(n[0])``, ``np.zeros(counts.max())``, ``np.repeat(x, counts)``): such
-    a size must not be baked into the graph. Checked by running the operation again on nudged
-    values (+1, and +2 where +1 makes it raise)."""
-    nudged = [v for v in traced_leaves((args, kwargs)) if _is_size_like(v.example)]
-    if not nudged or not isinstance(result, (np.ndarray, np.generic)):
+def value_dependent_shape(op: str, target, args: tuple, kwargs: dict, result, leaves) -> bool:
+    """Whether the result's shape or dtype changes when the traced numbers ``leaves`` among
+    the arguments change (``np.arange(n[0])``, ``np.zeros(counts.max())``, ``np.repeat(x,
+    counts)``): such a size must not be baked into the graph. Checked by running the operation
+    again on nudged values (+1, and +2 where +1 makes it raise)."""
+    nudged = [v for v in leaves if _is_size_like(as_example(v))]
+    if not nudged:
         return False
     for step in (1, 2):
-        replace = {id(v): _nudge(v.example, step) for v in nudged}
+        replace = {id(v): _nudge(as_example(v), step) for v in nudged}
         try:
             other = apply(op, target, as_example(args, replace), as_example(kwargs, replace))
         except Exception:  # noqa: S112 - these values are invalid here; try others
             continue
-        return not isinstance(other, (np.ndarray, np.generic)) or (
-            np.shape(other) != np.shape(result) or other.dtype != result.dtype
-        )
+        return _layout(other) != _layout(result)
     return True
 
 
+def _layout(result):
+    """What of a result the graph takes as fixed: its structure, shapes and dtypes."""
+    if isinstance(result, (np.ndarray, np.generic)):
+        return np.shape(result), result.dtype
+    if isinstance(result, (tuple, list)):
+        return type(result), tuple(_layout(item) for item in result)
+    return type(result)
+
+
 def _is_size_like(example) -> bool:
-    """NumPy scalars and 0-d arrays of numbers, and arrays of integers or bools, can be sizes."""
+    """Numbers, 0-d arrays of numbers, and arrays of integers or bools, can be sizes."""
+    if type(example) is float:
+        return True
     kind = example.dtype.kind
     if isinstance(example, np.generic) or example.ndim == 0:
         return kind in "biuf"
@@ -295,6 +306,8 @@ def _is_size_like(example) -> bool:
 
 
 def _nudge(example, step: int):
+    if type(example) is float:
+        return example + step
     if example.dtype.kind == "b":
         return ~example if step == 1 else example
     return example + np.asarray(step, dtype=example.dtype)

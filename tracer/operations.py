@@ -32,6 +32,7 @@ from .values import (
     SetValue,
     SliceValue,
     SuperValue,
+    SymFloat,
     SymInt,
     TupleValue,
     UserFunction,
@@ -67,9 +68,12 @@ class NotConstant(Exception):
 
 
 def const_value(v: Value):
-    """The Python value of a fully known value (constants and containers of them)."""
+    """The Python value of a fully known value (constants and containers of them). A dynamic
+    float is known from here on: its value gets pinned by a guard."""
     if isinstance(v, (Const, Obj)):
         return v.value
+    if isinstance(v, SymFloat):
+        return v.pin()
     if isinstance(v, TupleValue):
         return tuple(const_value(i) for i in v.items)
     if isinstance(v, ListValue):
@@ -84,11 +88,16 @@ def const_value(v: Value):
 
 
 def is_const(v: Value) -> bool:
-    try:
-        const_value(v)
+    """Whether `const_value` would succeed, asked without pinning any dynamic float."""
+    if isinstance(v, (Const, Obj, SetValue)):
         return True
-    except NotConstant:
-        return False
+    if isinstance(v, (TupleValue, ListValue)):
+        return all(is_const(i) for i in v.items)
+    if isinstance(v, DictValue):
+        return all(is_const(i) for i in v.items.values())
+    if isinstance(v, SliceValue):
+        return all(is_const(p) for p in (v.start, v.stop, v.step))
+    return False
 
 
 def fold(fn, *args, **kwargs) -> Value:
@@ -166,6 +175,10 @@ def binary_op(state: TraceState, fn, a: Value, b: Value, name: str) -> Value:
         return state.graph_call("call", plain, (a, b), {}, name=name)
     if isinstance(a, SymInt) or isinstance(b, SymInt):
         return symint_op(state, _NON_INPLACE.get(fn, fn), a, b, name)
+    if isinstance(a, SymFloat) or isinstance(b, SymFloat):
+        result = symfloat_op(state, _NON_INPLACE.get(fn, fn), [a, b], name)
+        if result is not None:
+            return result
     if isinstance(a, ListValue) and fn in (operator.iadd, operator.imul):
         # in place, like list.__iadd__/__imul__: every alias of the list sees it
         if fn is operator.iadd:
@@ -196,7 +209,10 @@ def symint_op(state: TraceState, fn, a: Value, b: Value, name: str) -> Value:
     if fn in _SYMINT_OPS and all(
         isinstance(v, SymInt) or type(getattr(v, "value", None)) is int for v in (a, b)
     ):
-        hint = fn(*(v.hint if isinstance(v, SymInt) else v.value for v in (a, b)))
+        try:
+            hint = fn(*(v.hint if isinstance(v, SymInt) else v.value for v in (a, b)))
+        except ZeroDivisionError as error:  # by a constant 0 (guarded): eager raises too
+            raise UserErrorInTrace(error) from error
         args = tuple(v.node if isinstance(v, SymInt) else v.value for v in (a, b))
         node = state.graph.add("call", fn, args, name=name, meta="int", stack=state.user_stack(),
                                risk="silent" if fn in _SILENT_INT_OPS else "raise")  # fmt: skip
@@ -206,12 +222,40 @@ def symint_op(state: TraceState, fn, a: Value, b: Value, name: str) -> Value:
     return fold(fn, python_int(state, a), python_int(state, b))
 
 
+_FLOAT_OPS = {operator.add, operator.sub, operator.mul, operator.truediv, operator.neg}
+
+
+def symfloat_op(state: TraceState, fn, values: list[Value], name: str) -> Value | None:
+    """Float arithmetic on dynamic floats, as a graph node giving a Python float; None where
+    the value is needed instead (other operators, a result that is not a float)."""
+    if fn not in _FLOAT_OPS or not all(
+        isinstance(v, SymFloat) or type(getattr(v, "value", None)) in (int, float) for v in values
+    ):
+        return None
+    hints = [v.hint if isinstance(v, SymFloat) else v.value for v in values]
+    try:
+        hint = fn(*hints)
+    except ArithmeticError:
+        return None  # raising depends on the value: pin it (the caller folds), raise as eager
+    if type(hint) is not float:
+        return None
+    args = tuple(v.node if isinstance(v, SymFloat) else v.value for v in values)
+    node = state.graph.add("call", fn, args, name=name, meta="float", stack=state.user_stack(),
+                           risk="raise" if fn is operator.truediv else "silent")  # fmt: skip
+    inputs = tuple({id(i): i for v in values if isinstance(v, SymFloat) for i in v.inputs}.values())
+    return SymFloat(node, hint, inputs)
+
+
 def sequence_op(state: TraceState, fn, a: Value, b: Value) -> Value:
     if fn is operator.add and type(a) is type(b) and isinstance(a, (TupleValue, ListValue)):
+        if isinstance(a, TupleValue) and not (a.items and b.items):
+            return b if not a.items else a  # CPython returns the non-empty tuple itself
         return type(a)(list(a.items) + list(b.items))
     if fn is operator.mul:
         seq, count = (a, b) if isinstance(a, (TupleValue, ListValue)) else (b, a)
         n = python_int(state, count)
+        if isinstance(seq, TupleValue) and n == 1:
+            return seq  # CPython returns the tuple itself
         return type(seq)(list(seq.items) * n)
     if fn in (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge):
         try:
@@ -231,6 +275,10 @@ def compare_op(state: TraceState, op: str, a: Value, b: Value) -> Value:
 def unary_op(state: TraceState, fn, v: Value, name: str) -> Value:
     if is_array_like(v):
         return state.graph_call("call", fn, (v,), {}, name=name)
+    if isinstance(v, SymFloat):
+        result = symfloat_op(state, fn, [v], name)
+        if result is not None:
+            return result
     if isinstance(v, SymInt) and fn is operator.neg:
         node = state.graph.add("call", fn, (v.node,), name=name, meta="int",
                                stack=state.user_stack(), risk="silent")  # fmt: skip
@@ -253,6 +301,8 @@ def truth(state: TraceState, v: Value) -> bool:
         )
     if isinstance(v, SymInt):
         return bool(concretize(state, v))
+    if isinstance(v, SymFloat):
+        return bool(v.pin())
     if isinstance(v, (TupleValue, ListValue)):
         return bool(v.items)
     if isinstance(v, DictValue):
@@ -279,6 +329,8 @@ def identity(state: TraceState, a: Value, b: Value) -> bool:
     """``a is b`` on symbolic values."""
     if a is b:
         return True
+    if isinstance(a, TupleValue) and isinstance(b, TupleValue) and not a.items and not b.items:
+        return a.namedtuple is b.namedtuple is None  # () is a singleton
     if is_array_like(a) and is_array_like(b):
         same = a.example is b.example
         if a.source is not None and b.source is not None:
@@ -286,7 +338,11 @@ def identity(state: TraceState, a: Value, b: Value) -> bool:
         return same
     known_a, known_b = _known_object(a), _known_object(b)
     if known_a is not _UNKNOWN and known_b is not _UNKNOWN:
-        return known_a is known_b
+        same = known_a is known_b
+        if isinstance(a, Const) and isinstance(b, Const) and a.source and b.source:
+            # equal constants guard by value only: whether they are one object is a guard too
+            state.guard(a.source, "alias", (b.source, same))
+        return same
     return False  # a value made in the trace is never one of these objects
 
 
@@ -530,6 +586,14 @@ def index_arg(state: TraceState, index: Value) -> Value:
     """Check an array index; boolean masks make the shape data-dependent."""
     parts = index.items if isinstance(index, TupleValue) else [index]
     for part in parts:
+        if isinstance(part, SliceValue) and any(
+            isinstance(p, (ArrayValue, ScalarValue)) for p in (part.start, part.stop, part.step)
+        ):
+            raise state.graph_break(
+                "data_dependent_shape",
+                "a slice bound computed from array values: the result's shape depends on it",
+                "Keep slice bounds static (constants or shapes).",
+            )
         if isinstance(part, ArrayValue) and part.example.dtype == np.bool_:
             raise state.graph_break(
                 "data_dependent_shape",

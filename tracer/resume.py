@@ -23,6 +23,8 @@ from types import CodeType
 
 from bytecode import Bytecode, CellVar, FreeVar, Instr, Label
 
+from .bytecode_analysis import implicit_self
+
 STACK_NULL = "null"
 STACK_VALUE = "value"
 STACK_CONTEXT = "context"  # an active with-block's __exit__: re-entered from a passed manager
@@ -49,10 +51,18 @@ class ResumeSpec:
 
     @property
     def argnames(self) -> tuple[str, ...]:
+        """Stack values, then live locals; a method's ``self`` comes first, where a zero-argument
+        ``super()`` looks for it (see `arrange`)."""
         stack_args = tuple(
             f"___stack{i}" for i, kind in enumerate(self.stack) if kind != STACK_NULL
         )
-        return stack_args + self.live_locals
+        return self.arrange(stack_args, self.live_locals)
+
+    def arrange(self, stack: tuple, live: tuple) -> tuple:
+        """Stack items and live-local items, in the order of `argnames`."""
+        if self.live_locals[:1] == (implicit_self(self.code),):
+            return live[:1] + stack + live[1:]
+        return stack + live
 
     @property
     def cell_names(self) -> tuple[str, ...]:

@@ -12,6 +12,14 @@ import types
 from types import CodeType
 
 
+def identifier(name: str) -> str:
+    """The name generated code uses for a local: itself, or a stand-in for names that are not
+    identifiers (pytest's assertion rewriting makes locals like ``@py_assert1``)."""
+    if name.isidentifier():
+        return name
+    return "__tc_l_" + "".join(c if c.isalnum() or c == "_" else f"_{ord(c):x}_" for c in name)
+
+
 def parameter_names(code: CodeType) -> tuple[str, ...]:
     """Every parameter name in frame order: positional, keyword-only, ``*args``, ``**kwargs``."""
     count = code.co_argcount + code.co_kwonlyargcount
@@ -21,7 +29,7 @@ def parameter_names(code: CodeType) -> tuple[str, ...]:
 
 def parameter_text(code: CodeType) -> str:
     """The parameter list of ``code`` without defaults (they are set on the function object)."""
-    names = code.co_varnames
+    names = [identifier(n) for n in code.co_varnames]
     nargs, nposonly, nkwonly = code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount
     parts = list(names[:nargs])
     if nposonly:
@@ -41,7 +49,7 @@ def parameter_text(code: CodeType) -> str:
 def forwarding_text(code: CodeType) -> str:
     """Arguments that pass a function's own parameters on to another function of the same
     signature: ``x, y, *args, k=k, **kwargs``."""
-    names = code.co_varnames
+    names = [identifier(n) for n in code.co_varnames]
     nargs, nkwonly = code.co_argcount, code.co_kwonlyargcount
     parts = list(names[:nargs])
     position = nargs + nkwonly
@@ -67,7 +75,7 @@ def bind(fn: types.FunctionType, args: tuple, kwargs: dict) -> dict:
         name = code.co_name if code.co_name.isidentifier() else "__tc_fn"
         names = parameter_names(code)
         source = f"def {name}({parameter_text(code)}):\n"
-        source += f"    return {{{', '.join(f'{n!r}: {n}' for n in names)}}}\n"
+        source += f"    return {{{', '.join(f'{n!r}: {identifier(n)}' for n in names)}}}\n"
         namespace: dict = {}
         exec(compile(source, code.co_filename, "exec"), namespace)  # noqa: S102
         binder_code = namespace[name].__code__.replace(co_qualname=code.co_qualname)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .signature import identifier
+
 GLOBALS = "__tc_g"
 CLOSURE = "__tc_cl"
 BUILTINS = "__tc_b"
@@ -51,7 +53,7 @@ class LocalSource(Source):
     local: str
 
     def expr(self) -> str:
-        return self.local
+        return identifier(self.local)
 
     def hint(self) -> str:
         return self.local

@@ -21,7 +21,7 @@ import numpy as np
 
 from . import effects, hatches, numpy_table
 from .errors import BREAK_KINDS, BreakRecord, FrameLoc, GraphBreak
-from .examples import ExampleMemory, run_with_stand_ins, value_dependent_shape
+from .examples import ExampleMemory, run_with_stand_ins, traced_leaves, value_dependent_shape
 from .graph import Graph, Node, describe_value
 from .guards import Guard
 from .source import (
@@ -44,6 +44,7 @@ from .values import (
     Obj,
     ScalarValue,
     SliceValue,
+    SymFloat,
     SymInt,
     TupleValue,
     UserFunction,
@@ -63,6 +64,10 @@ class DynamicPolicy:
     all_dims: bool = False  # dynamic=True
     marked: dict[str, set[int]] = field(default_factory=dict)  # source name -> dims
     force_static: bool = False
+    floats: frozenset = frozenset()  # source names of Python floats traced as graph inputs
+
+    def float_is_input(self, source: Source) -> bool:
+        return not self.force_static and (self.all_dims or source.name() in self.floats)
 
     def dims_for(self, source: Source, shape: tuple) -> set[int]:
         if self.force_static:
@@ -243,6 +248,12 @@ class TraceState:
             self.guard(source, "type", t)
             node = self._input_node(obj, source)
             return ScalarValue(node, obj, source)
+        if t is float and self.dynamic.float_is_input(source):
+            self.guard(source, "type", float)  # the value is an input: any float will do
+            value = SymFloat(self._input_node(obj, source), obj, source=source)
+            value.inputs = (value,)
+            value.guard_value = lambda: self.guard(source, "const", obj)
+            return value
         if t in CONST_TYPES:
             self.guard(source, "const", obj)
             return Const(obj, source)
@@ -387,12 +398,8 @@ class TraceState:
         g_args, g_kwargs = as_graph_arg(self, args), as_graph_arg(self, kwargs)
         written_inputs = self._prepare_writes(writes)
         example = run_with_stand_ins(op, example_fn or target, args, kwargs, writes)
-        if (not writes and not effects.shape_from_meta(op, target)
-                and value_dependent_shape(op, example_fn or target, args, kwargs, example)):  # fmt: skip
-            raise self.graph_break(
-                "data_dependent_shape", f"{what}: its output shape depends on array values",
-                "Keep sizes static, or compute them outside the compiled function.",
-            )  # fmt: skip
+        if not writes and not effects.shape_from_meta(op, target):
+            self._check_static_shape(what, op, example_fn or target, args, kwargs, example)
         node = self.graph.add(op, target, g_args, g_kwargs, name=name, stack=self.user_stack())
         node.mutates = bool(writes)
         node.writes_inputs = written_inputs
@@ -404,6 +411,21 @@ class TraceState:
             return writes[0]
         node.meta = describe_value(example)
         return self.value_of(node, example, writes)
+
+    def _check_static_shape(self, what: str, op: str, target, args, kwargs, example) -> None:
+        """A result shape that follows array values is a break; one that follows a dynamic
+        float argument pins that float's value instead (``np.arange(step)``)."""
+        leaves = traced_leaves((args, kwargs))
+        data = [v for v in leaves if not isinstance(v, SymFloat)]
+        if value_dependent_shape(op, target, args, kwargs, example, data):
+            raise self.graph_break(
+                "data_dependent_shape", f"{what}: its output shape depends on array values",
+                "Keep sizes static, or compute them outside the compiled function.",
+            )  # fmt: skip
+        floats = [v for v in leaves if isinstance(v, SymFloat)]
+        if value_dependent_shape(op, target, args, kwargs, example, floats):
+            for value in floats:
+                value.pin()
 
     def _prepare_writes(self, writes: list) -> tuple:
         """Make the written examples private; the graph inputs whose memory gets written."""
@@ -543,7 +565,7 @@ def _is_user_instance(obj: object) -> bool:
 
 def as_graph_arg(state: TraceState, value):
     """The graph-side form of an argument: nodes for graph values, constants as they are."""
-    if isinstance(value, (ArrayValue, ScalarValue, SymInt)):
+    if isinstance(value, (ArrayValue, ScalarValue, SymInt, SymFloat)):
         return value.node
     if isinstance(value, Const):
         return value.value

@@ -8,6 +8,7 @@ pre-existing value was read from (for guards and for rebuilding it after the gra
   ArrayValue    an ndarray computed by (or fed into) the graph; ``example`` gives shape/dtype
   ScalarValue   a NumPy scalar (``np.float64``) computed by the graph; value unknown
   SymInt        a dynamic size (``x.shape[0]`` under dynamic shapes), graph node + hint
+  SymFloat      a Python float argument that is a graph input (dynamic floats)
   TupleValue / ListValue / DictValue   containers of values
   UserFunction  a Python function to inline (with its closure cells as values)
   BoundMethod   ``self.f`` where f is a function to inline
@@ -103,6 +104,27 @@ class SymInt(Value):
 
     def python_type(self) -> type:
         return int
+
+
+@dataclass(eq=False)
+class SymFloat(Value):
+    """A Python float argument traced as a graph input (automatic dynamic floats), or float
+    arithmetic on such inputs. NumPy calls and ``+ - * /`` keep it symbolic; any other use
+    needs its value and pins the ``inputs`` it is made of with value guards (`pin`)."""
+
+    node: Node
+    hint: float
+    inputs: tuple = ()  # the input SymFloats it is computed from
+    source: Source | None = None
+    guard_value: object = None  # inputs only: adds the guard pinning the value
+
+    def python_type(self) -> type:
+        return float
+
+    def pin(self) -> float:
+        for value in self.inputs:
+            value.guard_value()
+        return self.hint
 
 
 @dataclass(eq=False)
