@@ -367,7 +367,9 @@ def _default(tx, fn: UserFunction, defaults: tuple, index: int) -> Value:
         return value
     if fn.source is None:
         return ops.wrap_unguarded(tx.state, value)
-    return tx.state.wrap(value, ItemSource(AttrSource(fn.source, "__defaults__"), index))
+    source = AttrSource(fn.source, "__defaults__")
+    tx.state.guard(source, "len", len(defaults))  # which parameter index i belongs to
+    return tx.state.wrap(value, ItemSource(source, index))
 
 
 def _kwdefault(tx, fn: UserFunction, name: str) -> Value:

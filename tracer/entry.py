@@ -18,7 +18,7 @@ import types
 import warnings
 import weakref
 
-from . import hatches, report
+from . import hatches, report, signature
 from .compile_frame import Entry, FrameOptions, compile_frame
 from .config import config
 from .errors import BREAK_KINDS, BreakRecord, FrameLoc, GraphBreak, TCompileError, Unsupported
@@ -418,3 +418,4 @@ def reset_all() -> None:
         frame.reset()
     _RESUMES.clear()
     _CLOSURE_FRAMES.clear()
+    signature.clear_caches()
