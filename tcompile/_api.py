@@ -43,7 +43,7 @@ def _unwrap_one(fn, api: str):
     if isinstance(fn, functools.partial):
         return fn.func, lambda f: functools.partial(f, *fn.args, **fn.keywords)
     if isinstance(fn, _LRU_CACHE_WRAPPER):
-        return fn.__wrapped__, functools.partial(_lru_cache, **fn.cache_parameters())
+        return _through_cache(fn), lambda compiled: compiled
     call = None if isinstance(fn, type) else _class_attribute(type(fn), "__call__")
     if isinstance(call, types.FunctionType):  # an instance of a class with a Python __call__
         return call, lambda f: types.MethodType(f, fn)
@@ -59,12 +59,16 @@ def _unwrap_one(fn, api: str):
     )
 
 
-def _lru_cache(compiled, **parameters):
-    """A new ``functools.lru_cache(**parameters)`` around ``compiled`` (not the original's)."""
-    cached = functools.lru_cache(**parameters)(compiled)
-    # update_wrapper copied __tc_compiled__: calls must go through the cache, not the frame.
-    vars(cached).pop("__tc_compiled__", None)
-    return cached
+def _through_cache(cached):
+    """A function calling an ``lru_cache`` wrapper: compiled, it keeps that very cache (its hits,
+    misses and ``cache_clear()``); the cached function runs as plain Python on a miss, since the
+    cache, not tcompile, decides whether it runs (tc.explain shows that break)."""
+
+    @functools.wraps(cached)
+    def call_through_cache(*args, **kwargs):
+        return cached(*args, **kwargs)
+
+    return call_through_cache
 
 
 def _class_attribute(cls: type, name: str):
@@ -86,8 +90,8 @@ def compile(fn=None, *, fullgraph: bool = False, backend="auto", dynamic=None):
     ``fn`` may also be a bound method (``tc.compile(obj.method)`` calls it with ``obj``), a
     ``classmethod`` or ``staticmethod`` (``@tc.compile`` above ``@classmethod``), a
     ``functools.partial``, a callable object (its class's ``__call__`` is compiled, bound to
-    it), or a ``functools.lru_cache`` wrapper: the compiled function gets an ``lru_cache`` of
-    its own, with the same parameters, not the original's cache. Anything else is a TypeError.
+    it), or a ``functools.lru_cache`` wrapper: calls keep going through that cache, and the
+    cached function runs eagerly on a miss. Anything else is a TypeError.
     """
     if not isinstance(fullgraph, bool):
         raise TypeError(f"tc.compile(fullgraph=...) must be True or False, not {fullgraph!r}")

@@ -8,7 +8,6 @@ import warnings
 
 import numpy as np
 import pytest
-
 from tcompile.tracer import quiet
 
 
@@ -16,9 +15,9 @@ def test_silenced_drops_this_threads_warnings_and_fp_errors():
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
         with quiet.silenced():
-            warnings.warn("dropped", UserWarning)
+            warnings.warn("dropped", UserWarning, stacklevel=1)
             np.log(np.zeros(2))
-        warnings.warn("kept", UserWarning)
+        warnings.warn("kept", UserWarning, stacklevel=1)
     assert [str(w.message) for w in seen] == ["kept"]
 
 
@@ -26,7 +25,7 @@ def test_strict_turns_warnings_and_fp_errors_into_exceptions():
     with pytest.raises(FloatingPointError), quiet.strict():
         np.sqrt(np.float64(-1.0))
     with pytest.raises(DeprecationWarning), quiet.strict():
-        warnings.warn("old", DeprecationWarning)
+        warnings.warn("old", DeprecationWarning, stacklevel=1)
 
 
 def test_other_threads_keep_their_warnings_while_one_thread_is_silenced():
@@ -37,14 +36,14 @@ def test_other_threads_keep_their_warnings_while_one_thread_is_silenced():
         while not stop.is_set() or len(counts) < 50:
             with warnings.catch_warnings(record=True) as seen:
                 warnings.simplefilter("always")
-                warnings.warn("from the other thread", UserWarning)
+                warnings.warn("from the other thread", UserWarning, stacklevel=1)
             counts.append(len(seen))
 
     other = threading.Thread(target=warn_in_a_loop)
     other.start()
     for _ in range(500):
         with quiet.silenced():
-            warnings.warn("tracing", UserWarning)
+            warnings.warn("tracing", UserWarning, stacklevel=1)
     stop.set()
     other.join()
     assert counts and all(c == 1 for c in counts)

@@ -6,6 +6,7 @@ Mixed into `Translator`; ``self`` is the translator of the calling frame.
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import io
 import operator
@@ -44,6 +45,7 @@ from .values import (
 )
 
 MAX_INLINE_DEPTH = 48
+_LRU_CACHE_WRAPPER = type(functools.lru_cache(lambda: None))
 # Context managers that survive graph breaks: made as values, entered by BEFORE_WITH.
 CONTEXT_MANAGERS = (contextlib.nullcontext, np.errstate, hatches.error_on_graph_break)
 _GENERATOR_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
@@ -225,6 +227,10 @@ class CallMixin:
             return ops.construct(state, fn, args, kwargs, self)
         if isinstance(fn, type):
             raise state.graph_break("unsupported_call", f"constructing a {fn.__qualname__} object")
+        if isinstance(fn, _LRU_CACHE_WRAPPER):
+            raise state.graph_break("unsupported_call", f"{_name(fn)} is a functools.lru_cache "
+                                    "wrapper: its cache decides whether the function runs, so "
+                                    "the call runs eagerly")  # fmt: skip
         raise state.graph_break(
             "unsupported_call", f"call to {_name(fn)}, which tcompile cannot trace"
         )

@@ -286,17 +286,25 @@ class Glue:
         forward = forwarding_text(self.code)
         if self.closure_param:
             forward = f"__tc_cl, {forward}" if forward else "__tc_cl"
-        lines = []
+        self.writer.ns.update(graph_failure.RUNTIME_NAMES)
+        watch = graph_failure.warns_before_raising(graph)
+        lines, on_failure = [], []
         if always or fp_only:
-            self.writer.ns.update(graph_failure.RUNTIME_NAMES)
-            saved = [
-                f"({''.join(sources[n].expr() + ', ' for n in group)})"
-                for group in (always, fp_only)
-            ]
+            saved = [f"({''.join(sources[n].expr() + ', ' for n in group)})"
+                     for group in (always, fp_only)]  # fmt: skip
             lines.append(f"__tc_saved = __tc_snapshot({saved[0]}, {saved[1]})")
-        restore = "__tc_restore(__tc_saved)\n        " if always or fp_only else ""
-        lines.append(f"try:\n        __tc_o = __tc_graph({inputs})\n    except Exception:\n"
-                     f"        {restore}return __tc_rerun({forward})")  # fmt: skip
+            on_failure.append("__tc_restore(__tc_saved)")
+        rerun = f"return __tc_rerun({forward})"
+        if watch:
+            lines.append("__tc_seen = __tc_watch()")
+            on_failure.insert(0, "__tc_seen = __tc_unwatch(__tc_seen, __tc_e)")
+            rerun = f"with __tc_skipping(__tc_seen): {rerun}"
+        handler = "\n".join(f"        {line}" for line in [*on_failure, rerun])
+        lines.append(
+            f"try:\n        __tc_o = __tc_graph({inputs})\n    except Exception as __tc_e:\n{handler}"
+        )
+        if watch:
+            lines.append("__tc_unwatch(__tc_seen)")
         return lines
 
 

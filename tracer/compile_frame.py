@@ -152,6 +152,7 @@ def compile_frame(fn, args, kwargs, options: FrameOptions, *, allow_breaks: bool
             else None
         )
     with rec.phase("guards"):
+        state.guard_mutable_aliasing()
         check, check_code = make_check(fn, state.guards, options.closure_param)
     ns.update(frame_names(fn))
     ns["__tc_graph"] = compiled_graph

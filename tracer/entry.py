@@ -79,18 +79,20 @@ class CompiledFrame:
         except TypeError:
             return fn(*args, **kwargs)  # a wrong call: let Python raise its own TypeError
         try:
-            if fn.__code__.co_flags & _GENERATOR_FLAGS:
+            if self.entries:
+                self._note_recompile(scope)
+            if len(self.entries) >= config.cache_size_limit:
+                entry = None
+            elif fn.__code__.co_flags & _GENERATOR_FLAGS:
                 entry = self._generator(fn, eager)
             else:
-                if self.entries:
-                    self._note_recompile(scope)
-                if len(self.entries) >= config.cache_size_limit:
-                    return self._give_up(fn, args, kwargs)
                 entry = self._compile(fn, args, kwargs, eager)
         except TCompileError:
             raise
         except Exception as error:  # a gap in tcompile: the call runs eagerly, never fails
             entry = self._internal_error(fn, eager, error)
+        if entry is None:
+            return self._give_up(fn, args, kwargs)
         return self._run(entry.run, cells, args, kwargs)
 
     def _run(self, run, cells, args: tuple, kwargs: dict):

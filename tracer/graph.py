@@ -346,15 +346,11 @@ def literal_text(value) -> str | None:
     """Python source that evaluates to exactly ``value``, for literal constants; else None."""
     if value is None or value is Ellipsis or type(value) in (bool, int, str, bytes):
         return "..." if value is Ellipsis else repr(value)
-    if type(value) is float:
-        if math.isnan(value):
-            return "float('nan')"
+    if type(value) is float and not math.isnan(value):  # a NaN's sign and payload have no text
         if math.isinf(value):
             return "float('inf')" if value > 0 else "-float('inf')"
         return repr(value)
-    if type(value) is complex and all(math.isfinite(p) for p in (value.real, value.imag)):
-        return repr(value)
-    return None
+    return None  # complex too: repr(complex(0.0, -0.0)) == "-0j" reads back as (-0-0j)
 
 
 def numpy_name(obj) -> str | None:

@@ -11,11 +11,14 @@ inputs a failing node may already have written are copied before the graph runs 
 before the eager run:
 
     __tc_saved = __tc_snapshot((x,), ())       # inputs written before a node that may raise
+    __tc_seen = __tc_watch()                   # warnings shown before it (if any can be)
     try:
         __tc_o = __tc_graph(x, y)
     except Exception:
+        __tc_seen = __tc_unwatch(__tc_seen)
         __tc_restore(__tc_saved)
-        return __tc_rerun(x, y)
+        with __tc_skipping(__tc_seen): return __tc_rerun(x, y)
+    __tc_unwatch(__tc_seen)
 
 Which nodes may raise is their risk (`effects`): "raise" nodes always; "fp" nodes only when the
 caller's ``np.errstate`` turns floating-point errors into exceptions, which is checked per call.
@@ -25,7 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .effects import FP, RAISE
+from . import quiet
+from .effects import FP, RAISE, SILENT
 from .graph import Graph, Node
 
 try:  # NumPy >= 2: the errstate lives in a context variable; the default is one object
@@ -52,6 +56,14 @@ def inputs_to_save(graph: Graph) -> tuple[list[Node], list[Node]]:
     return always, fp_only
 
 
+def warns_before_raising(graph: Graph) -> bool:
+    """Whether a node that can warn runs before one that can raise: the warnings a failing
+    graph showed must not show again in the eager rerun (`quiet.watch`)."""
+    risks = [node.risk for node in graph.nodes]
+    last = max((i for i, r in enumerate(risks) if r == RAISE), default=-1)
+    return any(r != SILENT for r in risks[:last])
+
+
 def fp_errors_raise() -> bool:
     """Whether the current ``np.errstate`` turns some floating-point error into an exception."""
     if _ERRSTATE is not None and _ERRSTATE.get() is _DEFAULT_ERRSTATE:
@@ -70,4 +82,5 @@ def restore(saved: list) -> None:
         np.copyto(array, copy)
 
 
-RUNTIME_NAMES = {"__tc_snapshot": snapshot, "__tc_restore": restore}
+RUNTIME_NAMES = {"__tc_snapshot": snapshot, "__tc_restore": restore, "__tc_watch": quiet.watch,
+                 "__tc_unwatch": quiet.unwatch, "__tc_skipping": quiet.skipping}  # fmt: skip

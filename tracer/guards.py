@@ -8,7 +8,7 @@ a miss one guard at a time, only after the fast check failed.
 
 from __future__ import annotations
 
-import math
+import struct
 from dataclasses import dataclass
 
 import numpy as np
@@ -115,17 +115,20 @@ class Guard:
 
 
 def same_constant(a: object, b: object) -> bool:
-    """``a`` and ``b`` are the same constant for the trace: equal, of one type, with the sign
-    of zero respected and NaN equal to NaN (a guard made for ``0.0`` must fail for ``-0.0``)."""
+    """``a`` and ``b`` are the same constant for the trace: of one type, and equal bit for bit
+    where that shows in results (a guard made for ``0.0`` must fail for ``-0.0``)."""
     if type(a) is not type(b):
         return False
-    if type(a) is float:
-        return (a == b and math.copysign(1.0, a) == math.copysign(1.0, b)) or (a != a and b != b)
+    if type(a) is float:  # bit for bit: the sign of zero, and NaN's sign and payload, show
+        return _DOUBLE.pack(a) == _DOUBLE.pack(b)
     if type(a) is complex:
         return same_constant(a.real, b.real) and same_constant(a.imag, b.imag)
     if type(a) in (tuple, frozenset, slice):  # may hold floats: compare their spellings too
         return a == b and sorted(map(repr, _items(a))) == sorted(map(repr, _items(b)))
     return a is b or a == b
+
+
+_DOUBLE = struct.Struct("<d")
 
 
 def _items(value) -> tuple:

@@ -339,8 +339,9 @@ def identity(state: TraceState, a: Value, b: Value) -> bool:
     known_a, known_b = _known_object(a), _known_object(b)
     if known_a is not _UNKNOWN and known_b is not _UNKNOWN:
         same = known_a is known_b
-        if isinstance(a, Const) and isinstance(b, Const) and a.source and b.source:
-            # equal constants guard by value only: whether they are one object is a guard too
+        if a.source and b.source and not isinstance(a, Obj) and not isinstance(b, Obj):
+            # constants and objects are guarded by value or type, not identity: whether these
+            # two are one object is a guard of its own (Obj values are guarded by identity)
             state.guard(a.source, "alias", (b.source, same))
         return same
     return False  # a value made in the trace is never one of these objects
@@ -354,6 +355,8 @@ def _known_object(v: Value):
         return _UNKNOWN
     if isinstance(v, (Const, Obj, UserObject)):
         return v.value
+    if isinstance(v, (ListValue, DictValue)) and v.source is not None:
+        return v  # pre-existing containers are one value per object (TraceState._shared)
     if isinstance(v, UserFunction) and v.fn is not None:
         return v.fn
     return _UNKNOWN

@@ -87,6 +87,7 @@ class TraceState:
         self.input_sources: list[Source] = []
         self.input_nodes: list[Node] = []
         self._wrapped: dict[str, Value] = {}
+        self._mutables: dict[int, tuple] = {}  # id -> (object, its value): lists, dicts, objects
         self.tx = None  # the innermost translator running (for locations)
         self.instruction_count = 0
         self.has_dynamic_dims = False
@@ -157,6 +158,7 @@ class TraceState:
             return
         if isinstance(obj, UserObject) and obj.source is not None:
             obj.overlay[name] = value
+            obj.mutated = True
             self.side_effects.append(("attr", obj, name))
             return
         if isinstance(obj, ArrayFlags) and name in _SETFLAGS:
@@ -229,8 +231,33 @@ class TraceState:
         """The symbolic value for ``obj`` read from ``source``, guarding what the trace assumes."""
         key = source.expr()
         if key not in self._wrapped:
-            self._wrapped[key] = self._wrap(obj, source)
+            self._wrapped[key] = self._shared(obj, source) or self._wrap_new(obj, source)
         return self._wrapped[key]
+
+    def _wrap_new(self, obj: object, source: Source) -> Value:
+        value = self._wrap(obj, source)
+        if isinstance(value, (ListValue, DictValue, UserObject)):
+            self._mutables[id(obj)] = (obj, value)
+        return value
+
+    def _shared(self, obj: object, source: Source) -> Value | None:
+        """A mutable object reached through two sources (an argument that is also a global,
+        a list holding one list twice) is one value: writes through one are seen through the
+        other. The aliasing is guarded."""
+        known = self._mutables.get(id(obj))
+        if known is None or known[0] is not obj:
+            return None
+        self.guard(source, "alias", (known[1].source, True))
+        return known[1]
+
+    def guard_mutable_aliasing(self) -> None:
+        """Mutable objects the trace wrote are assumed distinct from the others of their type
+        it read: a later call passing one object twice must not reuse this entry."""
+        values = [v for _, v in self._mutables.values()]
+        for written in (v for v in values if v.mutated):
+            for other in values:
+                if other is not written and other.python_type() is written.python_type():
+                    self.guard(written.source, "alias", (other.source, False))
 
     def _wrap(self, obj: object, source: Source) -> Value:
         t = type(obj)
@@ -550,7 +577,7 @@ def _is_user_instance(obj: object) -> bool:
     if module.partition(".")[0] == "tcompile":
         return False  # tcompile's own objects (custom ops, nonstrict_trace wrappers) are known
     if (
-        module in ("builtins",)
+        module in ("builtins", "functools")  # C objects with a __dict__ (lru_cache wrappers)
         or numpy_table.is_numpy_object(obj)
         or isinstance(obj, types.ModuleType)
     ):

@@ -267,6 +267,7 @@ class UserObject(Value):
     source: Source | None = None
     overlay: dict = field(default_factory=dict)  # attributes written during the trace
     new_cls: type | None = None
+    mutated: bool = False  # attributes written (a pre-existing object)
 
     @property
     def cls(self) -> type:
