@@ -23,17 +23,7 @@ import operator
 import numpy as np
 
 from . import numpy_table as table
-from .values import (
-    ArrayValue,
-    Const,
-    DictValue,
-    ListValue,
-    ScalarValue,
-    SliceValue,
-    SymInt,
-    TupleValue,
-    Value,
-)
+from .values import ArrayValue, Const, ScalarValue, SymInt, Value, leaves
 
 SILENT, FP, RAISE = "silent", "fp", "raise"
 
@@ -82,13 +72,8 @@ def _keyword_outs(kwargs: dict) -> list[Value]:
 
 
 def _flatten(values: list) -> list[Value]:
-    flat: list[Value] = []
-    for v in values:
-        if isinstance(v, TupleValue):
-            flat.extend(_flatten(v.items))
-        elif not (isinstance(v, Const) and v.value is None):
-            flat.append(v)
-    return flat
+    """The arrays named by ``out`` arguments (``out=(a, b)``; ``out=None`` names none)."""
+    return [v for v in leaves(values) if not (isinstance(v, Const) and v.value is None)]
 
 
 # -- how an operation's result shape arises ----------------------------------------------------
@@ -127,15 +112,15 @@ _POWERS = frozenset(id(f) for f in (np.power, operator.pow, operator.ipow))
 
 def risk(op: str, target, args: tuple, kwargs: dict, *, dynamic: bool) -> str:
     """The node risk (``silent``/``fp``/``raise``) of an operation on these traced values."""
-    leaves = _leaves((args, kwargs))
-    if any(v.example.dtype == object for v in leaves if isinstance(v, (ArrayValue, ScalarValue))):
+    values = leaves((args, kwargs))
+    if any(v.example.dtype == object for v in values if isinstance(v, (ArrayValue, ScalarValue))):
         return RAISE  # object arrays run arbitrary Python
     if op == "attr":
         return SILENT
     if dynamic:
         return RAISE  # sizes only known at run time may not fit together
     if op in ("getitem", "setitem"):
-        if any(isinstance(v, (ArrayValue, ScalarValue, SymInt)) for v in _leaves(args[1])):
+        if any(isinstance(v, (ArrayValue, ScalarValue, SymInt)) for v in leaves(args[1])):
             return RAISE  # an index computed from data can be out of range
         return SILENT if op == "getitem" else FP  # assigning casts (and may warn)
     if op == "method":
@@ -143,7 +128,7 @@ def risk(op: str, target, args: tuple, kwargs: dict, *, dynamic: bool) -> str:
             return SILENT
         return RAISE if target in _INDEX_METHODS else FP
     if id(target) in _POWERS:
-        integer = all(v.example.dtype.kind in "iub" for v in leaves if hasattr(v, "example"))
+        integer = all(v.example.dtype.kind in "iub" for v in values if hasattr(v, "example"))
         return RAISE if integer else FP  # integers to negative integer powers raise
     if op == "inplace" or isinstance(target, np.ufunc) or target in _OPERATORS:
         return FP
@@ -162,17 +147,3 @@ _OPERATORS = frozenset(
      operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne, operator.neg,
      operator.pos, operator.invert, operator.abs, divmod, abs, round}
 )  # fmt: skip
-
-
-def _leaves(obj) -> list:
-    if isinstance(obj, (tuple, list)):
-        return [leaf for item in obj for leaf in _leaves(item)]
-    if isinstance(obj, dict):
-        return [leaf for item in obj.values() for leaf in _leaves(item)]
-    if isinstance(obj, (TupleValue, ListValue)):
-        return _leaves(obj.items)
-    if isinstance(obj, DictValue):
-        return _leaves(obj.items)
-    if isinstance(obj, SliceValue):
-        return _leaves([obj.start, obj.stop, obj.step])
-    return [obj]

@@ -20,18 +20,7 @@ import numpy as np
 
 from . import quiet
 from .errors import UserErrorInTrace
-from .values import (
-    ArrayValue,
-    Const,
-    DictValue,
-    ListValue,
-    Obj,
-    ScalarValue,
-    SliceValue,
-    SymFloat,
-    SymInt,
-    TupleValue,
-)
+from .values import ArrayValue, Const, Obj, ScalarValue, SymFloat, SymInt, leaves, rebuild
 
 try:  # NumPy >= 2.0
     from numpy.lib.array_utils import byte_bounds
@@ -163,27 +152,17 @@ class _Memory:
 
 def as_example(value, replace: dict | None = None):
     """The example object for a symbolic value (``replace``: id(value) -> another example)."""
-    if replace and id(value) in replace:
-        return replace[id(value)]
-    if isinstance(value, (ArrayValue, ScalarValue)):
-        return value.example
-    if isinstance(value, (SymInt, SymFloat)):
-        return value.hint
-    if isinstance(value, (Const, Obj)):
-        return value.value
-    if isinstance(value, TupleValue):
-        return tuple(as_example(v, replace) for v in value.items)
-    if isinstance(value, ListValue):
-        return [as_example(v, replace) for v in value.items]
-    if isinstance(value, DictValue):
-        return {k: as_example(v, replace) for k, v in value.items.items()}
-    if isinstance(value, SliceValue):
-        return slice(*(as_example(v, replace) for v in (value.start, value.stop, value.step)))
-    if isinstance(value, tuple):
-        return tuple(as_example(v, replace) for v in value)
-    if isinstance(value, dict):
-        return {k: as_example(v, replace) for k, v in value.items()}
-    return value
+
+    def example(v):
+        if replace and id(v) in replace:
+            return replace[id(v)]
+        if isinstance(v, (ArrayValue, ScalarValue)):
+            return v.example
+        if isinstance(v, (SymInt, SymFloat)):
+            return v.hint
+        return v.value if isinstance(v, (Const, Obj)) else v
+
+    return rebuild(value, example)
 
 
 def apply(op: str, target, args: tuple, kwargs: dict):
@@ -207,19 +186,7 @@ def apply(op: str, target, args: tuple, kwargs: dict):
 
 def traced_leaves(obj) -> list:
     """The array, NumPy-scalar and dynamic-float values inside an operation's arguments."""
-    if isinstance(obj, (ArrayValue, ScalarValue, SymFloat)):
-        return [obj]
-    if isinstance(obj, (tuple, list)):
-        return [leaf for item in obj for leaf in traced_leaves(item)]
-    if isinstance(obj, dict):
-        return [leaf for item in obj.values() for leaf in traced_leaves(item)]
-    if isinstance(obj, (TupleValue, ListValue)):
-        return traced_leaves(obj.items)
-    if isinstance(obj, DictValue):
-        return traced_leaves(obj.items)
-    if isinstance(obj, SliceValue):
-        return traced_leaves([obj.start, obj.stop, obj.step])
-    return []
+    return [v for v in leaves(obj) if isinstance(v, (ArrayValue, ScalarValue, SymFloat))]
 
 
 def run_with_stand_ins(op: str, target, args: tuple, kwargs: dict, writes: list):

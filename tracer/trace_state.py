@@ -43,13 +43,13 @@ from .values import (
     ListValue,
     Obj,
     ScalarValue,
-    SliceValue,
     SymFloat,
     SymInt,
     TupleValue,
     UserFunction,
     UserObject,
     Value,
+    rebuild,
 )
 
 # ``arr.flags.<name> = v`` is ``arr.setflags(<keyword>=v)``
@@ -592,27 +592,19 @@ def _is_user_instance(obj: object) -> bool:
 
 def as_graph_arg(state: TraceState, value):
     """The graph-side form of an argument: nodes for graph values, constants as they are."""
-    if isinstance(value, (ArrayValue, ScalarValue, SymInt, SymFloat)):
-        return value.node
-    if isinstance(value, Const):
-        return value.value
-    if isinstance(value, TupleValue):
-        return tuple(as_graph_arg(state, v) for v in value.items)
-    if isinstance(value, ListValue):
-        return [as_graph_arg(state, v) for v in value.items]
-    if isinstance(value, DictValue):
-        return {k: as_graph_arg(state, v) for k, v in value.items.items()}
-    if isinstance(value, SliceValue):
-        return slice(*(as_graph_arg(state, v) for v in (value.start, value.stop, value.step)))
-    if isinstance(value, Obj) and _is_graph_constant(value.value):
-        return value.value
-    if isinstance(value, tuple):
-        return tuple(as_graph_arg(state, v) for v in value)
-    if isinstance(value, dict):
-        return {k: as_graph_arg(state, v) for k, v in value.items()}
-    raise state.graph_break(
-        "unsupported_object", f"{value.describe()} cannot be passed to a NumPy operation"
-    )
+
+    def graph_arg(v):
+        if isinstance(v, (ArrayValue, ScalarValue, SymInt, SymFloat)):
+            return v.node
+        if isinstance(v, Const):
+            return v.value
+        if isinstance(v, Obj) and _is_graph_constant(v.value):
+            return v.value
+        raise state.graph_break(
+            "unsupported_object", f"{v.describe()} cannot be passed to a NumPy operation"
+        )
+
+    return rebuild(value, graph_arg)
 
 
 def _is_graph_constant(obj: object) -> bool:

@@ -341,3 +341,34 @@ class UnboundValue(Value):
 
 NULL = NullValue()
 UNBOUND = UnboundValue()
+
+
+# -- walking arguments: Python containers and container values hold the leaves ------------------
+
+
+def leaves(obj) -> list:
+    """Every value inside ``obj`` that is not a container (tuples, lists, dicts, slices, and
+    their symbolic counterparts)."""
+    if isinstance(obj, (tuple, list)):
+        return [leaf for item in obj for leaf in leaves(item)]
+    if isinstance(obj, dict):
+        return leaves(list(obj.values()))
+    if isinstance(obj, (TupleValue, ListValue, DictValue)):
+        return leaves(obj.items)
+    if isinstance(obj, SliceValue):
+        return leaves([obj.start, obj.stop, obj.step])
+    return [obj]
+
+
+def rebuild(obj, leaf):
+    """``obj`` as plain Python containers, with ``leaf(v)`` in place of each leaf value."""
+    if isinstance(obj, (TupleValue, tuple)):
+        return tuple(rebuild(v, leaf) for v in (obj.items if isinstance(obj, TupleValue) else obj))
+    if isinstance(obj, ListValue):
+        return [rebuild(v, leaf) for v in obj.items]
+    if isinstance(obj, (DictValue, dict)):
+        items = obj.items if isinstance(obj, DictValue) else obj
+        return {k: rebuild(v, leaf) for k, v in items.items()}
+    if isinstance(obj, SliceValue):
+        return slice(*(rebuild(v, leaf) for v in (obj.start, obj.stop, obj.step)))
+    return leaf(obj)
