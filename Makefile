@@ -35,6 +35,7 @@ bench:
 	$(PY311) -c 'import importlib.util as u; exit(u.find_spec("torch") is None)' \
 	    || $(PY311) -m pip install -q torch==2.13.0
 	$(PY311) bench/overhead.py
+	$(PY311) bench/large_arrays.py
 
 lint:
 	scripts/venv.sh 3.11

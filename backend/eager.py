@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import ast
 
+from .memory_plan import plan_memory
+
 
 def eager_backend(graph, example_inputs):
-    """Compile ``graph.python_code()``; what the user sees printed is exactly what runs."""
+    """Compile ``graph.python_code()`` with a memory plan (``del`` after last uses, ``out=`` into
+    dead operands, see `memory_plan`); what the user sees printed is exactly what runs."""
     del example_inputs
     namespace: dict = {}
-    source = graph.python_code(namespace)
-    filename, lines = _user_lines(graph)
+    plan = plan_memory(graph)
+    source = graph.python_code(namespace, plan=plan)
+    filename, lines = _user_lines(graph, plan)
     tree = ast.parse(source)
     if filename is not None:
         _renumber(tree, lines)
@@ -26,8 +30,9 @@ def eager_backend(graph, example_inputs):
     return forward
 
 
-def _user_lines(graph) -> tuple[str | None, list[int | None]]:
-    """The user's file, and per printed statement the closest line of that file."""
+def _user_lines(graph, plan) -> tuple[str | None, list[int | None]]:
+    """The user's file, and per printed statement the closest line of that file (a ``del``
+    after a node's statement gets the node's line)."""
     nodes = [n for n in graph.nodes if n.op != "input"]
     roots = [n.stack[0].filename for n in nodes if n.stack]
     if not roots:
@@ -37,6 +42,8 @@ def _user_lines(graph) -> tuple[str | None, list[int | None]]:
     for node in nodes:
         same_file = [loc.lineno for loc in node.stack if loc.filename == filename]
         lines.append(same_file[-1] if same_file else None)
+        if plan.released_after(node):
+            lines.append(lines[-1])
     return filename, lines
 
 

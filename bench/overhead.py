@@ -52,9 +52,7 @@ skipped frame (a skipped frame means the break did not resume) during the timed 
 from __future__ import annotations
 
 import argparse
-import gc
 import io
-import itertools
 import math
 import statistics
 import sys
@@ -63,13 +61,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+from timing import BATCH_BUDGET_NS, Timing, exactly_equal, per_call_us
 
 import tcompile as tc
 
 TARGET_OVERHEAD_US = 2.0  # median per-call overhead above NumPy
 TARGET_COLD_MS = 5.0  # median cold compile (first call)
 TARGET_PER_BREAK_US = 10.0  # median overhead per graph break (functions with breaks)
-BATCH_BUDGET_NS = 50e6  # a timed batch of a slow variant stops at about 50 ms
 NOISY = 0.25  # flag a row whose numpy or tcompile batches vary by more than 25%
 
 
@@ -261,62 +259,6 @@ def make_break_cases() -> list[BreakCase]:
 # -- timing ----------------------------------------------------------------------------------
 
 
-def _batch_ns(fn: Callable, args: tuple, number: int) -> int:
-    """Nanoseconds for ``number`` calls of ``fn(*args)`` (GC off, like ``timeit``)."""
-    loop = itertools.repeat(None, number)
-    gc_was_on = gc.isenabled()
-    gc.disable()
-    try:
-        start = time.perf_counter_ns()
-        for _ in loop:
-            fn(*args)
-        return time.perf_counter_ns() - start
-    finally:
-        if gc_was_on:
-            gc.enable()
-
-
-@dataclass
-class Timing:
-    us: float  # median µs per call
-    spread: float  # interquartile range of the batches / median (0.1: batches vary by ~10%)
-
-
-def per_call_us(
-    variants: dict[str, Callable],
-    args: tuple,
-    number: int,
-    repeat: int,
-    between: Callable[[], None] | None = None,
-) -> dict:
-    """``{name: Timing}``: batches of each variant interleaved, the order rotated each round.
-
-    A batch has ``number`` calls, or fewer for a slow variant (torch.compile here), as many as
-    fit in BATCH_BUDGET_NS, so that the batches of all variants stay close together in time.
-    ``between``, if given, runs after every batch, untimed (the break rows empty SINK there).
-    """
-    between = between or (lambda: None)
-    names = list(variants)
-    calls = {}
-    for name in names:  # warm-up (caches, lazy imports), which also sizes the batches
-        per_call = _batch_ns(variants[name], args, 20) / 20
-        calls[name] = max(10, min(number, int(BATCH_BUDGET_NS / max(per_call, 1.0))))
-        _batch_ns(variants[name], args, calls[name] // 5)
-        between()
-    samples: dict[str, list[float]] = {name: [] for name in names}
-    for rnd in range(repeat):
-        k = rnd % len(names)
-        for name in names[k:] + names[:k]:
-            samples[name].append(_batch_ns(variants[name], args, calls[name]) / calls[name] / 1e3)
-            between()
-    timings = {}
-    for name, us in samples.items():
-        q1, _, q3 = statistics.quantiles(us, n=4) if len(us) > 1 else (0, 0, 0)
-        median = statistics.median(us)
-        timings[name] = Timing(median, (q3 - q1) / median)
-    return timings
-
-
 def cold_ms(reset: Callable[[], None], wrap: Callable, fn: Callable, args: tuple, repeat: int):
     """Median ms of the first call of a fresh ``wrap(fn)`` made right after ``reset()``."""
     times = []
@@ -331,13 +273,6 @@ def cold_ms(reset: Callable[[], None], wrap: Callable, fn: Callable, args: tuple
 
 
 # -- result checks ---------------------------------------------------------------------------
-
-
-def exactly_equal(got, want) -> bool:
-    """Same shape and bit-for-bit equal values (NaNs in the same places count as equal)."""
-    if np.shape(got) != np.shape(want):
-        return False
-    return bool(np.array_equal(np.asarray(got), np.asarray(want), equal_nan=True))
 
 
 def describe(value) -> str:

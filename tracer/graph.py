@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import numpy_table
 from .errors import FrameLoc
 
 STATEMENT_OPS = frozenset({"setitem", "inplace"})
@@ -81,6 +82,35 @@ INFIX_OPS = _INFIX
 INPLACE_OPS = _INPLACE
 
 
+@dataclass(frozen=True)
+class TensorMeta:
+    """What a node's value is, read off its example where it was traced.
+
+    ``kind`` is "array" (an ndarray), "scalar" (a NumPy scalar) or "python" (anything else);
+    ``shape`` has None for a size known only at run time (dynamic shapes); ``strides`` are the
+    example's (None where a size is symbolic), so two arrays with equal metas have one layout.
+    """
+
+    kind: str
+    dtype: np.dtype | None = None
+    shape: tuple = ()
+    strides: tuple | None = None
+
+    @staticmethod
+    def of(value, symbolic: bool = False) -> TensorMeta:
+        if isinstance(value, np.ndarray):
+            if symbolic:
+                return TensorMeta("array", value.dtype, (None,) * value.ndim, None)
+            return TensorMeta("array", value.dtype, value.shape, value.strides)
+        if isinstance(value, np.generic):
+            return TensorMeta("scalar", value.dtype)
+        return TensorMeta("python")
+
+    @property
+    def is_static_array(self) -> bool:
+        return self.kind == "array" and self.strides is not None
+
+
 @dataclass(eq=False)
 class Node:
     graph: Graph
@@ -95,6 +125,7 @@ class Node:
     errstate: tuple = ()  # np.errstate settings in force (sorted (key, value) pairs)
     risk: str = "raise"  # how it can fail at run time: "silent", "fp" or "raise" (effects.py)
     writes_inputs: tuple = ()  # the graph inputs whose memory it writes
+    tensor: TensorMeta | None = None  # its value, where the trace had an example of it
 
     def __repr__(self) -> str:
         return f"%{self.name}"
@@ -198,8 +229,13 @@ class Graph:
         self.nodes = [n for n in self.nodes if id(n) in live]
 
     # -- printing -----------------------------------------------------------------------------
-    def python_code(self, namespace: dict | None = None, *, comments: bool = True) -> str:
-        """The graph as a Python function ``forward``; ``namespace`` receives the globals it needs."""
+    def python_code(self, namespace: dict | None = None, *, comments: bool = True,
+                    plan=None) -> str:  # fmt: skip
+        """The graph as a Python function ``forward``; ``namespace`` receives the globals it needs.
+
+        ``plan`` (a backend's memory plan) adds ``out=`` buffers and ``del`` statements: its
+        ``buffer_of(node)`` is the node whose array ``node`` writes into, ``released_after(node)``
+        the nodes whose names die after ``node``'s statement."""
         ns = namespace if namespace is not None else {}
         ns.setdefault("np", np)
         printer = _Printer(ns)
@@ -214,10 +250,14 @@ class Graph:
                 if wanted:
                     lines.append(f"    with np.errstate(**{dict(wanted)!r}):")
                 errstate = wanted
-            text = printer.statement(node)
+            indent = "        " if errstate else "    "
+            text = printer.statement(node, plan.buffer_of(node) if plan else None)
             if comments and node.op != "output":
                 text = f"{text:<40}  # {_comment(node)}"
-            lines.append(("        " if errstate else "    ") + text)
+            lines.append(indent + text)
+            released = plan.released_after(node) if plan else ()
+            if released:
+                lines.append(f"{indent}del {', '.join(n.name for n in released)}")
         if self.output is None:
             lines.append("    return ()")
         return "\n".join(lines) + "\n"
@@ -268,7 +308,11 @@ class _Printer:
         self.ns = ns
         self.bound: dict[int, str] = {id(v): k for k, v in ns.items()}
 
-    def statement(self, node: Node) -> str:
+    def statement(self, node: Node, buffer: Node | None = None) -> str:
+        if buffer is not None:  # an element-wise ufunc writing into a dead operand's array
+            ufunc = numpy_table.elementwise_ufunc(node.target)
+            call = f"{self.callable(ufunc)}({self.call_args(node.args, node.kwargs)}, out={buffer.name})"
+            return f"{node.name} = {call}"
         if node.op == "output":
             return f"return {self.arg(node.args[0])}"
         if node.op == "setitem":

@@ -46,7 +46,7 @@ def inputs_to_save(graph: Graph) -> tuple[list[Node], list[Node]]:
     written: list[Node] = []
     always: list[Node] = []
     fp_only: list[Node] = []
-    for node in graph.nodes:
+    for node in _operations(graph):
         written += [n for n in node.writes_inputs if n not in written]
         if node.risk == RAISE:
             always += [n for n in written if n not in always]
@@ -59,9 +59,13 @@ def inputs_to_save(graph: Graph) -> tuple[list[Node], list[Node]]:
 def warns_before_raising(graph: Graph) -> bool:
     """Whether a node that can warn runs before one that can raise: the warnings a failing
     graph showed must not show again in the eager rerun (`quiet.watch`)."""
-    risks = [node.risk for node in graph.nodes]
-    last = max((i for i, r in enumerate(risks) if r == RAISE), default=-1)
+    risks = [node.risk for node in _operations(graph)]
+    last = max((i for i, r in enumerate(risks) if r == RAISE), default=0)
     return any(r != SILENT for r in risks[:last])
+
+
+def _operations(graph: Graph) -> list[Node]:
+    return [node for node in graph.nodes if node.op not in ("input", "output")]
 
 
 def fp_errors_raise() -> bool:

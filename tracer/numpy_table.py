@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import operator
 import types
 
 import numpy as np
@@ -227,6 +228,26 @@ def classify_method(name: str) -> str | None:
     if name in _IMPURE_METHODS:
         return IMPURE
     return None
+
+
+# Python operators on arrays are these ufuncs (``a + b`` is ``np.add(a, b)``); ``**`` is not
+# listed: ``x ** 2`` and ``x ** 0.5`` take fast paths (np.square, np.sqrt) that np.power does not.
+OPERATOR_UFUNCS = {
+    operator.add: np.add, operator.sub: np.subtract, operator.mul: np.multiply,
+    operator.truediv: np.true_divide, operator.floordiv: np.floor_divide,
+    operator.mod: np.remainder, operator.and_: np.bitwise_and, operator.or_: np.bitwise_or,
+    operator.xor: np.bitwise_xor, operator.lshift: np.left_shift, operator.rshift: np.right_shift,
+    operator.lt: np.less, operator.le: np.less_equal, operator.gt: np.greater,
+    operator.ge: np.greater_equal, operator.eq: np.equal, operator.ne: np.not_equal,
+    operator.neg: np.negative, operator.pos: np.positive, operator.invert: np.invert,
+    operator.abs: np.absolute,
+}  # fmt: skip
+
+
+def elementwise_ufunc(target) -> np.ufunc | None:
+    """The ufunc a call target computes element by element, if it is one (no gufuncs)."""
+    ufunc = target if isinstance(target, np.ufunc) else OPERATOR_UFUNCS.get(target)
+    return ufunc if ufunc is not None and ufunc.nout == 1 and ufunc.signature is None else None
 
 
 def written_positions(fn: object) -> tuple[int, ...]:

@@ -22,7 +22,7 @@ import numpy as np
 from . import effects, hatches, numpy_table
 from .errors import BREAK_KINDS, BreakRecord, FrameLoc, GraphBreak
 from .examples import ExampleMemory, run_with_stand_ins, traced_leaves, value_dependent_shape
-from .graph import Graph, Node, describe_value
+from .graph import Graph, Node, TensorMeta, describe_value
 from .guards import Guard
 from .source import (
     AttrSource,
@@ -364,6 +364,7 @@ class TraceState:
             )
         self.guard(source, "shape", tuple(None if d in dyn else s for d, s in enumerate(arr.shape)))
         node = self._input_node(arr, source)
+        node.tensor = TensorMeta.of(arr, symbolic=bool(dyn))
         if dyn:  # show symbolic dims as s<dim> in the printed graph
             dims = ", ".join(f"s{d}" if d in dyn else str(n) for d, n in enumerate(arr.shape))
             node.meta = f"{node.meta.split('[')[0]}[{dims}]"
@@ -386,7 +387,7 @@ class TraceState:
     def _input_node(self, obj: object, source: Source) -> Node:
         # Inputs come first in the graph: insert before the first non-input node.
         node = Node(self.graph, self.graph.fresh_name(source.hint()), "input", source.name(),
-                    meta=describe_value(obj))  # fmt: skip
+                    meta=describe_value(obj), tensor=TensorMeta.of(obj))  # fmt: skip
         position = sum(1 for n in self.graph.nodes if n.op == "input")
         self.graph.nodes.insert(position, node)
         self.example_inputs.append(obj)
@@ -437,6 +438,7 @@ class TraceState:
         if op in ("setitem", "inplace"):
             return writes[0]
         node.meta = describe_value(example)
+        node.tensor = TensorMeta.of(example, symbolic=self.has_dynamic_dims)
         return self.value_of(node, example, writes)
 
     def _check_static_shape(self, what: str, op: str, target, args, kwargs, example) -> None:
@@ -498,6 +500,7 @@ class TraceState:
                     continue
                 item = self.graph.add("getitem", None, (node, i), name=f"{node.name}_{i}",
                                       meta=describe_value(ex), stack=node.stack, risk="silent")  # fmt: skip
+                item.tensor = TensorMeta.of(ex, symbolic=self.has_dynamic_dims)
                 items.append(self.value_of(item, ex))
             return TupleValue(items) if isinstance(example, tuple) else ListValue(items)
         if example is None:

@@ -1,0 +1,117 @@
+"""The eager backend's memory plan: release each value after its last use, and let element-wise
+operations write into an operand that dies with them.
+
+A graph binds every value to a name, so without a plan it keeps them all alive until it
+returns (an unrolled loop: every iteration's arrays), where plain NumPy frees each temporary as
+soon as the expression is done with it. The plan adds ``del`` after each value's last use, and
+gives an element-wise ufunc whose result has exactly the layout of one of its operands (shape,
+dtype, strides) that operand's buffer, when the operand dies there and nothing else can see its
+memory:
+
+    s = x - m                          s = x - m
+    e = np.exp(s)            ->        e = np.exp(s, out=s)
+    y = e / t                          del s
+    return (y,)                        y = np.true_divide(e, t, out=e)
+                                       del e, t
+                                       return (y,)
+
+Writing into a dying operand is what NumPy's own temporary elision does for ``a * b + c``; here
+it also covers function calls (``np.exp(a - b)``). It never allocates where eager code would
+not, so peak memory stays at most eager's, and results are bitwise the same: the same ufunc
+loop, into a buffer of the same dtype and layout. A buffer is reused only if it is a fresh
+result of an element-wise ufunc that no other operation could have made a view of, written by
+nothing, and not an output of the graph (so never an input, a returned array, a value the glue
+passes on across a graph break, or one a side effect keeps).
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass, field
+
+from tcompile.tracer.graph import Graph, Node, nodes_in
+from tcompile.tracer.numpy_table import elementwise_ufunc
+
+# Operations that read an array without keeping a reference to its memory in their result.
+_NON_ALIASING_METHODS = frozenset({"sum", "mean", "prod", "max", "min", "std", "var", "any",
+                                   "all", "argmax", "argmin", "cumsum", "cumprod", "dot"})  # fmt: skip
+
+
+@dataclass
+class MemoryPlan:
+    """What the printer adds to a graph's code: ``out=`` buffers and ``del`` statements."""
+
+    out: dict[Node, Node] = field(default_factory=dict)  # node -> the operand it writes into
+    release: dict[Node, list[Node]] = field(default_factory=dict)  # node -> names dead after it
+
+    def buffer_of(self, node: Node) -> Node | None:
+        return self.out.get(node)
+
+    def released_after(self, node: Node) -> list[Node]:
+        return self.release.get(node, [])
+
+
+def plan_memory(graph: Graph) -> MemoryPlan:
+    """The plan for ``graph`` (after dead-code elimination, before printing)."""
+    users: dict[Node, list[Node]] = {node: [] for node in graph.nodes}
+    for node in graph.nodes:
+        for used in nodes_in((node.args, node.kwargs)):
+            if node not in users[used]:
+                users[used].append(node)
+    plan = MemoryPlan()
+    written = {w for node in graph.nodes if node.mutates for w in _written_operands(node)}
+    for node in graph.nodes:
+        if not node.has_value or node.op == "input":
+            continue
+        last = users[node][-1] if users[node] else node
+        if last.op != "output":
+            plan.release.setdefault(last, []).append(node)
+    for node in graph.nodes:
+        buffer = _dying_operand(node, users, written)
+        if buffer is not None:
+            plan.out[node] = buffer
+    return plan
+
+
+def _dying_operand(node: Node, users: dict, written: set) -> Node | None:
+    """An operand of ``node`` whose buffer ``node`` may write its result into, if any."""
+    if not _is_fresh(node) or elementwise_ufunc(node.target) is None:
+        return None
+    for operand in node.args:
+        if (
+            isinstance(operand, Node)
+            and users[operand][-1] is node
+            and operand.tensor == node.tensor
+            and operand not in written
+            and _is_fresh(operand)
+            and all(_keeps_no_view(user) for user in users[operand])
+        ):
+            return operand
+    return None
+
+
+def _is_fresh(node: Node) -> bool:
+    """A new array of a static layout made by an element-wise operation (``**`` included), not
+    a 0-d result (NumPy returns those as scalars when there is no ``out=``)."""
+    meta = node.tensor
+    return (
+        node.op == "call"
+        and not node.kwargs
+        and not node.mutates
+        and (elementwise_ufunc(node.target) is not None or node.target is operator.pow)
+        and meta is not None
+        and meta.is_static_array
+        and len(meta.shape) > 0
+        and meta.dtype != object
+    )
+
+
+def _keeps_no_view(user: Node) -> bool:
+    if user.op == "call":
+        return elementwise_ufunc(user.target) is not None and not user.mutates
+    return user.op == "method" and user.target in _NON_ALIASING_METHODS and not user.mutates
+
+
+def _written_operands(node: Node) -> list[Node]:
+    """The graph values a mutating node may write into (any node among its arguments)."""
+    return nodes_in((node.args, node.kwargs))
