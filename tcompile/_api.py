@@ -135,7 +135,7 @@ def counters() -> dict[str, int]:
 
 
 class CompileProfiler:
-    """Records every recompilation and the guard that failed::
+    """Records every compile, and every recompilation with the guard that failed::
 
     with tc.CompileProfiler() as prof:
         f(np.ones(3)); f(np.ones(4))
@@ -143,8 +143,7 @@ class CompileProfiler:
     """
 
     def __init__(self):
-        self.recompiles: list[report.RecompileEvent] = []
-        self.compiles: list[report.CompileEvent] = []
+        self.reports: list[report.CompileReport] = []
 
     def __enter__(self):
         report.current().listeners.append(self)
@@ -154,21 +153,20 @@ class CompileProfiler:
         report.current().listeners.remove(self)
         return False
 
-    def on_compile(self, event) -> None:
-        self.compiles.append(event)
+    def on_report(self, compile_report: report.CompileReport) -> None:
+        self.reports.append(compile_report)
 
-    def on_recompile(self, event) -> None:
-        self.recompiles.append(event)
+    @property
+    def recompiles(self) -> list[report.CompileReport]:
+        return [r for r in self.reports if r.is_recompile]
 
     def report(self) -> str:
-        breaks = sum(len(c.breaks) for c in self.compiles)
+        breaks = sum(len(r.breaks) for r in self.reports)
+        recompiles = self.recompiles
         lines = [
-            f"Compiles: {len(self.compiles)}  Recompiles: {len(self.recompiles)}  Graph breaks: {breaks}"
+            f"Compiles: {len(self.reports)}  Recompiles: {len(recompiles)}  Graph breaks: {breaks}"
         ]
-        for event in self.recompiles:
-            lines.append(f"Recompiling function {event.function} in {event.location}")
-            lines.append("    triggered by the following guard failure(s):")
-            lines.extend(f"    {reason}" for reason in event.reasons)
-        if not self.recompiles:
+        lines += [report.recompile_text(r) for r in recompiles]
+        if not recompiles:
             lines.append("No recompilation detected.")
         return "\n".join(lines)

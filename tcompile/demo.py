@@ -60,19 +60,20 @@ def rule(title: str) -> None:
 
 def show(fn, *args) -> None:
     compiled = tc.compile(fn)
-    result = compiled(*args)
-    entry = compiled.__tc_compiled__.entries[-1]
+    with tc.CompileProfiler() as prof:
+        result = compiled(*args)
+    first = prof.reports[0]
     rule(f"{fn.__name__}{tuple(np.shape(a) for a in args)} -> {np.shape(result)}")
-    if entry.is_eager:
-        print(f"runs eagerly: {entry.eager_reason}")
+    if first.outcome == "eager":
+        print(f"runs eagerly: {first.eager_reason}")
     else:
-        print("Graph (the Python that runs):\n")
-        print(entry.graph)
-        if entry.break_record is not None:
+        print("Graph (the Python that runs, with the eager backend's memory plan):\n")
+        print(first.sources.get("backend") or first.sources["graph"])
+        if first.breaks:
             print("Glue (the graph, then the break run eagerly, then the resume function):\n")
-            print(entry.glue_code)
+            print(first.sources["glue"])
     print("Guards:")
-    for guard in entry.guards:
+    for guard in first.guards:
         print(f"  {guard.describe()}")
     print("\nexplain:")
     print("  " + str(tc.explain(fn)(*args)).replace("\n", "\n  "))

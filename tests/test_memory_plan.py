@@ -17,7 +17,7 @@ import tcompile as tc
 def graph_code(fn, *args) -> str:
     compiled = tc.compile(fn, backend="eager")
     compiled(*args)
-    return compiled.__tc_compiled__.entries[-1].graph_code
+    return compiled.__tc_compiled__.entries[-1].report.sources["backend"]
 
 
 def out_buffers(code: str) -> list[str]:

@@ -251,6 +251,7 @@ class Glue:
         self.writer.ns["__tc_with_kwdefaults"] = _with_kwdefaults
         self.closure_param = closure_param
         self.tail: list[tuple[str, int | None]] = []  # (statement, user line or None)
+        self.resumes: list[str] = []  # what each resume function the glue calls continues
 
     def finish(self, result_text: str | None) -> tuple[str, dict, Graph, list, str]:
         """(source, namespace, closed graph, user line per statement, function name)."""

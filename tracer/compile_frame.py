@@ -12,8 +12,6 @@ The outcome is one of:
 
 from __future__ import annotations
 
-import logging
-import time
 import types
 from dataclasses import dataclass, field, replace
 
@@ -39,19 +37,17 @@ from .translator import StopTrace, Translator
 
 @dataclass
 class Entry:
-    """One compiled entry of a frame's cache."""
+    """One compiled entry of a frame's cache: what the hot path runs, and what it came from."""
 
     check: object  # generated guard function, same parameters as the frame
     run: object  # generated glue (or the frame's code run eagerly)
     guards: list[Guard]
     graph: Graph | None = None
-    graph_code: str = ""
-    glue_code: str = ""
-    check_code: str = ""
     break_record: BreakRecord | None = None
     eager_reason: str = ""
-    compile_id: str = ""
-    extra: dict = field(default_factory=dict)
+    sources: dict = field(default_factory=dict)  # "graph", "glue", "guards", "resume", "backend"
+    phases: report.Phases = field(default_factory=report.Phases)
+    report: report.CompileReport | None = None  # set once the entry is published
 
     @property
     def is_eager(self) -> bool:
@@ -62,7 +58,6 @@ class Entry:
 class FrameOptions:
     backend: object
     dynamic: DynamicPolicy
-    compile_id: str
     closure_param: bool  # resume frames get their cells as a first argument
     make_resume: object  # ResumeSpec -> callable(cells, *args)
     call: object  # routes eager calls of user functions through the compile cache
@@ -97,13 +92,12 @@ def compile_frame(fn, args, kwargs, options: FrameOptions, *, allow_breaks: bool
     """Trace and compile: ``(entry, break_record_or_None)``.
 
     With ``allow_breaks`` False a graph break propagates (the caller raises Unsupported)."""
-    rec = report.current()
-    start = time.perf_counter()
+    phases = report.Phases()
     name = "".join(c if c.isalnum() else "_" for c in fn.__name__).strip("_") + "_graph"
     dynamic, stop_at, record = options.dynamic, None, None
     for _attempt in range(4):
         try:
-            with rec.phase("trace"):
+            with phases.time("trace"):
                 state, outcome = trace(fn, args, kwargs, dynamic, name, stop_at,
                                        root=not options.closure_param)  # fmt: skip
             break
@@ -116,20 +110,18 @@ def compile_frame(fn, args, kwargs, options: FrameOptions, *, allow_breaks: bool
             decision = plan(brk, fn.__code__, Translator.instructions(fn.__code__), RESUME_CODES)
             if decision.skip_reason is not None or stop_at is not None:
                 why = decision.skip_reason or "another break came up while retracing to the first"
-                return _eager_entry(
-                    fn, brk.state, record, f"{record.reason}; the frame runs eagerly: {why}",
-                    options, start,
-                ), record  # fmt: skip
+                reason = f"{record.reason}; the frame runs eagerly: {why}"
+                return _eager_entry(fn, brk.state, record, reason, options, phases), record
             stop_at = brk.root_index
         except UserErrorInTrace as err:
-            return _eager_entry(fn, err.state, None, err.reason(), options, start), None
+            return _eager_entry(fn, err.state, None, err.reason(), options, phases), None
     else:  # pragma: no cover - restarts are bounded: static shapes once, the break once
         raise RuntimeError("tcompile: trace restarted too often")
 
     glue = Glue(state, fn.__code__, options.closure_param)
     glue.writer.ns["__tc_call"] = options.call
     glue.writer.ns["__tc_rerun"] = options.eager_run
-    with rec.phase("codegen"):
+    with phases.time("codegen"):
         try:
             if isinstance(outcome, StopTrace):
                 Continuation(glue, outcome.tx, RESUME_CODES, options.make_resume).write()
@@ -142,16 +134,15 @@ def compile_frame(fn, args, kwargs, options: FrameOptions, *, allow_breaks: bool
                 FrameLoc(code.co_filename, code.co_firstlineno, code.co_name),
             )
             record = record or replace(brk.record, stack=here)
-            return _eager_entry(
-                fn, state, record, f"{brk.record.reason}; the frame runs eagerly", options, start
-            ), record
-    with rec.phase("backend"):
+            reason = f"{brk.record.reason}; the frame runs eagerly"
+            return _eager_entry(fn, state, record, reason, options, phases), record
+    with phases.time("backend"):
         compiled_graph = (
             options.backend(graph, live_example_inputs(state))
             if graph.op_count() or graph.output.args[0]
             else None
         )
-    with rec.phase("guards"):
+    with phases.time("guards"):
         state.guard_mutable_aliasing()
         check, check_code = make_check(fn, state.guards, options.closure_param)
     ns.update(frame_names(fn))
@@ -161,11 +152,14 @@ def compile_frame(fn, args, kwargs, options: FrameOptions, *, allow_breaks: bool
         compile_glue(source, lines, fn.__code__.co_filename, line or fn.__code__.co_firstlineno), ns
     )  # noqa: S102
     run = _with_defaults(ns[fname], fn)
-    graph_code = getattr(compiled_graph, "source", "") or graph.python_code()
-    entry = Entry(check, run, order_guards(state.guards), graph, graph_code, source, check_code,
-                  break_record=record, compile_id=options.compile_id)  # fmt: skip
-    entry.extra["compile_time"] = time.perf_counter() - start
-    _log_entry(fn, entry)
+    sources = {"graph": graph.python_code(), "glue": source, "guards": check_code}
+    if glue.resumes:
+        sources["resume"] = "\n".join(glue.resumes)
+    backend_source = getattr(compiled_graph, "source", "")
+    if backend_source:
+        sources["backend"] = backend_source
+    entry = Entry(check, run, order_guards(state.guards), graph, record, sources=sources,
+                  phases=phases)  # fmt: skip
     return entry, record
 
 
@@ -188,22 +182,9 @@ def _with_defaults(made, fn):
     return made
 
 
-def _eager_entry(fn, state, record, reason: str, options: FrameOptions, start: float) -> Entry:
+def _eager_entry(fn, state, record, reason: str, options: FrameOptions, phases) -> Entry:
     guards = order_guards(state.guards) if state is not None else []
-    check, check_code = make_check(fn, guards, options.closure_param)
-    entry = Entry(check, options.eager_run, guards, break_record=record, eager_reason=reason,
-                  check_code=check_code, compile_id=options.compile_id)  # fmt: skip
-    entry.extra["compile_time"] = time.perf_counter() - start
-    return entry
-
-
-def _log_entry(fn, entry: Entry) -> None:
-    logs = report.LOGS
-    if logs["graph"].isEnabledFor(logging.DEBUG):
-        logs["graph"].debug("graph of %s [%s]:\n%s", fn.__qualname__, entry.compile_id, entry.graph)
-    if logs["guards"].isEnabledFor(logging.DEBUG):
-        logs["guards"].debug("guards of %s [%s]:\n%s", fn.__qualname__, entry.compile_id,
-                             "\n".join(f"  {g.describe()}" for g in entry.guards))  # fmt: skip
-    if logs["output_code"].isEnabledFor(logging.DEBUG):
-        logs["output_code"].debug("code of %s [%s]:\n%s\n%s\n%s", fn.__qualname__, entry.compile_id,
-                                  entry.check_code, entry.graph_code, entry.glue_code)  # fmt: skip
+    with phases.time("guards"):
+        check, check_code = make_check(fn, guards, options.closure_param)
+    return Entry(check, options.eager_run, guards, break_record=record, eager_reason=reason,
+                 sources={"guards": check_code}, phases=phases)  # fmt: skip

@@ -233,7 +233,10 @@ class Continuation:
                       key=lambda name: (name != first, name))  # fmt: skip
         spec = ResumeSpec(self.code, target_offset, tuple(kinds), tuple(live))
         args = spec.arrange(tuple(args), tuple(self._local(name) for name in live))
-        resume = self.writer.bind(self.make_resume(spec))
+        made = self.make_resume(spec)
+        resume = self.writer.bind(made)
+        self.glue.resumes.append(f"{resume}: {made.frame.display_name}, stack [{', '.join(kinds)}],"
+                                 f" live locals ({', '.join(live)})")  # fmt: skip
         cells = "(" + "".join(f"{self._cell(name)}, " for name in spec.cell_names) + ")"
         return f"{resume}({cells}{''.join(', ' + a for a in args)})"
 

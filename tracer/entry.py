@@ -12,11 +12,11 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
-import logging
 import traceback
 import types
 import warnings
 import weakref
+from types import MappingProxyType
 
 from . import hatches, report, signature
 from .compile_frame import Entry, FrameOptions, compile_frame
@@ -78,44 +78,44 @@ class CompiledFrame:
             scope = self._scope(fn, args, kwargs, cells)
         except TypeError:
             return fn(*args, **kwargs)  # a wrong call: let Python raise its own TypeError
+        reasons = ()
         try:
-            if self.entries:
-                self._note_recompile(scope)
+            reasons = self._recompile_reasons(scope) if self.entries else ()
             if len(self.entries) >= config.cache_size_limit:
                 entry = None
             elif fn.__code__.co_flags & _GENERATOR_FLAGS:
-                entry = self._generator(fn, eager)
+                entry = self._generator(fn, eager, reasons)
             else:
-                entry = self._compile(fn, args, kwargs, eager)
+                entry = self._compile(fn, args, kwargs, eager, reasons)
         except TCompileError:
             raise
         except Exception as error:  # a gap in tcompile: the call runs eagerly, never fails
-            entry = self._internal_error(fn, eager, error)
+            entry = self._internal_error(fn, eager, error, reasons)
         if entry is None:
-            return self._give_up(fn, args, kwargs)
+            return self._give_up(fn, args, kwargs, reasons)
         return self._run(entry.run, cells, args, kwargs)
 
     def _run(self, run, cells, args: tuple, kwargs: dict):
         return run(cells, *args, **kwargs) if self.closure_param else run(*args, **kwargs)
 
-    def _generator(self, fn, eager) -> Entry:
+    def _generator(self, fn, eager, reasons: tuple) -> Entry:
         """Generators and coroutines run eagerly (as in Dynamo), with the reason recorded."""
         record = _frame_record(fn, "generator", f"{fn.__qualname__} runs eagerly")
         if self.fullgraph or hatches.current_error_on_graph_break():
+            self._publish_error(record, reasons)
             raise Unsupported(record)
-        return self._eager_only(eager, record)
+        return self._eager_only(eager, record, reasons)
 
-    def _internal_error(self, fn, eager, error: Exception) -> Entry:
+    def _internal_error(self, fn, eager, error: Exception, reasons: tuple) -> Entry:
         where = traceback.extract_tb(error.__traceback__)[-1]
         record = _frame_record(fn, "internal_error", f"{type(error).__name__}: {error} "
                                f"(in {where.name}, {where.filename}:{where.lineno})")  # fmt: skip
-        return self._eager_only(eager, record)
+        return self._eager_only(eager, record, reasons)
 
-    def _eager_only(self, eager, record: BreakRecord) -> Entry:
+    def _eager_only(self, eager, record: BreakRecord, reasons: tuple) -> Entry:
         """An entry for every call from now on: the frame runs eagerly, for ``record``'s reason."""
-        entry = Entry(_always, eager, [], break_record=record, eager_reason=record.reason,
-                      compile_id=f"[{self.frame_id}/{len(self.entries)}]")  # fmt: skip
-        self._add(entry, record, report.CompileEvent(self.display_name))
+        entry = Entry(_always, eager, [], break_record=record, eager_reason=record.reason)
+        self._add(entry, record, reasons)
         return entry
 
     def _eager(self, fn):
@@ -132,25 +132,19 @@ class CompiledFrame:
         scope.update(frame_names(fn, cells if self.closure_param else None))
         return scope
 
-    def _note_recompile(self, scope: dict) -> None:
+    def _recompile_reasons(self, scope: dict) -> tuple[str, ...]:
+        """Why each entry refused this call (its first failing guard); marks dynamic dims and
+        floats for the next compile (automatic dynamic shapes)."""
         reasons = []
         for entry in self.entries:
             reason = (
                 first_failure(entry.guards, scope)
                 or "(the guards hold now; the entry was added meanwhile)"
             )
-            reasons.append(f"- {entry.compile_id}: {reason}")
+            reasons.append(f"- {entry.report.compile_id}: {reason}")
             if config.automatic_dynamic_shapes and self.dynamic is not False:
                 self._mark_dynamic(entry, scope)
-        rec = report.current()
-        rec.counters["recompiles"] += 1
-        code = self.fn.__code__
-        where = f"{code.co_filename}:{code.co_firstlineno}"
-        rec.add_recompile(report.RecompileEvent(self.display_name, where, reasons))
-        log = report.LOGS["recompiles"]
-        if log.isEnabledFor(logging.DEBUG):
-            log.debug("Recompiling function %s in %s\n    triggered by the following guard failure(s):\n    %s",
-                      self.display_name, where, "\n    ".join(reasons))  # fmt: skip
+        return tuple(reasons)
 
     def _mark_dynamic(self, entry: Entry, scope: dict) -> None:
         """A dim seen with a second size becomes symbolic; so does a Python float seen with a
@@ -171,49 +165,49 @@ class CompiledFrame:
             if dims:
                 self.marked_dynamic.setdefault(guard.source.name(), set()).update(dims)
 
-    def _give_up(self, fn, args, kwargs):
+    def _give_up(self, fn, args, kwargs, reasons: tuple):
         self.exhausted = True
-        rec = report.current()
-        rec.counters["cache_limit_hits"] += 1
-        last = rec.recompiles[-1].reasons if rec.recompiles else []
+        report.current().counters["cache_limit_hits"] += 1
         message = (
             f"tcompile: {self.display_name} hit config.cache_size_limit ({config.cache_size_limit}); "
-            f"it runs eagerly from now on. Last recompile reason:\n" + "\n".join(last)
+            f"it runs eagerly from now on. Last recompile reason:\n" + "\n".join(reasons)
         )
         if self.fullgraph:
             raise TCompileError(message)
         warnings.warn(message, stacklevel=4)
         return fn(*args, **kwargs)
 
-    def _compile(self, fn, args, kwargs, eager) -> Entry:
-        rec = report.current()
+    def _compile(self, fn, args, kwargs, eager, reasons: tuple) -> Entry:
         policy = DynamicPolicy(
             all_dims=self.dynamic is True,
             marked={} if self.dynamic is False else dict(self.marked_dynamic),
             floats=frozenset() if self.dynamic is False else frozenset(self.marked_floats),
         )
-        options = FrameOptions(self.backend, policy, f"[{self.frame_id}/{len(self.entries)}]", self.closure_param,
-                               self.make_resume, self.router.call, eager)  # fmt: skip
-        event = report.CompileEvent(self.display_name)
+        options = FrameOptions(self.backend, policy, self.closure_param, self.make_resume,
+                               self.router.call, eager)  # fmt: skip
         try:
             entry, record = compile_frame(
                 fn, args, kwargs, options, allow_breaks=not self.fullgraph
             )
         except GraphBreak as brk:
-            event.breaks.append(brk.record)
-            rec.counters["graph_breaks"] += 1
-            rec.add_compile(event)
+            self._publish_error(brk.record, reasons)
             raise Unsupported(brk.record) from None
-        self._add(entry, record, event)
+        self._add(entry, record, reasons)
         return entry
 
-    def _add(self, entry: Entry, record: BreakRecord | None, event: report.CompileEvent) -> None:
-        """Put ``entry`` in the cache and report it (counters, logs, listeners)."""
+    def _report(self, outcome: str, reasons: tuple, **fields) -> report.CompileReport:
+        code = self.fn.__code__
+        return report.CompileReport(f"[{self.frame_id}/{len(self.entries)}]", self.display_name,
+                                    code.co_filename, code.co_firstlineno, outcome,
+                                    recompile_reasons=reasons, **fields)  # fmt: skip
+
+    def _publish_error(self, record: BreakRecord, reasons: tuple) -> None:
+        report.current().publish(self._report(report.ERROR, reasons, breaks=(record,)))
+
+    def _add(self, entry: Entry, record: BreakRecord | None, reasons: tuple) -> None:
+        """Put ``entry`` in the cache and publish its report."""
         rec = report.current()
-        event.compile_time = entry.extra.get("compile_time", 0.0)
-        event.guards = list(entry.guards)
-        event.eager = entry.is_eager
-        event.eager_reason = entry.eager_reason
+        breaks = ()
         if record is not None and len(record.stack) > 1:
             # A break inside a function this frame inlined is counted once, by that function's
             # own frame, which breaks there again when the call runs (bubble-up); that report
@@ -221,27 +215,21 @@ class CompiledFrame:
             rec.bubbled[(record.location.filename, record.location.lineno)] = record.stack
         elif record is not None:
             chain = rec.bubbled.pop((record.location.filename, record.location.lineno), None)
-            if chain is not None:
-                record = dataclasses.replace(record, stack=chain)
-            rec.counters["graph_breaks"] += 1
-            event.breaks.append(record)
-            log = report.LOGS["graph_breaks"]
-            if log.isEnabledFor(logging.DEBUG):
-                log.debug("%s", record.render())
+            breaks = (dataclasses.replace(record, stack=chain) if chain is not None else record,)
             if record.kind.id == "internal_error" and not config.suppress_errors:
                 warnings.warn(f"tcompile: {self.display_name} runs eagerly because of an internal error "
                               f"(set tc.config.suppress_errors = True to silence this):\n{record.render()}",
                               stacklevel=5)  # fmt: skip
-        if entry.is_eager:
-            rec.counters["frames_skipped"] += 1
-        else:
-            rec.counters["frames_compiled"] += 1
-            if entry.graph.op_count():
-                rec.counters["graphs"] += 1
-                event.graphs.append(entry.graph)
-        rec.add_compile(event)
+        entry.report = self._report(
+            report.EAGER if entry.is_eager else report.GRAPH, reasons,
+            eager_reason=entry.eager_reason, graphs=() if entry.is_eager else (entry.graph,),
+            guards=tuple(entry.guards), breaks=breaks,
+            sources=MappingProxyType(dict(entry.sources)),
+            phases=MappingProxyType(dict(entry.phases)),
+        )  # fmt: skip
         self.entries.append(entry)
         self.fast.append((entry.check, entry.run))
+        rec.publish(entry.report)
 
 
 def resume_function(spec: ResumeSpec, f_globals: dict, backend, dynamic):

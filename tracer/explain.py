@@ -24,6 +24,7 @@ class ExplainOutput:
     skipped_frames: list[str] = field(default_factory=list)  # frames that ran eagerly
     skip_reasons: list[str] = field(default_factory=list)  # why, one per skipped frame
     result: object = None
+    reports: list = field(default_factory=list)  # the CompileReports this is made from
 
     def __str__(self) -> str:
         lines = [f"Graph Count: {self.graph_count}", f"Graph Break Count: {self.graph_break_count}",
@@ -53,17 +54,6 @@ class ExplainOutput:
         return "\n".join(lines)
 
 
-class _Collector:
-    def __init__(self):
-        self.events: list[report.CompileEvent] = []
-
-    def on_compile(self, event):
-        self.events.append(event)
-
-    def on_recompile(self, event):
-        pass
-
-
 def explain(fn, rebuild, *, backend, dynamic=None):
     """``tc.explain(fn)(*args, **kwargs)`` -> `ExplainOutput`, e.g. ``explain(f, lambda c: c,
     backend=eager)(np.ones(3))``. ``fn`` is a Python function (or a compiled wrapper) and
@@ -75,22 +65,19 @@ def explain(fn, rebuild, *, backend, dynamic=None):
     def run(*args, **kwargs):
         reset_all()  # as torch._dynamo.explain: every frame this call reaches compiles anew
         compiled = rebuild(compile_function(fn, fullgraph=False, backend=backend, dynamic=dynamic))
-        collector = _Collector()
-        rec = report.current()
-        rec.listeners.append(collector)
-        try:
+        with report.collecting() as reports:
             result = compiled(*args, **kwargs)
-        finally:
-            rec.listeners.remove(collector)
-        out = ExplainOutput(result=result)
-        for event in collector.events:
-            (out.skipped_frames if event.eager else out.compiled_frames).append(event.function)
-            if event.eager:
-                out.skip_reasons.append(event.eager_reason)
-            out.graphs.extend(event.graphs)
-            out.break_reasons.extend(event.breaks)
-            out.out_guards.extend(event.guards)
-            out.compile_time += event.compile_time
+        out = ExplainOutput(result=result, reports=reports)
+        for rep in reports:
+            if rep.outcome == report.EAGER:
+                out.skipped_frames.append(rep.function)
+                out.skip_reasons.append(rep.eager_reason)
+            else:
+                out.compiled_frames.append(rep.function)
+            out.graphs.extend(g for g in rep.graphs if g.op_count())
+            out.break_reasons.extend(rep.breaks)
+            out.out_guards.extend(rep.guards)
+            out.compile_time += rep.compile_time
         out.graph_count = len(out.graphs)
         out.graph_break_count = len(out.break_reasons)
         out.ops_per_graph = [

@@ -1,7 +1,10 @@
-"""What tcompile tells the user: counters, logs, compile times, recompile and break records.
+"""What tcompile tells the user: one frozen `CompileReport` per compile, published to listeners.
 
-Everything here is plain data filled by the cache and read by ``tc.counters``,
-``tc.compile_times``, ``tc.CompileProfiler``, ``tc.explain`` and the widgets.
+Every compile (a function, a resume function, a recompile, a frame that runs eagerly, a
+``fullgraph`` error) produces one report. `Recorder.publish` counts it, logs it and hands it to
+the listeners; ``tc.explain``, ``tc.CompileProfiler``, ``tc.counters``, ``tc.compile_times``,
+the logs and the Jupyter widget are views over these reports. ``tc.reset()`` starts a new
+recorder (listeners stay).
 """
 
 from __future__ import annotations
@@ -11,8 +14,10 @@ import logging
 import os
 import time
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from .errors import BreakRecord
 
@@ -23,25 +28,57 @@ LOGS = {name: LOG.getChild(name) for name in ARTIFACTS}
 COUNTER_NAMES = ("frames_compiled", "frames_skipped", "graphs", "graph_breaks", "recompiles",
                  "cache_hits", "cache_misses", "cache_limit_hits")  # fmt: skip
 
-
-@dataclass
-class RecompileEvent:
-    function: str
-    location: str
-    reasons: list[str]
+GRAPH, EAGER, ERROR = "graph", "eager", "error"
 
 
-@dataclass
-class CompileEvent:
-    """One compile of one function: its graphs, guards and breaks (what explain reports)."""
+@dataclass(frozen=True)
+class CompileReport:
+    """One compile of one frame: what was captured, what it assumed, and why.
 
-    function: str
-    graphs: list = field(default_factory=list)
-    guards: list = field(default_factory=list)
-    breaks: list[BreakRecord] = field(default_factory=list)
-    compile_time: float = 0.0
-    eager: bool = False  # the frame was skipped: it runs as plain Python
-    eager_reason: str = ""  # why, when it was
+    ``outcome`` is "graph" (the frame runs compiled code: ``graphs`` holds its graph, empty
+    when it captured no operation), "eager" (the frame runs as plain Python, for
+    ``eager_reason``) or "error" (a break where none was allowed: ``tc.Unsupported`` was
+    raised; ``breaks`` holds it). ``sources`` maps "graph", "glue", "guards", "resume" and
+    "backend" (the backend's generated code) to text; ``phases`` maps a compile phase
+    ("trace", "codegen", "backend", "guards") to seconds.
+    """
+
+    compile_id: str
+    function: str  # qualified name (resume functions: "f (resume at line 12)")
+    filename: str
+    firstlineno: int
+    outcome: str
+    eager_reason: str = ""
+    graphs: tuple = ()
+    guards: tuple = ()
+    recompile_reasons: tuple[str, ...] = ()  # one line per earlier entry, naming its guard
+    breaks: tuple[BreakRecord, ...] = ()
+    sources: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    phases: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+
+    @property
+    def is_recompile(self) -> bool:
+        return bool(self.recompile_reasons)
+
+    @property
+    def compile_time(self) -> float:
+        return sum(self.phases.values())
+
+    @property
+    def location(self) -> str:
+        return f"{self.filename}:{self.firstlineno}"
+
+
+class Phases(dict):
+    """Seconds per compile phase, filled by ``with phases.time("trace"): ...``."""
+
+    @contextmanager
+    def time(self, name: str):
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self[name] = self.get(name, 0.0) + time.perf_counter() - start
 
 
 class Recorder:
@@ -51,9 +88,8 @@ class Recorder:
         self.counters: Counter = Counter()
         self.hits = itertools.count()  # counted with next() on the hot path: cheapest counter
         self.phase_times: dict[str, list[float]] = defaultdict(list)
-        self.recompiles: list[RecompileEvent] = []
-        self.compiles: list[CompileEvent] = []
-        self.listeners: list = []  # CompileProfiler / explain collectors
+        self.reports: list[CompileReport] = []
+        self.listeners: list = []  # objects with on_report(report): explain, profiler, widgets
         self.bubbled: dict = {}  # (file, line) of a callee's break -> the call chain seen
 
     def cache_hits(self) -> int:
@@ -64,23 +100,45 @@ class Recorder:
         counts["cache_hits"] = self.cache_hits()
         return counts
 
-    @contextmanager
-    def phase(self, name: str):
-        start = time.perf_counter()
-        try:
-            yield
-        finally:
-            self.phase_times[name].append(time.perf_counter() - start)
+    def publish(self, report: CompileReport) -> None:
+        """Count, log and hand out one report."""
+        counters = self.counters
+        if report.outcome == GRAPH:
+            counters["frames_compiled"] += 1
+            counters["graphs"] += sum(1 for g in report.graphs if g.op_count())
+        elif report.outcome == EAGER:
+            counters["frames_skipped"] += 1
+        counters["graph_breaks"] += len(report.breaks)
+        counters["recompiles"] += report.is_recompile
+        for name, seconds in report.phases.items():
+            self.phase_times[name].append(seconds)
+        self.reports.append(report)
+        _log(report)
+        for listener in list(self.listeners):
+            listener.on_report(report)
 
-    def add_recompile(self, event: RecompileEvent) -> None:
-        self.recompiles.append(event)
-        for listener in self.listeners:
-            listener.on_recompile(event)
 
-    def add_compile(self, event: CompileEvent) -> None:
-        self.compiles.append(event)
-        for listener in self.listeners:
-            listener.on_compile(event)
+def _log(report: CompileReport) -> None:
+    if report.is_recompile and LOGS["recompiles"].isEnabledFor(logging.DEBUG):
+        LOGS["recompiles"].debug("%s", recompile_text(report))
+    if LOGS["graph_breaks"].isEnabledFor(logging.DEBUG):
+        for record in report.breaks:
+            LOGS["graph_breaks"].debug("%s", record.render())
+    name = f"{report.function} {report.compile_id}"
+    if report.graphs and LOGS["graph"].isEnabledFor(logging.DEBUG):
+        LOGS["graph"].debug("graph of %s:\n%s", name, "\n".join(map(str, report.graphs)))
+    if LOGS["guards"].isEnabledFor(logging.DEBUG):
+        LOGS["guards"].debug("guards of %s:\n%s", name,
+                             "\n".join(f"  {g.describe()}" for g in report.guards))  # fmt: skip
+    if LOGS["output_code"].isEnabledFor(logging.DEBUG):
+        LOGS["output_code"].debug("code of %s:\n%s", name, "\n\n".join(report.sources.values()))
+
+
+def recompile_text(report: CompileReport) -> str:
+    """``Recompiling function f in file:line`` and the guard that failed, per earlier entry."""
+    return (f"Recompiling function {report.function} in {report.location}\n"
+            "    triggered by the following guard failure(s):\n    "
+            + "\n    ".join(report.recompile_reasons))  # fmt: skip
 
 
 recorder = Recorder()
@@ -95,6 +153,27 @@ def reset_recorder() -> None:
 
 def current() -> Recorder:
     return recorder
+
+
+@contextmanager
+def collecting():
+    """``with collecting() as reports:`` the reports published inside the block, in order."""
+    collector = _Collector()
+    rec = current()
+    rec.listeners.append(collector)
+    try:
+        yield collector.reports
+    finally:
+        if collector in rec.listeners:
+            rec.listeners.remove(collector)
+
+
+class _Collector:
+    def __init__(self):
+        self.reports: list[CompileReport] = []
+
+    def on_report(self, report: CompileReport) -> None:
+        self.reports.append(report)
 
 
 def compile_times(repr: str = "str"):
