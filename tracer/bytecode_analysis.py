@@ -7,8 +7,9 @@ the original code and must receive exactly the locals that the rest of it reads.
 from __future__ import annotations
 
 import dis
-from functools import cache
 from types import CodeType
+
+from .code_cache import CodeCache
 
 _READS = {"LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_AND_CLEAR"}
 _WRITES = {"STORE_FAST", "DELETE_FAST"}
@@ -31,8 +32,15 @@ def _uses_defs(ins: dis.Instruction) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return (), ()
 
 
-@cache
+_FLOWS = CodeCache()
+_LIVENESS = CodeCache()
+
+
 def _flow(code: CodeType):
+    return _FLOWS.get(code, lambda: _make_flow(code))
+
+
+def _make_flow(code: CodeType):
     everything = list(dis.get_instructions(code))
     instrs = [i for i in everything if i.opname not in ("CACHE", "EXTENDED_ARG")]
     index = {ins.offset: n for n, ins in enumerate(instrs)}
@@ -57,8 +65,11 @@ def _flow(code: CodeType):
     return instrs, index, with_handlers, successors
 
 
-@cache
 def _live_in(code: CodeType) -> tuple[frozenset, ...]:
+    return _LIVENESS.get(code, lambda: _make_live_in(code))
+
+
+def _make_live_in(code: CodeType) -> tuple[frozenset, ...]:
     instrs, _, successors, _ = _flow(code)
     live = [frozenset()] * len(instrs)
     changed = True

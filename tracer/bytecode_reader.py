@@ -30,6 +30,8 @@ import dis
 from dataclasses import dataclass
 from types import CodeType
 
+from .code_cache import CodeCache
+
 _END_FOR_POPS_ONLY_VALUE = "END_FOR" in dis.opmap and dis.stack_effect(dis.opmap["END_FOR"]) == -1
 
 _DROPPED = {"PRECALL", "RESUME", "NOP", "CACHE", "EXTENDED_ARG", "MAKE_CELL", "COPY_FREE_VARS"}
@@ -81,16 +83,12 @@ class NormalizedCode:
     index_of_offset: dict[int, int]
 
 
-_cache: dict[int, NormalizedCode] = {}
+_NORMALIZED = CodeCache()
 
 
 def normalize(code: CodeType) -> NormalizedCode:
-    """Return the normalised instructions of ``code`` (memoised per code object: by identity,
-    since equal bytecode from two files compares equal but has other lines)."""
-    cached = _cache.get(id(code))
-    if cached is None or cached.code is not code:
-        cached = _cache[id(code)] = _normalize(code)
-    return cached
+    """Return the normalised instructions of ``code`` (memoised per code object)."""
+    return _NORMALIZED.get(code, lambda: _normalize(code))
 
 
 def _protected_offsets(bc: dis.Bytecode, raw: list[dis.Instruction]) -> set[int]:

@@ -20,6 +20,7 @@ import types
 
 from bytecode import Bytecode, Instr
 
+from .code_cache import CodeCache
 from .resume import assemble
 
 _tls = threading.local()
@@ -93,16 +94,12 @@ def _plain_method_load(ins: Instr) -> list[Instr] | None:
     return [attr, Instr("PUSH_NULL", location=loc), Instr("SWAP", 2, location=loc)]
 
 
-_routed: dict[int, tuple] = {}
+_ROUTED = CodeCache()
 
 
 def routed_code(code: types.CodeType) -> types.CodeType:
-    """The routed copy of ``code``, memoised by identity (equal bytecode from another file
-    compares equal but must keep its own file name and lines)."""
-    cached = _routed.get(id(code))
-    if cached is None or cached[0] is not code:
-        cached = _routed[id(code)] = (code, _rewrite(code))
-    return cached[1]
+    """The routed copy of ``code`` (memoised per code object)."""
+    return _ROUTED.get(code, lambda: _rewrite(code))
 
 
 def _rewrite(code: types.CodeType) -> types.CodeType:

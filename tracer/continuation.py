@@ -15,6 +15,7 @@ import numpy as np
 
 from . import bytecode_analysis as analysis
 from . import hatches
+from .code_cache import CodeCache
 from .codegen import Glue
 from .operations import const_value
 from .resume import STACK_CONTEXT, STACK_NULL, STACK_VALUE, ResumeSpec, original_location
@@ -42,7 +43,7 @@ class Plan:
     skip_reason: str | None  # why the frame cannot resume (it runs eagerly), or None
 
 
-def plan(brk, frame_code: CodeType, instrs, registry: dict) -> Plan:
+def plan(brk, frame_code: CodeType, instrs, registry: CodeCache) -> Plan:
     index = getattr(brk, "root_index", None)
     if index is None:
         return Plan(frame_code, 0, "the break happened before its first instruction")
@@ -69,7 +70,7 @@ def plan(brk, frame_code: CodeType, instrs, registry: dict) -> Plan:
 class Continuation:
     """Writes the glue's tail for one stopped root translator ``tx``."""
 
-    def __init__(self, glue: Glue, tx, registry: dict, make_resume):
+    def __init__(self, glue: Glue, tx, registry: CodeCache, make_resume):
         self.glue, self.tx, self.writer = glue, tx, glue.writer
         self.registry = registry
         self.make_resume = make_resume  # ResumeSpec -> callable(cells, *args)

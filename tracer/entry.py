@@ -18,7 +18,8 @@ import warnings
 import weakref
 from types import MappingProxyType
 
-from . import hatches, report, signature
+from . import code_cache, hatches, report
+from .code_cache import CodeCache
 from .compile_frame import Entry, FrameOptions, compile_frame
 from .config import config
 from .errors import BREAK_KINDS, BreakRecord, FrameLoc, GraphBreak, TCompileError, Unsupported
@@ -296,11 +297,12 @@ class Router:
         if "<locals>" in fn.__qualname__ and not fn.__defaults__ and not fn.__kwdefaults__:
             # Nested functions and lambdas are made anew each time their enclosing function
             # runs: share one frame (and its cache) per code object, passing each one's cells.
-            key = (fn.__code__, id(fn.__globals__), id(self.backend), self.dynamic)
-            frame = _CLOSURE_FRAMES.get(key)
+            frames = _CLOSURE_FRAMES.get(fn.__code__, dict)
+            key = (id(fn.__globals__), id(self.backend), self.dynamic)
+            frame = frames.get(key)
             if frame is None:
-                frame = _CLOSURE_FRAMES[key] = ResumeFrame(fn, fullgraph=False, backend=self.backend,
-                                                           dynamic=self.dynamic, closure_param=True)  # fmt: skip
+                frame = frames[key] = ResumeFrame(fn, fullgraph=False, backend=self.backend,
+                                                  dynamic=self.dynamic, closure_param=True)  # fmt: skip
             wrapper = functools.partial(call_with_cells, frame, fn.__closure__ or ())
         else:
             wrapper = compile_function(
@@ -325,10 +327,11 @@ class Router:
     def resume_function(self, spec: ResumeSpec, f_globals: dict):
         """One resume function per (spec, globals) and compile options: shared by every
         frame that continues there, each with its own cache of compiled entries."""
+        made = _RESUMES.get(spec.code, dict)
         key = (spec, id(f_globals), id(self.backend), self.dynamic)
-        resume = _RESUMES.get(key)
+        resume = made.get(key)
         if resume is None:
-            resume = _RESUMES[key] = resume_function(spec, f_globals, self.backend, self.dynamic)
+            resume = made[key] = resume_function(spec, f_globals, self.backend, self.dynamic)
         return resume
 
 
@@ -399,13 +402,13 @@ def compile_function(fn, *, fullgraph: bool, backend, dynamic):
 
 
 _ALL: weakref.WeakSet[CompiledFrame] = weakref.WeakSet()
-_RESUMES: dict = {}
-_CLOSURE_FRAMES: dict = {}
+# original code -> {(spec, globals, options): resume function}; code -> {(...): shared frame}
+_RESUMES = CodeCache(limit=512)
+_CLOSURE_FRAMES = CodeCache(limit=512)
 
 
 def reset_all() -> None:
+    """Forget every compiled entry and everything derived from code objects."""
     for frame in list(_ALL):
         frame.reset()
-    _RESUMES.clear()
-    _CLOSURE_FRAMES.clear()
-    signature.clear_caches()
+    code_cache.clear_all()

@@ -18,12 +18,12 @@ from __future__ import annotations
 import dis
 import inspect
 from dataclasses import dataclass
-from functools import cache
 from types import CodeType
 
 from bytecode import Bytecode, CellVar, FreeVar, Instr, Label
 
 from .bytecode_analysis import implicit_self
+from .code_cache import CodeCache
 
 STACK_NULL = "null"
 STACK_VALUE = "value"
@@ -78,11 +78,20 @@ class ResumeCode:
 
 
 _PREFIX_OPS = {"MAKE_CELL", "COPY_FREE_VARS", "RESUME"}
-RESUME_CODES: dict[int, ResumeCode] = {}  # id(resume code) -> how it was made (keeps it alive)
+# resume code -> how it was made; and original code -> {spec: its resume code}
+RESUME_CODES = CodeCache(origin=lambda code, info: info.spec.code)
+_BY_ORIGINAL = CodeCache()
 
 
-@cache
 def resume_code(spec: ResumeSpec) -> ResumeCode:
+    """The resume function's code for ``spec`` (one per spec, made from the original code)."""
+    made = _BY_ORIGINAL.get(spec.code, dict)
+    if spec not in made:
+        made[spec] = _make_resume_code(spec)
+    return made[spec]
+
+
+def _make_resume_code(spec: ResumeSpec) -> ResumeCode:
     original = spec.code
     bc = Bytecode.from_code(original, conserve_exception_block_stackdepth=True)
     real = [i for i in dis.get_instructions(original) if i.opname != "EXTENDED_ARG"]
@@ -138,8 +147,8 @@ def resume_code(spec: ResumeSpec) -> ResumeCode:
     ours = [i for i in new if isinstance(i, Instr)]
     offsets = {m.offset: origin[id(o)] for m, o in zip(made, ours) if id(o) in origin}
     _check_handlers(code, original, offsets)
-    info = RESUME_CODES[id(code)] = ResumeCode(spec, code, offsets, line or original.co_firstlineno)
-    return info
+    info = ResumeCode(spec, code, offsets, line or original.co_firstlineno)
+    return RESUME_CODES.get(code, lambda: info)
 
 
 def assemble(bc: Bytecode, original: CodeType, extra_stack: int) -> CodeType:
@@ -186,9 +195,9 @@ def _protection(code: CodeType) -> dict[int, tuple[int, bool]]:
             for offset in range(entry.start, entry.end, 2)}  # fmt: skip
 
 
-def original_location(code: CodeType, offset: int, registry: dict) -> tuple[CodeType, int]:
+def original_location(code: CodeType, offset: int, registry: CodeCache) -> tuple[CodeType, int]:
     """Map (resume code, offset) back to (original code, offset); identity otherwise."""
-    info = registry.get(id(code))
-    if info is None or info.code is not code:
+    info = registry.lookup(code)
+    if info is None:
         return code, offset
     return info.spec.code, info.original_offset.get(offset, -1)  # -1: in the prologue

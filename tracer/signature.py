@@ -11,6 +11,8 @@ import inspect
 import types
 from types import CodeType
 
+from .code_cache import CodeCache
+
 
 def identifier(name: str) -> str:
     """The name generated code uses for a local: itself, or a stand-in for names that are not
@@ -62,7 +64,7 @@ def forwarding_text(code: CodeType) -> str:
     return ", ".join(parts)
 
 
-_BINDERS: dict[int, tuple[CodeType, CodeType]] = {}
+_BINDERS = CodeCache()
 
 
 def bind(fn: types.FunctionType, args: tuple, kwargs: dict) -> dict:
@@ -70,20 +72,19 @@ def bind(fn: types.FunctionType, args: tuple, kwargs: dict) -> dict:
 
     A wrong call raises the TypeError CPython would raise for ``fn``."""
     code = fn.__code__
-    cached = _BINDERS.get(id(code))
-    if cached is None or cached[0] is not code:
-        name = code.co_name if code.co_name.isidentifier() else "__tc_fn"
-        names = parameter_names(code)
-        source = f"def {name}({parameter_text(code)}):\n"
-        source += f"    return {{{', '.join(f'{n!r}: {identifier(n)}' for n in names)}}}\n"
-        namespace: dict = {}
-        exec(compile(source, code.co_filename, "exec"), namespace)  # noqa: S102
-        binder_code = namespace[name].__code__.replace(co_qualname=code.co_qualname)
-        cached = _BINDERS[id(code)] = (code, binder_code)
-    binder = types.FunctionType(cached[1], {}, code.co_name, fn.__defaults__)
+    binder_code = _BINDERS.get(code, lambda: _binder_code(code))
+    binder = types.FunctionType(binder_code, {}, code.co_name, fn.__defaults__)
     binder.__kwdefaults__ = fn.__kwdefaults__
     return binder(*args, **kwargs)
 
 
-def clear_caches() -> None:
-    _BINDERS.clear()
+
+def _binder_code(code: CodeType) -> CodeType:
+    """A function with ``code``'s parameters returning them as a dict (defaults set per call)."""
+    name = code.co_name if code.co_name.isidentifier() else "__tc_fn"
+    names = parameter_names(code)
+    source = f"def {name}({parameter_text(code)}):\n"
+    source += f"    return {{{', '.join(f'{n!r}: {identifier(n)}' for n in names)}}}\n"
+    namespace: dict = {}
+    exec(compile(source, code.co_filename, "exec"), namespace)  # noqa: S102
+    return namespace[name].__code__.replace(co_qualname=code.co_qualname)
