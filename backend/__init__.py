@@ -8,6 +8,7 @@ registered name or any such callable.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from .eager import eager_backend
 
@@ -16,6 +17,24 @@ BACKENDS: dict[str, Callable] = {"eager": eager_backend}
 
 def register_backend(name: str, backend: Callable) -> None:
     BACKENDS[name] = backend
+
+
+@dataclass(frozen=True)
+class BackendChoice:
+    """A backend a user can pick: usable here or not, and why not."""
+
+    name: str
+    usable: bool = True
+    reason: str = ""
+
+
+def backend_choices() -> list[BackendChoice]:
+    """The backend names a user can pick (``auto`` first), each usable or not and why not."""
+    choices = [BackendChoice("auto", True, "eager here")]
+    for name, backend in BACKENDS.items():
+        why_not = getattr(backend, "unavailable", lambda: "")()
+        choices.append(BackendChoice(name, not why_not, why_not))
+    return choices
 
 
 def lookup_backend(backend) -> Callable:

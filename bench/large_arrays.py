@@ -56,9 +56,10 @@ def pointwise_chain(a, b):
 def haversine(lat1, lon1, lat2, lon2):
     dlat = np.radians(lat2 - lat1)
     dlon = np.radians(lon2 - lon1)
-    a = np.sin(dlat / 2) ** 2 + np.cos(np.radians(lat1)) * np.cos(np.radians(lat2)) * np.sin(
-        dlon / 2
-    ) ** 2
+    a = (
+        np.sin(dlat / 2) ** 2
+        + np.cos(np.radians(lat1)) * np.cos(np.radians(lat2)) * np.sin(dlon / 2) ** 2
+    )
     return 6371.0 * 2 * np.arcsin(np.sqrt(a))
 
 

@@ -80,5 +80,3 @@ def exactly_equal(got, want) -> bool:
     if np.shape(got) != np.shape(want):
         return False
     return bool(np.array_equal(np.asarray(got), np.asarray(want), equal_nan=True))
-
-

@@ -1,1 +1,34 @@
-"""placeholder"""
+"""The Jupyter extension: ``%load_ext tcompile`` registers ``%%tcompile`` and ``%tcompile``.
+
+    %load_ext tcompile
+
+    %%tcompile --fullgraph
+    def f(x):
+        return np.sin(x) * 2
+    f(np.ones(3))
+
+Every function the cell defines is compiled with the cell's options when it is defined; the
+cell then shows a widget over what was compiled (graphs, guards, breaks, code, timings), whose
+toggles run the cell again with other options. ``import tcompile`` never imports IPython: only
+loading the extension does.
+"""
+
+from __future__ import annotations
+
+from tcompile.tracer.errors import Unsupported
+
+from .magics import TcompileMagics
+
+
+def load_ipython_extension(ipython) -> None:
+    magics = TcompileMagics(ipython)
+    ipython.register_magics(magics)
+    ipython.events.register("post_run_cell", magics.show_pending)
+    ipython.set_custom_exc((Unsupported,), magics.unsupported)
+
+
+def unload_ipython_extension(ipython) -> None:
+    magics = ipython.magics_manager.registry.get("TcompileMagics")
+    if magics is not None:
+        ipython.events.unregister("post_run_cell", magics.show_pending)
+        ipython.set_custom_exc((), None)

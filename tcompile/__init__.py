@@ -52,4 +52,18 @@ __all__ = [
     "set_logs",
 ]
 
+
+def load_ipython_extension(ipython) -> None:
+    """``%load_ext tcompile``: the ``%%tcompile`` magics (IPython is imported only here)."""
+    from tcompile.jupyter_ext import load_ipython_extension as load
+
+    load(ipython)
+
+
+def unload_ipython_extension(ipython) -> None:
+    from tcompile.jupyter_ext import unload_ipython_extension as unload
+
+    unload(ipython)
+
+
 configure_from_environment()

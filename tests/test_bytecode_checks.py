@@ -9,10 +9,10 @@ import types
 
 import numpy as np
 import pytest
-from tcompile.tracer import bytecode_analysis as analysis
-from tcompile.tracer.resume import ResumeSpec, check_code, resume_code
 
 import tcompile as tc
+from tcompile.tracer import bytecode_analysis as analysis
+from tcompile.tracer.resume import ResumeSpec, check_code, resume_code
 
 
 def _long_function():

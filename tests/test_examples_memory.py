@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from tcompile.tracer.errors import UserErrorInTrace
 from tcompile.tracer.examples import ExampleMemory, run_with_stand_ins, value_dependent_shape
 from tcompile.tracer.values import ArrayValue, Const, ScalarValue

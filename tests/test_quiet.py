@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
+
 from tcompile.tracer import quiet
 
 

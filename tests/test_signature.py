@@ -7,9 +7,9 @@ import functools
 
 import numpy as np
 import pytest
-from tcompile.tracer.signature import bind, forwarding_text, identifier, parameter_text
 
 import tcompile as tc
+from tcompile.tracer.signature import bind, forwarding_text, identifier, parameter_text
 
 
 def inner(x, k=1):

@@ -78,7 +78,6 @@ def bind(fn: types.FunctionType, args: tuple, kwargs: dict) -> dict:
     return binder(*args, **kwargs)
 
 
-
 def _binder_code(code: CodeType) -> CodeType:
     """A function with ``code``'s parameters returning them as a dict (defaults set per call)."""
     name = code.co_name if code.co_name.isidentifier() else "__tc_fn"

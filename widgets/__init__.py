@@ -1,1 +1,56 @@
-"""placeholder"""
+"""The notebook face of tcompile: a ``%%tcompile`` cell's reports as a widget, HTML and text.
+
+`render` turns a `CellRun` (the cell's frozen compile reports) into HTML and text, `dot` and
+`svg` draw graphs, and `CellWidget` composes those into an ipywidgets view with option
+toggles. Importing this package does not import ipywidgets: ``CellWidget`` loads it on first use.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .dot import graph_to_dot
+from .model import BackendChoice, CellOptions, CellRun, CellSource
+from .render import (
+    break_error,
+    breaks_html,
+    code_html,
+    graphs_html,
+    guards_html,
+    static_html,
+    summary,
+    text_report,
+    timings_html,
+)
+from .svg import GraphvizError, render_svg
+
+if TYPE_CHECKING:
+    from .cell_widget import CellWidget
+
+__all__ = [
+    "BackendChoice",
+    "CellOptions",
+    "CellRun",
+    "CellSource",
+    "CellWidget",
+    "GraphvizError",
+    "break_error",
+    "breaks_html",
+    "code_html",
+    "graph_to_dot",
+    "graphs_html",
+    "guards_html",
+    "render_svg",
+    "static_html",
+    "summary",
+    "text_report",
+    "timings_html",
+]
+
+
+def __getattr__(name: str):
+    if name == "CellWidget":
+        from .cell_widget import CellWidget
+
+        return CellWidget
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

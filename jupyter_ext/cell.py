@@ -1,0 +1,113 @@
+"""Running a ``%%tcompile`` cell: as the plain cell runs, with its functions compiled as they are
+defined.
+
+The body goes through IPython's own input and AST transformations, then runs one top-level
+statement at a time in the user's namespace, as IPython runs a cell; after a statement that
+defines a function (``def``, a lambda assigned to a name, a class and its methods), that
+function is replaced by its compiled version, so calls later in the same cell already go
+through tcompile. The last statement, if it is an expression, is evaluated and its value
+returned, for IPython to display as the cell's ``Out``. The code is compiled under a file name
+IPython knows for this cell (its traceback says ``Cell In[5]``), with the cell's own line
+numbers: breaks, errors and the widget point at cell lines.
+"""
+
+from __future__ import annotations
+
+import ast
+import time
+import types
+
+import tcompile as tc
+from tcompile.tracer import code_cache, report
+from tcompile.widgets.model import CellOptions, CellRun, CellSource
+
+
+def register(shell, line: str, body: str) -> CellSource:
+    """Put the whole cell (magic line included) in ``linecache`` under a name IPython maps to
+    this execution, and describe where the body starts."""
+    text = f"%%tcompile {line}".rstrip() + "\n" + body
+    number = shell.execution_count
+    filename = shell.compile.cache(text, number, raw_code=text)
+    return CellSource(body, 2, filename, f"Cell In[{number}]")
+
+
+class Definitions:
+    """The functions ``%%tcompile`` cells compiled, by name: a name defined again (the cell run
+    again, or edited) drops what was derived from the old code (`code_cache.forget`)."""
+
+    def __init__(self):
+        self._codes: dict[str, types.CodeType] = {}
+
+    def compile(self, name: str, fn, options: CellOptions):
+        """``fn`` compiled with the cell's options (anything else is returned as it is)."""
+        if type(fn) is not types.FunctionType or _is_tcompile_wrapper(fn):
+            return fn
+        old = self._codes.get(name)
+        if old is not None and old is not fn.__code__:
+            code_cache.forget([old])
+        self._codes[name] = fn.__code__
+        compiled = tc.compile(fn, fullgraph=options.fullgraph, backend=options.backend,
+                              dynamic=options.dynamic)  # fmt: skip
+        if options.error_on_graph_break:
+            compiled = tc.error_on_graph_break(True)(compiled)
+        return compiled
+
+    def compile_class(self, cls: type, options: CellOptions) -> None:
+        """Compile the methods ``cls`` defines (plain, static and class methods) in place."""
+        for attr, value in list(vars(cls).items()):
+            name = f"{cls.__qualname__}.{attr}"
+            if isinstance(value, (staticmethod, classmethod)):
+                compiled = self.compile(name, value.__func__, options)
+                if compiled is not value.__func__:
+                    setattr(cls, attr, type(value)(compiled))
+            elif isinstance(value, types.FunctionType):
+                setattr(cls, attr, self.compile(name, value, options))
+
+
+def _is_tcompile_wrapper(fn) -> bool:
+    return any(hasattr(fn, marker) for marker in ("__tc_compiled__", "__tc_disabled__",
+                                                  "__tc_error_on_graph_break__"))  # fmt: skip
+
+
+def run(shell, source: CellSource, options: CellOptions, definitions: Definitions):
+    """Run the cell: ``(value of its last expression or None, CellRun)``; an exception the code
+    raises is in ``CellRun.error`` (the caller re-raises it)."""
+    tree = shell.transform_ast(_parse(shell, source))
+    namespace = shell.user_ns
+    value, error = None, None
+    start = time.perf_counter()
+    with report.collecting() as reports:
+        try:
+            for i, node in enumerate(tree.body):
+                if i == len(tree.body) - 1 and isinstance(node, ast.Expr):
+                    code = shell.compile(ast.Expression(node.value), source.filename, "eval")
+                    value = eval(code, shell.user_global_ns, namespace)  # noqa: S307 - the cell
+                    if shell.displayhook.semicolon_at_end_of_expression(source.text):
+                        value = None  # "x;" shows nothing, as in the plain cell
+                    continue
+                module = ast.Module([node], type_ignores=[])
+                exec(shell.compile(module, source.filename, "exec"), shell.user_global_ns,
+                     namespace)  # fmt: skip  # noqa: S102 - the user's cell
+                _compile_definitions(node, namespace, options, definitions)
+        except Exception as raised:  # the cell's own error: the caller re-raises it
+            error = raised
+    seconds = time.perf_counter() - start
+    return value, CellRun(source, options, tuple(reports), error, seconds)
+
+
+def _parse(shell, source: CellSource) -> ast.Module:
+    """The body after IPython's input transformations (``%magic`` lines, ``!cmd``), with the
+    cell's line numbers."""
+    tree = ast.parse(shell.transform_cell(source.text), filename=source.filename)
+    return ast.increment_lineno(tree, source.first_line - 1)
+
+
+def _compile_definitions(node: ast.stmt, namespace: dict, options, definitions) -> None:
+    if isinstance(node, ast.FunctionDef):
+        namespace[node.name] = definitions.compile(node.name, namespace[node.name], options)
+    elif isinstance(node, ast.ClassDef) and isinstance(namespace.get(node.name), type):
+        definitions.compile_class(namespace[node.name], options)
+    elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda):
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                namespace[target.id] = definitions.compile(target.id, namespace[target.id], options)

@@ -1,0 +1,118 @@
+"""The ``%%tcompile`` cell magic and the ``%tcompile`` line magic, and what the extension shows.
+
+After a ``%%tcompile`` cell has run (its value displayed as the cell's ``Out`` first), its
+widget is displayed: a view over the cell's compile reports, whose toggles run the cell again
+with other options. A `tc.Unsupported` raised in any cell is shown as a readable error pinned
+to the user's line, not as a raw traceback.
+"""
+
+from __future__ import annotations
+
+import linecache
+
+from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+from IPython.display import display
+
+import tcompile as tc
+from tcompile.backend import backend_choices
+from tcompile.widgets import render
+from tcompile.widgets.model import CellOptions, CellRun, CellSource
+
+from . import cell as cells
+from .options import parse, tcompile
+
+
+@magics_class
+class TcompileMagics(Magics):
+    def __init__(self, shell):
+        super().__init__(shell)
+        self.defaults = CellOptions()
+        self.definitions = cells.Definitions()
+        self._pending = None  # the widget to show once the cell has finished
+        self.last_widget = None
+
+    @cell_magic("tcompile")
+    def tcompile_cell(self, line: str, cell: str):
+        __tracebackhide__ = True  # noqa: F841 - IPython hides this frame in tracebacks
+        options = parse(line, self.defaults)
+        source = cells.register(self.shell, line, cell)
+        value, run = self._run(source, options)
+        if options.widget:
+            self._pending = self._widget(run)
+        if run.error is not None:
+            raise run.error
+        return value
+
+    @line_magic("tcompile")
+    def tcompile_line(self, line: str):
+        """``%tcompile OPTIONS`` sets the session's defaults; bare ``%tcompile`` shows them."""
+        if line.strip():
+            self.defaults = parse(line, self.defaults)
+        flags = self.defaults.flags() or "(none: the defaults)"
+        print(f"%%tcompile session defaults: {flags}")
+
+    def _run(self, source: CellSource, options: CellOptions):
+        return cells.run(self.shell, source, options, self.definitions)
+
+    def _widget(self, run: CellRun):
+        from tcompile.widgets.cell_widget import CellWidget  # ipywidgets only when shown
+
+        widget = CellWidget(run, backend_choices(), on_options=None)
+        widget.on_options = lambda options: self._rerun(widget, run.source, options)
+        self.last_widget = widget
+        return widget
+
+    def _rerun(self, widget, source: CellSource, options: CellOptions) -> None:
+        """A toggle changed: run the cell again with ``options``, its output in the widget."""
+        widget.output.clear_output()
+        with widget.output:
+            value, run = self._run(source, options)
+            if isinstance(run.error, tc.Unsupported):
+                display(pinned_error(run.error, source_of(run.error.record, self.shell)))
+            elif run.error is not None:
+                raise run.error  # the Output widget shows its traceback
+            elif value is not None:
+                display(value)
+        widget.update(run)
+
+    def show_pending(self, result=None) -> None:
+        """IPython's post_run_cell event: show the widget of the cell that just ran."""
+        widget, self._pending = self._pending, None
+        if widget is not None:
+            display(widget)
+
+    def unsupported(self, shell, etype, value, tb, tb_offset=None):
+        """IPython's custom handler for tc.Unsupported: the error pinned to the user's line."""
+        display(pinned_error(value, source_of(value.record, shell)))
+        line = f"{etype.__name__}: {value.record.reason}"
+        where = value.record.location
+        stb = [f"{line} (line {where.lineno})" if where else line]
+        shell._showtraceback(etype, value, stb)
+        return stb
+
+
+TcompileMagics.tcompile_cell.__doc__ = tcompile.__doc__  # what %%tcompile? shows
+
+
+class PinnedError:
+    """A tc.Unsupported shown as the user's code with the break line marked, the kind, the
+    explanation and the hints (HTML in a notebook, text in a terminal)."""
+
+    def __init__(self, html: str, text: str):
+        self.html, self.text = html, text
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return {"text/html": self.html, "text/plain": self.text}
+
+
+def pinned_error(error: tc.Unsupported, source: CellSource) -> PinnedError:
+    return PinnedError(*render.break_error(error.record, source))
+
+
+def source_of(record, shell) -> CellSource:
+    """The whole source of the file a break happened in: a cell IPython cached (the magic
+    line included, so line numbers are the cell's), or a module."""
+    filename = record.location.filename if record.location else ""
+    number = getattr(shell.compile, "_filename_map", {}).get(filename)
+    label = f"Cell In[{number}]" if number is not None else filename
+    return CellSource("".join(linecache.getlines(filename)), 1, filename, label)

@@ -1,0 +1,213 @@
+"""The %%tcompile and %tcompile magics in a real IPython InteractiveShell: options and usage
+errors, definition-time compilation, re-runs that replace (and forget) compiled functions,
+parity with the plain cell (value, Out, printed output, exceptions, namespace), the pinned
+error, and the widget's toggles re-running the cell."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from IPython.core.displaypub import CapturingDisplayPublisher
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+
+import tcompile as tc
+from tcompile.tracer import code_cache
+from tcompile.widgets.model import CellOptions
+
+
+@pytest.fixture(scope="module")
+def shell():
+    ip = InteractiveShell.instance()
+    ip.run_line_magic("load_ext", "tcompile")
+    yield ip
+    ip.run_line_magic("unload_ext", "tcompile")
+
+
+@pytest.fixture(autouse=True)
+def fresh(shell):
+    shell.display_pub = CapturingDisplayPublisher()
+    shell.user_ns.pop("f", None)
+    magics().defaults = CellOptions()
+    shell.run_cell("import numpy as np; import tcompile as tc")
+    yield
+
+
+def magics():
+    return InteractiveShell.instance().magics_manager.registry["TcompileMagics"]
+
+
+def run(shell, source: str, magic: str | None = "%%tcompile"):
+    text = textwrap.dedent(source).strip("\n") + "\n"
+    return shell.run_cell(f"{magic}\n{text}" if magic else text, store_history=True)
+
+
+def shown(shell) -> list[dict]:
+    """The display bundles the cell output (widgets, pinned errors), in order."""
+    return [output["data"] for output in shell.display_pub.outputs]
+
+
+def shown_text(shell) -> str:
+    return "\n".join(
+        str(d.get("text/plain", "")) + str(d.get("text/html", "")) for d in shown(shell)
+    )
+
+
+BREAKING = """
+def f(x):
+    y = np.sin(x)
+    print("between")
+    return y * 2
+f(np.ones(3)).sum()
+"""
+
+
+def test_import_tcompile_never_imports_ipython():
+    code = "import tcompile, sys; print('IPython' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_functions_are_compiled_when_defined_and_called_later_in_the_cell(shell):
+    result = run(shell, BREAKING)
+    assert result.success and result.result == pytest.approx(2 * 3 * 0.8414709848)
+    assert hasattr(shell.user_ns["f"], "__tc_compiled__")
+    widget = next(d for d in shown(shell) if "text/html" in d)
+    assert "graph" in widget["text/plain"].lower()
+
+
+def test_lambdas_and_methods_of_classes_the_cell_defines_are_compiled(shell):
+    result = run(
+        shell,
+        """
+        g = lambda x: np.cos(x) + 1
+        class Scale:
+            def __init__(self, k):
+                self.k = k
+            def __call__(self, x):
+                return x * self.k
+            @staticmethod
+            def twice(x):
+                return x * 2
+        Scale(3)(g(np.zeros(2))).sum() + Scale.twice(np.ones(1)).sum()
+    """,
+    )
+    assert result.success and result.result == 14.0  # (cos 0 + 1) * 3 * 2 + 2
+    assert hasattr(shell.user_ns["g"], "__tc_compiled__")
+    cls = shell.user_ns["Scale"]
+    assert hasattr(vars(cls)["__call__"], "__tc_compiled__")
+    assert hasattr(vars(cls)["twice"].__func__, "__tc_compiled__")
+
+
+@pytest.mark.parametrize(
+    "line, expected",
+    [
+        ("--fullgraph", CellOptions(fullgraph=True)),
+        ("--error-on-graph-break", CellOptions(error_on_graph_break=True)),
+        ("--backend eager", CellOptions(backend="eager")),
+        ("--dynamic", CellOptions(dynamic=True)),
+        ("--no-dynamic", CellOptions(dynamic=False)),
+        ("--no-widget", CellOptions(widget=False)),
+        ("--fullgraph --no-fullgraph", CellOptions(fullgraph=False)),
+    ],
+)
+def test_every_option_reaches_the_cell(shell, line, expected):
+    seen = []
+    original = magics()._run
+    magics()._run = lambda source, options: (seen.append(options), original(source, options))[1]
+    try:
+        run(shell, "1 + 1", magic=f"%%tcompile {line}")
+    finally:
+        magics()._run = original
+    assert seen == [expected]
+
+
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ("--fulgraph", "unrecognized arguments: --fulgraph"),
+        ("--backend nope", "unknown backend 'nope'"),
+        ("--backend", "expected one argument"),
+    ],
+)
+def test_bad_options_are_usage_errors_saying_what_was_wrong(shell, line, message):
+    with pytest.raises(UsageError, match=message):
+        magics().tcompile_cell(line, "1")
+
+
+def test_line_magic_sets_and_shows_session_defaults(shell, capsys):
+    shell.run_line_magic("tcompile", "--fullgraph --backend eager")
+    assert magics().defaults == CellOptions(fullgraph=True, backend="eager")
+    shell.run_line_magic("tcompile", "")
+    assert "--fullgraph --backend eager" in capsys.readouterr().out
+    result = run(shell, BREAKING)  # the session default applies: a break is an error
+    assert isinstance(result.error_in_exec, tc.Unsupported)
+
+
+def test_value_out_printing_and_namespace_match_the_plain_cell(shell, capsys):
+    cell = """
+        print("first")
+        values = [1, 2]
+        def h(x):
+            return x + 1
+        print("second")
+        h(np.array(values)).tolist()
+    """
+    plain = run(shell, cell, magic=None)
+    plain_out, plain_ns = capsys.readouterr().out, dict(shell.user_ns)
+    compiled = run(shell, cell)
+    compiled_out = capsys.readouterr().out
+    assert compiled.result == plain.result == [2, 3]
+    assert shell.user_ns["_"] == [2, 3] and shell.user_ns["Out"][compiled.execution_count] == [2, 3]
+    assert compiled_out.splitlines()[:2] == plain_out.splitlines()[:2] == ["first", "second"]
+    added = set(shell.user_ns) - set(plain_ns)
+    assert not {n for n in added if not n.startswith("_")}, added
+    assert run(shell, "h(np.ones(1))[0];", magic=None).result is None  # ";" hides the value
+    assert run(shell, "h(np.ones(1))[0];").result is None
+
+
+def test_exceptions_are_the_plain_cells(shell):
+    cell = """
+        def bad(x):
+            return x + np.ones(4)
+        bad(np.ones(3))
+    """
+    plain = run(shell, cell, magic=None).error_in_exec
+    compiled = run(shell, cell).error_in_exec
+    assert type(compiled) is type(plain) is ValueError and str(compiled) == str(plain)
+
+
+def test_unsupported_is_pinned_to_the_cell_line_and_the_widget_stays(shell):
+    result = run(shell, BREAKING, magic="%%tcompile --fullgraph")
+    assert isinstance(result.error_in_exec, tc.Unsupported)
+    text = shown_text(shell)
+    assert 'print("between")' in text and "call to print()" in text
+    assert "Try:" in text or "try" in text.lower()
+    assert any("text/html" in d and "tc-" in d["text/html"] for d in shown(shell))
+
+
+def test_rerunning_a_cell_replaces_and_forgets_its_compiled_functions(shell):
+    run(shell, BREAKING)
+    first = shell.user_ns["f"]
+    old_code = first.__wrapped__.__code__
+    run(shell, BREAKING)
+    assert shell.user_ns["f"] is not first
+    assert all(cache.lookup(old_code) is None for cache in code_cache._CACHES)
+
+
+def test_toggles_rerun_the_cell_and_the_report_follows(shell):
+    run(shell, BREAKING)
+    widget = magics().last_widget
+    assert len([r for r in widget.run.reports if r.graphs and r.graphs[0].op_count()]) == 2
+    widget.on_options(widget.run.options.changed(fullgraph=True))
+    assert isinstance(widget.run.error, tc.Unsupported)
+    # the pinned error is displayed (into widget.output in a kernel; this shell has none)
+    assert "call to print()" in shown_text(shell) + str(widget.output.outputs)
+    widget.on_options(widget.run.options.changed(fullgraph=False))
+    assert widget.run.error is None
+    graphs = [r for r in widget.run.reports if r.graphs and r.graphs[0].op_count()]
+    breaks = [b for r in widget.run.reports for b in r.breaks]
+    assert len(graphs) == 2 and len(breaks) == 1

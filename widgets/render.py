@@ -1,0 +1,449 @@
+"""Pure renderers: a cell's run (its frozen compile reports) as HTML sections and plain text.
+
+Every function here is a pure function of plain data (`CellRun`, `CompileReport`,
+`BreakRecord`), so the widget, saved notebooks, nbconvert and terminal IPython all show the
+same content, and the tests need no kernel. Each ``*_html`` function returns a self-contained
+fragment (its own ``<style>``); all text from the user's code is escaped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from html import escape
+
+from tcompile.tracer.errors import HINT_FULLGRAPH_OFF, BreakRecord, FrameLoc, Unsupported
+from tcompile.tracer.graph import Graph
+from tcompile.tracer.report import EAGER, ERROR, GRAPH, CompileReport
+
+from .dot import graph_to_dot
+from .model import CellRun, CellSource
+from .style import CSS
+from .svg import GraphvizError, render_svg
+
+CODE_SOURCES = {
+    "glue": "glue (the frame's new code)",
+    "resume": "resume functions",
+    "guards": "guard check",
+    "backend": "backend code",
+}
+EXCERPT_CONTEXT = 2  # cell lines shown above and below a pinned error's line
+
+
+# -- what a run holds -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Mark:
+    """A marked line of the cell: "break" (a graph break there), "skip" (the first line of a
+    function that ran eagerly for a reason other than a break) or "call" (a call on the way to
+    a break inside the called function)."""
+
+    kind: str
+    note: str
+
+
+def _shown_graphs(run: CellRun) -> list[tuple[CompileReport, str, Graph]]:
+    """(report, title, graph) for every graph that captured at least one op."""
+    shown = []
+    for report in run.reports:
+        graphs = [g for g in report.graphs if g.op_count()] if report.outcome == GRAPH else []
+        for i, graph in enumerate(graphs):
+            part = f" (graph {i + 1} of {len(graphs)})" if len(graphs) > 1 else ""
+            shown.append((report, f"{report.function} {report.compile_id}{part}", graph))
+    return shown
+
+
+def _unique_breaks(run: CellRun) -> dict[BreakRecord, list[CompileReport]]:
+    """Each distinct break, with the compiles that met it (a recompile meets it again)."""
+    seen: dict[BreakRecord, list[CompileReport]] = {}
+    for report in run.reports:
+        for record in report.breaks:
+            seen.setdefault(record, []).append(report)
+    return seen
+
+
+def _skipped(run: CellRun) -> list[CompileReport]:
+    return [r for r in run.reports if r.outcome == EAGER]
+
+
+def _in_cell(loc: FrameLoc, source: CellSource) -> bool:
+    return loc.filename == source.filename
+
+
+def _cell_frame(record: BreakRecord, source: CellSource) -> FrameLoc | None:
+    """The innermost frame of the break's stack that is in the cell: where the cell breaks."""
+    return next((loc for loc in reversed(record.stack) if _in_cell(loc, source)), None)
+
+
+def _break_loc(record: BreakRecord, source: CellSource) -> FrameLoc | None:
+    """Where a break shows: its innermost frame in the cell, else its innermost frame."""
+    return _cell_frame(record, source) or record.location
+
+
+def _where(filename: str, lineno: int, source: CellSource) -> str:
+    if filename == source.filename:
+        return f"{source.label or 'cell'}, line {lineno}"
+    return f'File "{filename}", line {lineno}'
+
+
+def _source_line(loc: FrameLoc, source: CellSource) -> str:
+    if _in_cell(loc, source):
+        return dict(source.lines()).get(loc.lineno, "").strip()
+    return loc.source_line
+
+
+def _frame_text(loc: FrameLoc, source: CellSource) -> str:
+    """``Cell In[5], line 3, in f`` and the source line under it, as in a traceback."""
+    text = f"{_where(loc.filename, loc.lineno, source)}, in {loc.funcname}"
+    line = _source_line(loc, source)
+    return f"{text}\n    {line}" if line else text
+
+
+def _line_marks(run: CellRun) -> dict[int, list[_Mark]]:
+    """Cell line -> its marks: each break's line, the calls leading to it, skipped frames."""
+    marks: dict[int, list[_Mark]] = {}
+    for record in _unique_breaks(run):
+        in_cell = [loc for loc in record.stack if _in_cell(loc, run.source)]
+        if in_cell:
+            marks.setdefault(in_cell[-1].lineno, []).append(_Mark("break", record.reason))
+        for loc in in_cell[:-1]:
+            note = f"calls into the break at line {in_cell[-1].lineno}"
+            marks.setdefault(loc.lineno, []).append(_Mark("call", note))
+    for report in _skipped(run):
+        if not report.breaks and report.filename == run.source.filename:
+            note = f"{report.function} runs eagerly: {report.eager_reason}"
+            marks.setdefault(report.firstlineno, []).append(_Mark("skip", note))
+    return marks
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.2f} ms"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _hints(record: BreakRecord) -> tuple[str, ...]:
+    """The hints ``tc.Unsupported`` prints for the record."""
+    hints = record.all_hints()
+    return hints if HINT_FULLGRAPH_OFF in hints else (*hints, HINT_FULLGRAPH_OFF)
+
+
+# -- summary ------------------------------------------------------------------------------------
+def summary(run: CellRun) -> str:
+    """One line: functions compiled, graphs, breaks, skipped frames, guards, times."""
+    compiled = {(r.filename, r.firstlineno) for r in run.reports if r.outcome == GRAPH}
+    errors = sum(r.outcome == ERROR for r in run.reports)
+    parts = [
+        f"{_plural(len(compiled), 'function')} compiled",
+        _plural(len(_shown_graphs(run)), "graph"),
+        _plural(len(_unique_breaks(run)), "graph break"),
+        f"{_plural(len(_skipped(run)), 'frame')} skipped (ran eagerly)",
+        _plural(sum(len(r.guards) for r in run.reports), "guard"),
+        f"compile {_ms(sum(r.compile_time for r in run.reports))}",
+        f"cell {_ms(run.seconds)}",
+    ]
+    if errors:
+        parts.insert(4, f"{_plural(errors, 'compile')} failed (tc.Unsupported)")
+    if run.error is not None:
+        parts.append(f"raised {type(run.error).__name__}")
+    return " · ".join(parts)
+
+
+def summary_html(run: CellRun) -> str:
+    """The summary line as HTML (class ``tc-summary``)."""
+    return f'<div class="tc-summary"><b>tcompile</b> · {escape(summary(run))}</div>'
+
+
+# -- HTML building blocks -------------------------------------------------------------------------
+def _page(body: str) -> str:
+    return f'<div class="tc-report"><style>{CSS}</style>{body}</div>'
+
+
+def _section(title: str, body: str) -> str:
+    return f'<div class="tc-section"><div class="tc-h">{escape(title)}</div>{body}</div>'
+
+
+def _empty(text: str) -> str:
+    return f'<div class="tc-empty">{escape(text)}</div>'
+
+
+def _pre(text: str) -> str:
+    return f'<pre class="tc-code">{escape(text)}</pre>'
+
+
+def _title(text: str, muted: str = "") -> str:
+    extra = f' <span class="tc-muted">{escape(muted)}</span>' if muted else ""
+    return f'<div class="tc-title">{escape(text)}{extra}</div>'
+
+
+def _table(header: Iterable[str], rows: Iterable[Iterable[str]]) -> str:
+    head = "".join(f"<th>{escape(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
+    return f'<table class="tc-table"><tr>{head}</tr>{body}</table>'
+
+
+def _list(items: Iterable[str]) -> str:
+    return "<ul>" + "".join(f"<li>{escape(item)}</li>" for item in items) + "</ul>"
+
+
+# A line's class by its strongest mark: a break, then a skipped frame, then a call on the way.
+_LINE_CLASSES = (
+    ("break", "tc-break-line"),
+    ("skip", "tc-break-line tc-skip-line"),
+    ("call", "tc-call-line"),
+)
+
+
+def _listing(lines: list[tuple[int, str]], marks: dict[int, list[_Mark]]) -> str:
+    """Source lines with their numbers; marked lines highlighted, with ``->`` and a note."""
+    rows = []
+    for lineno, text in lines:
+        here = marks.get(lineno, [])
+        kinds = {m.kind for m in here}
+        cls = next((c for k, c in _LINE_CLASSES if k in kinds), "")
+        arrow = "->" if kinds & {"break", "skip"} else ""
+        note = "; ".join(m.note for m in here)
+        note_html = f'<span class="tc-line-note">{escape(note)}</span>' if note else ""
+        rows.append(
+            f'<div class="tc-line {cls}"><span class="tc-mark">{arrow}</span>'
+            f'<span class="tc-lineno">{lineno}</span>{escape(text)}{note_html}</div>'
+        )
+    return f'<div class="tc-source">{"".join(rows)}</div>'
+
+
+def _report_title(report: CompileReport, source: CellSource, muted: str = "") -> str:
+    where = _where(report.filename, report.firstlineno, source)
+    return _title(f"{report.function} {report.compile_id}", f"{where}{muted}")
+
+
+# -- the sections ---------------------------------------------------------------------------------
+def _graphs_body(run: CellRun) -> str:
+    shown = _shown_graphs(run)
+    if not shown:
+        return _empty("No graph captured: no compiled frame ran a NumPy operation.")
+    return "".join(_graph_block(report, title, graph, run.source) for report, title, graph in shown)
+
+
+def _graph_block(report: CompileReport, title: str, graph: Graph, source: CellSource) -> str:
+    try:
+        drawing = f'<div class="tc-graph-svg">{render_svg(graph_to_dot(graph, title=title))}</div>'
+    except GraphvizError as error:
+        drawing = f'<div class="tc-error">{escape(str(error))}</div>'
+    where = _where(report.filename, report.firstlineno, source)
+    heading = _title(title, f"{_plural(graph.op_count(), 'op')} · {where}")
+    row = f'<div class="tc-graph-row">{drawing}{_pre(str(graph))}</div>'
+    return f'<div class="tc-graph">{heading}{row}</div>'
+
+
+def _guards_body(run: CellRun) -> str:
+    entries = [r for r in run.reports if r.guards or r.recompile_reasons]
+    if not entries:
+        return _empty("No guards: no frame of this cell was compiled.")
+    return "".join(_guard_entry(r, run.source) for r in entries)
+
+
+def _guard_entry(report: CompileReport, source: CellSource) -> str:
+    recompiled = ""
+    if report.recompile_reasons:
+        reasons = _list(report.recompile_reasons)
+        recompiled = f"<div>Recompiled because a guard failed:</div>{reasons}"
+    rows = [(str(i), g.kind, g.source.name(), g.describe()) for i, g in enumerate(report.guards, 1)]
+    table = _table(("#", "kind", "source", "guard"), rows) if rows else ""
+    title = _report_title(report, source, f" · {_plural(len(report.guards), 'guard')}")
+    return f'<div class="tc-entry">{title}{recompiled}{table}</div>'
+
+
+def _breaks_body(run: CellRun) -> str:
+    breaks = _unique_breaks(run)
+    skipped = _skipped(run)
+    parts = [_listing(run.source.lines(), _line_marks(run))]
+    if breaks:
+        parts.extend(
+            _break_block(record, reports, run.source) for record, reports in breaks.items()
+        )
+    else:
+        parts.append(_empty("No graph breaks."))
+    if skipped:
+        rows = [
+            (
+                r.function,
+                r.compile_id,
+                _where(r.filename, r.firstlineno, run.source),
+                r.eager_reason,
+            )
+            for r in skipped
+        ]
+        parts.append(_title("Skipped frames (ran eagerly)"))
+        parts.append(_table(("function", "compile", "where", "reason"), rows))
+    return "".join(parts)
+
+
+def _break_block(record: BreakRecord, reports: list[CompileReport], source: CellSource) -> str:
+    loc = _break_loc(record, source)
+    where = f"{_where(loc.filename, loc.lineno, source)} · " if loc else ""
+    ids = ", ".join(f"{r.function} {r.compile_id}" for r in reports)
+    failed = " (raised tc.Unsupported)" if any(r.outcome == ERROR for r in reports) else ""
+    return (
+        f'<div class="tc-break"><div class="tc-title">{escape(record.kind.title)} '
+        f'<span class="tc-kind-id">[{escape(record.kind.id)}]</span></div>'
+        f"<div>{escape(record.explanation)}</div>"
+        f'<div class="tc-muted">{escape(where)}seen in {escape(ids)}{failed}</div>'
+        f"{_chain_html(record, source)}<div>Try:</div>{_list(record.all_hints())}</div>"
+    )
+
+
+def _chain_html(record: BreakRecord, source: CellSource) -> str:
+    if not record.stack:
+        return ""
+    head = "User code (innermost last):" if len(record.stack) > 1 else "User code:"
+    return f"<div>{head}</div>" + _pre("\n".join(_frame_text(loc, source) for loc in record.stack))
+
+
+def _code_body(run: CellRun) -> str:
+    entries = [r for r in run.reports if any(r.sources.get(k) for k in CODE_SOURCES)]
+    if not entries:
+        return _empty("No generated code: no frame of this cell was compiled.")
+    return "".join(_code_entry(r, run.source) for r in entries)
+
+
+def _code_entry(report: CompileReport, source: CellSource) -> str:
+    blocks = [
+        f"<details{' open' if key == 'backend' else ''}><summary>{escape(label)}</summary>"
+        f"{_pre(report.sources[key])}</details>"
+        for key, label in CODE_SOURCES.items()
+        if report.sources.get(key)
+    ]
+    return f'<div class="tc-entry">{_report_title(report, source)}{"".join(blocks)}</div>'
+
+
+def _timings_body(run: CellRun) -> str:
+    phases = list(dict.fromkeys(name for r in run.reports for name in r.phases))
+    rows = [
+        (
+            r.function,
+            r.compile_id,
+            *(_ms(r.phases.get(p, 0.0)) for p in phases),
+            _ms(r.compile_time),
+        )
+        for r in run.reports
+    ]
+    total = sum(r.compile_time for r in run.reports)
+    rows.append(("all compiles", "", *("" for _ in phases), _ms(total)))
+    table = _table(("function", "compile", *phases, "total"), rows)
+    return f"{table}<div>Cell wall time: {_ms(run.seconds)} (compiles and calls included)</div>"
+
+
+def graphs_html(run: CellRun) -> str:
+    """Each captured graph: its drawing (SVG) next to its Python code."""
+    return _page(_graphs_body(run))
+
+
+def guards_html(run: CellRun) -> str:
+    """Per compile, a table of its guards, and for a recompile the guards that failed."""
+    return _page(_guards_body(run))
+
+
+def breaks_html(run: CellRun) -> str:
+    """The cell's source with break lines marked; each break explained; the skipped frames."""
+    return _page(_breaks_body(run))
+
+
+def code_html(run: CellRun) -> str:
+    """Per compile, the generated glue, resume functions, guard check and backend code."""
+    return _page(_code_body(run))
+
+
+def timings_html(run: CellRun) -> str:
+    """Per compile, milliseconds per phase; the cell's wall time."""
+    return _page(_timings_body(run))
+
+
+SECTIONS: tuple[tuple[str, Callable[[CellRun], str]], ...] = (
+    ("Graphs", graphs_html),
+    ("Guards", guards_html),
+    ("Breaks", breaks_html),
+    ("Code", code_html),
+    ("Timings", timings_html),
+)  # the widget's tabs and the static page's sections, in order
+
+
+def static_html(run: CellRun) -> str:
+    """Everything in one page of sections: what a saved or nbconvert-ed notebook shows."""
+    error = ""
+    if isinstance(run.error, Unsupported):
+        error = _pinned_error_body(run.error.record, run.source)
+    body = "".join(_section(title, html(run)) for title, html in SECTIONS)
+    return _page(f"{summary_html(run)}{error}{body}")
+
+
+# -- a tc.Unsupported pinned to its cell line ----------------------------------------------------
+def break_error(record: BreakRecord, source: CellSource) -> tuple[str, str]:
+    """(html, text) for a ``tc.Unsupported`` raised by the cell, in place of a traceback.
+
+    The text reads like::
+
+        tc.Unsupported: I/O or printing inside the compiled region [io_call]
+        call to print()
+        Cell In[3], line 4:
+           3     y = x * 2
+        -> 4     print(y)
+        ...
+        Try:
+          - Move the code out of the compiled region, ...
+    """
+    text = [f"tc.Unsupported: {record.kind.title} [{record.kind.id}]", record.explanation]
+    loc = _cell_frame(record, source)
+    if loc is not None:
+        text.append(f"{_where(loc.filename, loc.lineno, source)}:")
+        for n, line in _excerpt(source, loc.lineno):
+            text.append(f"{'->' if n == loc.lineno else '  '} {n:>3} {line}".rstrip())
+    if record.stack:
+        text.append("User code (innermost last):" if len(record.stack) > 1 else "User code:")
+        text += ["  " + _frame_text(f, source).replace("\n", "\n  ") for f in record.stack]
+    text += ["Try:", *(f"  - {hint}" for hint in _hints(record))]
+    return _page(_pinned_error_body(record, source)), "\n".join(text)
+
+
+def _pinned_error_body(record: BreakRecord, source: CellSource) -> str:
+    loc = _cell_frame(record, source)
+    excerpt = ""
+    if loc is not None:
+        marks = {loc.lineno: [_Mark("break", record.kind.title)]}
+        excerpt = _listing(_excerpt(source, loc.lineno), marks)
+    return (
+        f'<div class="tc-error tc-pinned-error">'
+        f'<div class="tc-title">tc.Unsupported: {escape(record.kind.title)} '
+        f'<span class="tc-kind-id">[{escape(record.kind.id)}]</span></div>'
+        f"<div>{escape(record.explanation)}</div>{excerpt}{_chain_html(record, source)}"
+        f"<div>Try:</div>{_list(_hints(record))}</div>"
+    )
+
+
+def _excerpt(source: CellSource, lineno: int) -> list[tuple[int, str]]:
+    return [(n, t) for n, t in source.lines() if abs(n - lineno) <= EXCERPT_CONTEXT]
+
+
+# -- plain text ------------------------------------------------------------------------------------
+def text_report(run: CellRun) -> str:
+    """A readable plain-text summary for terminal IPython and nbconvert to text."""
+    lines = [f"tcompile: {summary(run)}"]
+    for _, title, graph in _shown_graphs(run):
+        lines.append(f"  graph {title}: {_plural(graph.op_count(), 'op')}")
+    for record in _unique_breaks(run):
+        loc = _break_loc(record, run.source)
+        where = _where(loc.filename, loc.lineno, run.source) if loc else "unknown location"
+        lines.append(f"  graph break at {where} [{record.kind.id}]: {record.reason}")
+        if loc and _source_line(loc, run.source):
+            lines.append(f"      {_source_line(loc, run.source)}")
+        lines += [f"      Try: {hint}" for hint in record.all_hints()]
+    for report in _skipped(run):
+        where = _where(report.filename, report.firstlineno, run.source)
+        lines.append(f"  skipped {report.function} ({where}): {report.eager_reason}")
+    for report in run.reports:
+        for reason in report.recompile_reasons:
+            lines.append(f"  recompiled {report.function} {report.compile_id}: {reason}")
+    if run.error is not None:
+        first = next(iter(str(run.error).splitlines()), "")
+        lines.append(f"  error: {type(run.error).__name__}: {first}")
+    return "\n".join(lines)

@@ -1,0 +1,49 @@
+"""The inline CSS of tcompile's HTML reports: ``tc-`` classes, JupyterLab theme variables.
+
+Colours are JupyterLab's variables (with fallbacks for other front ends) or translucent tints
+that read on light and dark backgrounds alike; graph drawings keep a white card of their own.
+Every rule is scoped under ``.tc-report``, which also makes it outrank JupyterLab's own rules
+for ``pre`` and ``table`` in rendered HTML.
+"""
+
+CSS = """
+.tc-report { font-family: var(--jp-ui-font-family, system-ui, sans-serif); font-size: 13px;
+  line-height: 1.45; color: var(--jp-content-font-color1, inherit); }
+.tc-report pre, .tc-report code, .tc-report .tc-source {
+  font-family: var(--jp-code-font-family, monospace); font-size: 12px; color: inherit; }
+.tc-report .tc-h { font-size: 14px; font-weight: 600; margin: 10px 0 4px; padding-bottom: 2px;
+  border-bottom: 1px solid var(--jp-border-color2, rgba(128, 128, 128, 0.35)); }
+.tc-report .tc-title { font-weight: 600; margin: 10px 0 4px; }
+.tc-report .tc-muted { opacity: 0.7; font-weight: normal; }
+.tc-report .tc-empty { opacity: 0.7; font-style: italic; margin: 4px 0; }
+div.tc-report pre.tc-code { background: var(--jp-layout-color2, rgba(127, 127, 127, 0.1));
+  padding: 6px 8px; margin: 2px 0; border-radius: 3px; overflow-x: auto; white-space: pre; }
+.tc-report .tc-graph-row { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; }
+.tc-report .tc-graph-svg { background: #ffffff; border-radius: 4px; padding: 4px;
+  max-width: 100%; overflow: auto; }
+.tc-report .tc-graph-svg svg { max-width: 100%; height: auto; }
+.tc-report .tc-table { border-collapse: collapse; margin: 4px 0; font-size: inherit; }
+.tc-report .tc-table th, .tc-report .tc-table td { padding: 2px 8px; text-align: left;
+  border: 1px solid var(--jp-border-color2, rgba(128, 128, 128, 0.35));
+  vertical-align: top; color: inherit; background: transparent; }
+.tc-report .tc-table th { background: rgba(127, 127, 127, 0.12); }
+.tc-report .tc-source { border: 1px solid var(--jp-border-color2, rgba(128, 128, 128, 0.35));
+  border-radius: 3px; padding: 4px 0; margin: 4px 0; overflow-x: auto; }
+.tc-report .tc-line { white-space: pre; padding-right: 8px; }
+.tc-report .tc-mark { display: inline-block; width: 2em; text-align: center; font-weight: bold; }
+.tc-report .tc-lineno { display: inline-block; min-width: 2.5em; text-align: right;
+  padding-right: 1em; opacity: 0.6; }
+.tc-report .tc-break-line { background: rgba(230, 86, 30, 0.22); box-shadow: inset 3px 0 #e0561e; }
+.tc-report .tc-skip-line { background: rgba(200, 150, 0, 0.22); box-shadow: inset 3px 0 #c89600; }
+.tc-report .tc-call-line { background: rgba(127, 127, 127, 0.14); }
+.tc-report .tc-line-note { padding-left: 2em; font-style: italic; opacity: 0.85;
+  font-family: var(--jp-ui-font-family, sans-serif); }
+.tc-report .tc-break, .tc-report .tc-entry { margin: 8px 0; padding: 1px 0 1px 10px;
+  border-left: 3px solid rgba(127, 127, 127, 0.45); }
+.tc-report .tc-break { border-left-color: #e0561e; }
+.tc-report .tc-kind-id { opacity: 0.7; font-weight: normal; }
+.tc-report ul { margin: 2px 0; padding-left: 22px; }
+.tc-report details > summary { cursor: pointer; margin: 2px 0; }
+.tc-report .tc-error { border: 1px solid rgba(220, 50, 50, 0.6); border-radius: 4px;
+  background: rgba(220, 50, 50, 0.08); padding: 6px 10px; margin: 4px 0; }
+"""
