@@ -30,6 +30,7 @@ class TcompileMagics(Magics):
         self.definitions = cells.Definitions()
         self._pending = None  # the widget to show once the cell has finished
         self.last_widget = None
+        self._widgets: dict[str, object] = {}  # cell id -> the widget it shows
 
     @cell_magic("tcompile")
     def tcompile_cell(self, line: str, cell: str):
@@ -59,8 +60,20 @@ class TcompileMagics(Magics):
 
         widget = CellWidget(run, backend_choices(), on_options=None)
         widget.on_options = lambda options: self._rerun(widget, run.source, options)
+        # A cell run again replaces its widget: close the old one (ipywidgets keeps every open
+        # widget alive), so re-running a cell hundreds of times does not pile them up.
+        previous = self._widgets.pop(self._cell_key(run.source), None)
+        if previous is not None:
+            previous.close()
+        self._widgets[self._cell_key(run.source)] = widget
         self.last_widget = widget
         return widget
+
+    def _cell_key(self, source: CellSource) -> str:
+        """The cell's id in the notebook (Jupyter sends it), else its text."""
+        kernel = getattr(self.shell, "kernel", None)
+        parent = kernel.get_parent() if kernel is not None else {}
+        return parent.get("metadata", {}).get("cellId") or source.text
 
     def _rerun(self, widget, source: CellSource, options: CellOptions) -> None:
         """A toggle changed: run the cell again with ``options``, its output in the widget."""

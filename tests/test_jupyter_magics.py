@@ -211,3 +211,29 @@ def test_toggles_rerun_the_cell_and_the_report_follows(shell):
     graphs = [r for r in widget.run.reports if r.graphs and r.graphs[0].op_count()]
     breaks = [b for r in widget.run.reports for b in r.breaks]
     assert len(graphs) == 2 and len(breaks) == 1
+
+
+def test_a_cell_run_hundreds_of_times_grows_no_more_than_the_plain_cell(shell):
+    import gc
+    import tracemalloc
+
+    cell = BREAKING.replace('print("between")', 'print("between", end="")')
+
+    def growth(magic: str | None) -> int:
+        for _ in range(20):  # warm up
+            run(shell, cell, magic=magic)
+        gc.collect()
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(120):
+            run(shell, cell, magic=magic)
+            shell.display_pub.outputs.clear()
+        gc.collect()
+        return tracemalloc.get_traced_memory()[0] - before
+
+    tracemalloc.start()
+    try:
+        plain, compiled = growth(None), growth("%%tcompile")
+    finally:
+        tracemalloc.stop()
+    # IPython itself keeps every cell's text and Out value; the magic may add little to that
+    assert compiled - plain < 400_000, (plain, compiled)

@@ -44,10 +44,14 @@ class CodeCache:
         entry = self._entries.get(id(code))
         return entry[1] if entry is not None and entry[0] is code else None
 
+    def derived_from(self, codes: set[int]) -> set[int]:
+        """The code objects here made from these (resume codes from their original code)."""
+        return {key for key, (code, value) in self._entries.items()
+                if id(self._origin(code, value)) in codes}  # fmt: skip
+
     def forget(self, codes: set[int]) -> None:
-        for key, (code, value) in list(self._entries.items()):
-            if key in codes or id(self._origin(code, value)) in codes:
-                del self._entries[key]
+        for key in [key for key in self._entries if key in codes]:
+            del self._entries[key]
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -64,6 +68,8 @@ def code_objects(code: CodeType) -> Iterable[CodeType]:
 def forget(codes: Iterable[CodeType]) -> None:
     """Drop everything derived from these code objects, in every cache."""
     ids = {id(c) for code in codes for c in code_objects(code)}
+    for cache in _CACHES:
+        ids |= cache.derived_from(ids)  # resume codes of these, and what was derived from them
     for cache in _CACHES:
         cache.forget(ids)
 

@@ -13,7 +13,7 @@ import itertools
 import logging
 import os
 import time
-from collections import Counter, defaultdict
+from collections import Counter, defaultdict, deque
 from collections.abc import Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -87,8 +87,8 @@ class Recorder:
     def __init__(self):
         self.counters: Counter = Counter()
         self.hits = itertools.count()  # counted with next() on the hot path: cheapest counter
-        self.phase_times: dict[str, list[float]] = defaultdict(list)
-        self.reports: list[CompileReport] = []
+        # the latest compiles' phase times (a notebook compiles without end: keep it bounded)
+        self.phase_times: dict[str, deque] = defaultdict(lambda: deque(maxlen=10_000))
         self.listeners: list = []  # objects with on_report(report): explain, profiler, widgets
         self.bubbled: dict = {}  # (file, line) of a callee's break -> the call chain seen
 
@@ -112,7 +112,6 @@ class Recorder:
         counters["recompiles"] += report.is_recompile
         for name, seconds in report.phases.items():
             self.phase_times[name].append(seconds)
-        self.reports.append(report)
         _log(report)
         for listener in list(self.listeners):
             listener.on_report(report)

@@ -106,6 +106,10 @@ class CellWidget(widgets.VBox):
         return bundle
 
     # -- controls ---------------------------------------------------------------------------------
+    def close(self) -> None:
+        """Close the widget and every widget inside it (ipywidgets keeps open ones alive)."""
+        _close_tree(self)
+
     def _controls(self) -> tuple[widgets.ValueWidget, ...]:
         return (self.fullgraph, self.error_on_graph_break, self.backend)
 
@@ -153,6 +157,15 @@ class CellWidget(widgets.VBox):
 
 def _why(choice: BackendChoice) -> str:
     return choice.reason or "not usable here"
+
+
+def _close_tree(widget: widgets.Widget) -> None:
+    for child in getattr(widget, "children", ()):
+        _close_tree(child)
+    for part in ("layout", "style"):
+        if isinstance(getattr(widget, part, None), widgets.Widget):
+            getattr(widget, part).close()
+    widgets.Widget.close(widget)
 
 
 def _html(css_class: str) -> widgets.HTML:

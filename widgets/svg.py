@@ -26,7 +26,7 @@ class GraphvizError(RuntimeError):
     """No Graphviz backend is installed, or Graphviz rejected the DOT text."""
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=32)  # a cell's graphs, drawn for the widget and its static HTML
 def render_svg(dot: str) -> str:
     """The SVG drawing of ``dot``, starting at ``<svg`` (ready to inline in HTML).
 
