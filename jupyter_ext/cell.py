@@ -26,7 +26,10 @@ def register(shell, line: str, body: str) -> CellSource:
     """Put the whole cell (magic line included) in ``linecache`` under a name IPython maps to
     this execution, and describe where the body starts."""
     text = f"%%tcompile {line}".rstrip() + "\n" + body
-    number = shell.execution_count
+    # The number IPython compiled this cell under: the last one it cached (its execution_count
+    # has already moved on to the next cell when history is stored).
+    numbers = getattr(shell.compile, "_filename_map", {})
+    number = next(reversed(numbers.values()), shell.execution_count)
     filename = shell.compile.cache(text, number, raw_code=text)
     return CellSource(body, 2, filename, f"Cell In[{number}]")
 

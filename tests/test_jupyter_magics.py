@@ -237,3 +237,11 @@ def test_a_cell_run_hundreds_of_times_grows_no_more_than_the_plain_cell(shell):
         tracemalloc.stop()
     # IPython itself keeps every cell's text and Out value; the magic may add little to that
     assert compiled - plain < 400_000, (plain, compiled)
+
+
+def test_breaks_and_errors_name_the_cells_own_number(shell):
+    result = run(shell, BREAKING, magic="%%tcompile --fullgraph")
+    record = result.error_in_exec.record
+    assert f"Cell In[{result.execution_count}]" in shown_text(shell)
+    filename = record.location.filename
+    assert shell.compile._filename_map[filename] == result.execution_count

@@ -88,11 +88,12 @@ def trace(fn: types.FunctionType, args: tuple, kwargs: dict, dynamic: DynamicPol
     return state, result
 
 
-def compile_frame(fn, args, kwargs, options: FrameOptions, *, allow_breaks: bool):
-    """Trace and compile: ``(entry, break_record_or_None)``.
+def compile_frame(fn, args, kwargs, options: FrameOptions, phases: report.Phases, *,
+                  allow_breaks: bool):  # fmt: skip
+    """Trace and compile: ``(entry, break_record_or_None)``; ``phases`` gets the time of each
+    compile phase (also when a break propagates).
 
     With ``allow_breaks`` False a graph break propagates (the caller raises Unsupported)."""
-    phases = report.Phases()
     name = "".join(c if c.isalnum() else "_" for c in fn.__name__).strip("_") + "_graph"
     dynamic, stop_at, record = options.dynamic, None, None
     for _attempt in range(4):

@@ -186,12 +186,13 @@ class CompiledFrame:
         )
         options = FrameOptions(self.backend, policy, self.closure_param, self.make_resume,
                                self.router.call, eager)  # fmt: skip
+        phases = report.Phases()
         try:
             entry, record = compile_frame(
-                fn, args, kwargs, options, allow_breaks=not self.fullgraph
+                fn, args, kwargs, options, phases, allow_breaks=not self.fullgraph
             )
         except GraphBreak as brk:
-            self._publish_error(brk.record, reasons)
+            self._publish_error(brk.record, reasons, phases)
             raise Unsupported(brk.record) from None
         self._add(entry, record, reasons)
         return entry
@@ -202,8 +203,9 @@ class CompiledFrame:
                                     code.co_filename, code.co_firstlineno, outcome,
                                     recompile_reasons=reasons, **fields)  # fmt: skip
 
-    def _publish_error(self, record: BreakRecord, reasons: tuple) -> None:
-        report.current().publish(self._report(report.ERROR, reasons, breaks=(record,)))
+    def _publish_error(self, record: BreakRecord, reasons: tuple, phases=()) -> None:
+        report.current().publish(self._report(report.ERROR, reasons, breaks=(record,),
+                                              phases=MappingProxyType(dict(phases))))  # fmt: skip
 
     def _add(self, entry: Entry, record: BreakRecord | None, reasons: tuple) -> None:
         """Put ``entry`` in the cache and publish its report."""
