@@ -1,4 +1,4 @@
-# make demo | test | bench | lint | clean     (see README.md)
+# make demo | lab | test | bench | lint | clean     (see README.md)
 # make test PYTHONS="3.12" PYTEST_ARGS="-x -k guards"
 SHELL := /bin/bash
 PYTHONS ?= 3.11 3.12 3.13
@@ -12,11 +12,17 @@ PYTEST_ARGS ?=
 E2E_PYTHONS ?= 3.11
 PY311 := .venv/3.11/bin/python
 
-.PHONY: demo test bench lint clean
+.PHONY: demo lab test bench lint clean
 
+# Runs notebooks/00_quickstart.ipynb headless; writes build/quickstart.html and prints a summary.
 demo:
-	scripts/venv.sh 3.11 jupyter
+	scripts/venv.sh 3.11 test
 	$(PY311) -m tcompile.demo
+
+# JupyterLab on the tutorial notebooks (--allow-root only when run as root, e.g. in a container).
+lab:
+	scripts/venv.sh 3.11 e2e
+	$(PY311) -m jupyterlab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root)
 
 # Runs every version even when one fails, then prints one line per version; fails if any did.
 test:

@@ -1,110 +1,153 @@
-"""The demo (``python -m tcompile.demo``): compile a few NumPy functions and show what was captured.
+"""The demo (``python -m tcompile.demo``): run the quick-start notebook headless and export it.
 
-For each function: the captured graph as the Python that runs, its guards, and the
-``tc.explain`` report; then a recompile with automatic dynamic shapes, and a graph break.
+Runs ``notebooks/00_quickstart.ipynb`` top to bottom in a fresh kernel of this interpreter
+(nbclient, widget state stored), writes it as HTML to ``build/quickstart.html`` (and the executed
+notebook, widgets included, to ``build/quickstart.ipynb``), and prints what each ``%%tcompile``
+cell's widget reported: functions compiled, graphs, graph breaks with their lines and reasons,
+skipped frames, errors.
+
+The HTML needs no network: every widget output also carries a static ``text/html`` copy of all
+its tabs (graphs drawn as inline SVG, the cell's lines with breaks marked), and the export shows
+that copy instead of the live widget, whose JavaScript would come from a CDN.
+
+`execute_notebook` is also what ``tests/test_notebooks.py`` runs every notebook with.
 """
 
 from __future__ import annotations
 
-import numpy as np
+import argparse
+import copy
+import platform
+import sys
+import time
+import uuid
+from pathlib import Path
 
-import tcompile as tc
-
-
-def softmax(x):
-    e = np.exp(x - x.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
-
-
-def layer_norm(x, gamma, beta, eps=1e-5):
-    mean = x.mean(axis=-1, keepdims=True)
-    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
-    return (x - mean) / np.sqrt(var + eps) * gamma + beta
-
-
-class Linear:
-    def __init__(self, n_in, n_out):
-        rng = np.random.default_rng(0)
-        self.w = rng.standard_normal((n_in, n_out))
-        self.b = np.zeros(n_out)
-
-    def __call__(self, x):
-        return np.maximum(x @ self.w + self.b, 0)
+REPO = Path(__file__).resolve().parent.parent  # the checkout, for an editable install
+QUICKSTART = REPO / "notebooks" / "00_quickstart.ipynb"
+OUTPUT = REPO / "build" / "quickstart.html"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+RAISES_TAG = "raises-exception"  # nbclient lets a cell with this tag raise and goes on
 
 
-LAYER = Linear(4, 3)
+def this_python_kernel():
+    """A kernel manager for an IPython kernel of *this* interpreter, whatever kernelspecs are
+    installed: each venv's test run executes the notebooks with its own Python. IPC transport
+    (Unix sockets, at an absolute path: the kernel runs in the notebook's folder): no TCP ports,
+    and no warning about unencrypted TCP."""
+    from ipykernel.kernelspec import get_kernel_dict
+    from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
+    from jupyter_client.manager import KernelManager
+    from jupyter_core.paths import jupyter_runtime_dir
+
+    class ThisPython(KernelSpecManager):
+        def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
+            return KernelSpec(resource_dir="", **get_kernel_dict())  # argv[0] is sys.executable
+
+    runtime = Path(jupyter_runtime_dir())
+    runtime.mkdir(parents=True, exist_ok=True)
+    sockets = str(runtime / f"tcompile-{uuid.uuid4().hex[:12]}")  # the kernel adds -<port>
+    return KernelManager(
+        kernel_name="python3", kernel_spec_manager=ThisPython(), transport="ipc", ip=sockets
+    )
 
 
-def mlp_step(x, steps=3):
-    for _ in range(steps):  # unrolled at trace time
-        x = x + 0.1 * LAYER(x).sum(axis=-1, keepdims=True)
-    return x
+def execute_notebook(path: Path, timeout: int = 120):
+    """Run the notebook at ``path`` top to bottom (working directory: its folder) and return it
+    with its outputs and widget state. A cell that raises stops the run with
+    ``nbclient.exceptions.CellExecutionError``, unless it is tagged ``raises-exception``."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        nb,
+        km=this_python_kernel(),
+        timeout=timeout,
+        store_widget_state=True,
+        resources={"metadata": {"path": str(Path(path).parent)}},
+    )
+    client.execute(cleanup_kc=True)  # shut the kernel down: the manager is ours, not nbclient's
+    return nb
 
 
-def with_print(x):
-    y = np.sin(x)
-    print("  (eager) y.sum() =", y.sum())  # a graph break: compiled before, resumed after
-    return y * 2
+def export_html(nb) -> str:
+    """The executed notebook as one HTML page (nbconvert's lab template) that shows each widget's
+    static copy: readable offline, with the graphs' SVG and the marked break lines."""
+    from nbconvert import HTMLExporter
+    from traitlets.config import Config
+
+    priority = ["text/html", WIDGET_VIEW, "text/markdown", "image/svg+xml", "image/png"]
+    config = Config({"NbConvertBase": {"display_data_priority": [*priority, "text/plain"]}})
+    nb = copy.deepcopy(nb)
+    nb.metadata.pop("widgets", None)  # no live widgets shown: no widget manager script needed
+    body, _ = HTMLExporter(config=config).from_notebook_node(nb)
+    return body
 
 
-def branchy(x):
-    y = np.cos(x)
-    if y.sum() > 0:  # a branch on an array's value: two continuations
-        return y * 2
-    return y - 1
+def cell_summaries(nb) -> list[str]:
+    """For each ``%%tcompile`` cell: its magic line, then its widget's text report (functions,
+    graphs, breaks at their cell lines with reasons, skipped frames), and its error, if any."""
+    blocks = []
+    for cell in nb.cells:
+        if cell.cell_type != "code" or not cell.source.startswith("%%tcompile"):
+            continue
+        magic = cell.source.splitlines()[0]
+        lines = [f"In [{cell.execution_count}] {magic}"]
+        for output in cell.outputs:
+            data = output.get("data", {})
+            if WIDGET_VIEW in data:
+                report = data.get("text/plain", "")
+                lines += [f"    {line}" for line in report.splitlines() if "Try:" not in line]
+            elif output.output_type == "error":
+                lines.append(f"    raised {output.ename} (the cell is tagged {RAISES_TAG!r})")
+        blocks.append("\n".join(lines))
+    return blocks
 
 
-def rule(title: str) -> None:
-    print(f"\n{'=' * 78}\n{title}\n{'=' * 78}")
+def check_html(page: str) -> tuple[int, int]:
+    """(graph drawings, marked break lines) in the exported page; `SystemExit` if there are none,
+    which would mean the widgets' static copies were lost on the way."""
+    graphs = page.count("<svg")
+    marks = page.count('class="tc-line tc-break-line')
+    if not graphs or not marks:
+        raise SystemExit(f"the exported HTML lacks graphs ({graphs}) or break marks ({marks})")
+    return graphs, marks
 
 
-def show(fn, *args) -> None:
-    compiled = tc.compile(fn)
-    with tc.CompileProfiler() as prof:
-        result = compiled(*args)
-    first = prof.reports[0]
-    rule(f"{fn.__name__}{tuple(np.shape(a) for a in args)} -> {np.shape(result)}")
-    if first.outcome == "eager":
-        print(f"runs eagerly: {first.eager_reason}")
-    else:
-        print("Graph (the Python that runs, with the eager backend's memory plan):\n")
-        print(first.sources.get("backend") or first.sources["graph"])
-        if first.breaks:
-            print("Glue (the graph, then the break run eagerly, then the resume function):\n")
-            print(first.sources["glue"])
-    print("Guards:")
-    for guard in first.guards:
-        print(f"  {guard.describe()}")
-    print("\nexplain:")
-    print("  " + str(tc.explain(fn)(*args)).replace("\n", "\n  "))
+def main(argv: list[str] | None = None) -> None:
+    import nbformat
 
+    parser = argparse.ArgumentParser(
+        prog="python -m tcompile.demo", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("--notebook", type=Path, default=QUICKSTART, help="notebook to run")
+    parser.add_argument("--output", type=Path, default=OUTPUT, help="HTML file to write")
+    args = parser.parse_args(argv)
+    if not args.notebook.is_file():
+        raise SystemExit(f"no notebook at {args.notebook}: run the demo from a tcompile checkout")
 
-def main() -> None:
-    x = np.linspace(-1.0, 1.0, 8).reshape(2, 4)
-    show(softmax, x)
-    show(layer_norm, x, np.ones(4), np.zeros(4))
-    show(mlp_step, x)
-    show(with_print, x)
-    show(branchy, x)
+    start = time.perf_counter()
+    nb = execute_notebook(args.notebook)
+    seconds = time.perf_counter() - start
+    page = export_html(nb)
+    graphs, marks = check_html(page)
 
-    rule("Recompiles and automatic dynamic shapes")
-    tc.reset()
-    f = tc.compile(softmax)
-    with tc.CompileProfiler() as prof:
-        for rows in (2, 3, 5, 7):
-            f(np.ones((rows, 4)))
-    print(prof.report())
-    print("\nThe second entry treats dim 0 as dynamic:\n")
-    print(f.__tc_compiled__.entries[-1].graph)
-    print("counters:", tc.counters())
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(page, encoding="utf-8")
+    executed = args.output.with_suffix(".ipynb")
+    nbformat.write(nb, executed)
 
-    rule("fullgraph=True turns a graph break into an error")
-    try:
-        tc.compile(with_print, fullgraph=True)(x)
-    except tc.Unsupported as error:
-        print(error)
-    print("\ncompile times:\n" + tc.compile_times())
+    size = args.output.stat().st_size / 1024
+    print(f"Ran {args.notebook} in {seconds:.1f} s (Python {platform.python_version()}).")
+    print(
+        f"HTML: {args.output.resolve()} ({size:.0f} KiB; open it in a browser, no network needed)"
+    )
+    print(f"      {graphs} graph drawings (SVG), {marks} marked break lines")
+    print(f"Executed notebook, widget state included: {executed.resolve()}")
+    print("\nWhat each %%tcompile cell reported:\n")
+    print("\n\n".join(cell_summaries(nb)))
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])
