@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import time
 import types
+from collections.abc import Mapping
 
 import tcompile as tc
 from tcompile.tracer import code_cache, report
@@ -31,7 +32,23 @@ def register(shell, line: str, body: str) -> CellSource:
     numbers = getattr(shell.compile, "_filename_map", {})
     number = next(reversed(numbers.values()), shell.execution_count)
     filename = shell.compile.cache(text, number, raw_code=text)
-    return CellSource(body, 2, filename, f"Cell In[{number}]")
+    return CellSource(body, 2, filename, f"Cell In[{number}]", CellLabels(shell))
+
+
+class CellLabels(Mapping):
+    """The cells IPython compiled, by file name: ``Cell In[5]``, as its tracebacks say."""
+
+    def __init__(self, shell):
+        self._numbers = getattr(shell.compile, "_filename_map", {})
+
+    def __getitem__(self, filename: str) -> str:
+        return f"Cell In[{self._numbers[filename]}]"
+
+    def __iter__(self):
+        return iter(self._numbers)
+
+    def __len__(self) -> int:
+        return len(self._numbers)
 
 
 class Definitions:

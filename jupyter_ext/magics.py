@@ -126,6 +126,6 @@ def source_of(record, shell) -> CellSource:
     """The whole source of the file a break happened in: a cell IPython cached (the magic
     line included, so line numbers are the cell's), or a module."""
     filename = record.location.filename if record.location else ""
-    number = getattr(shell.compile, "_filename_map", {}).get(filename)
-    label = f"Cell In[{number}]" if number is not None else filename
-    return CellSource("".join(linecache.getlines(filename)), 1, filename, label)
+    labels = cells.CellLabels(shell)
+    return CellSource("".join(linecache.getlines(filename)), 1, filename,
+                      labels.get(filename, filename), labels)  # fmt: skip

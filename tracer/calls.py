@@ -310,8 +310,10 @@ def _hashable(obj) -> bool:
 
 
 def _name(fn) -> str:
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None)
+    if not isinstance(name, str):
+        return repr(fn)  # an object made callable, e.g. operator.methodcaller('__pow__', 2)
     module = getattr(fn, "__module__", None)
-    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
     return f"{module}.{name}" if module and module != "builtins" else f"{name}()"
 
 

@@ -59,7 +59,7 @@ BREAK_KINDS: dict[str, BreakKind] = {
     k.id: k
     for k in (
         _kind("graph_break", "explicit tc.graph_break()", HINT_MOVE_OUT, HINT_ESCAPE),
-        _kind("skip_frame", "explicit tc.skip_frame(): the frame runs eagerly", HINT_MOVE_OUT),
+        _kind("skip_frame", "explicit tc.skip_frame()", HINT_MOVE_OUT),
         _kind(
             "unsupported_call",
             "call to a function tcompile cannot trace",

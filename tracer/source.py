@@ -55,6 +55,11 @@ class LocalSource(Source):
     def expr(self) -> str:
         return identifier(self.local)
 
+    def name(self) -> str:
+        # a resume function's stack arguments stand for values computed before the break
+        return "a value computed before the graph break" if self.local.startswith("___stack") \
+            else self.local  # fmt: skip
+
     def hint(self) -> str:
         return self.local
 

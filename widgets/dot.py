@@ -27,13 +27,14 @@ _STYLE = {
 }
 
 
-def graph_to_dot(graph: Graph, *, title: str = "") -> str:
-    """DOT text for ``graph``, e.g. ``render_svg(graph_to_dot(report.graphs[0], title="f"))``."""
+def graph_to_dot(graph: Graph, *, title: str = "", labels=lambda filename: None) -> str:
+    """DOT text for ``graph``, e.g. ``render_svg(graph_to_dot(report.graphs[0], title="f"))``;
+    ``labels(filename)`` names a file as the user knows it ("Cell In[5]"), or None."""
     lines = [_HEADER]
     if title:
         lines.append(f'  label="{escape(title)}"; labelloc=t; labeljust=l;')
     for node in graph.nodes:
-        attrs = ", ".join([f'label="{_label(graph, node)}"', *_style(node)])
+        attrs = ", ".join([f'label="{_label(graph, node, labels)}"', *_style(node)])
         lines.append(f"  {_id(node)} [{attrs}];")
     inputs = " ".join(f"{_id(n)};" for n in graph.inputs)
     if inputs:
@@ -52,11 +53,11 @@ def _id(node: Node) -> str:
     return f'"{escape(node.name)}"'
 
 
-def _label(graph: Graph, node: Node) -> str:
+def _label(graph: Graph, node: Node, labels) -> str:
     parts = [node.name, _computes(graph, node)]
     if _mutates(node):
         parts.append("in-place")
-    parts += [node.meta, _where(node)]
+    parts += [node.meta, _where(node, labels)]
     return "\\n".join(escape(p) for p in parts if p)
 
 
@@ -70,11 +71,11 @@ def _computes(graph: Graph, node: Node) -> str:
     return text if len(text) <= _MAX_TEXT else text[: _MAX_TEXT - 1] + "…"
 
 
-def _where(node: Node) -> str:
+def _where(node: Node, labels) -> str:
     if not node.stack:
         return ""
     loc = node.stack[-1]
-    return f"{loc.filename.rsplit('/', 1)[-1]}:{loc.lineno}"
+    return f"{labels(loc.filename) or loc.filename.rsplit('/', 1)[-1]}:{loc.lineno}"
 
 
 def _mutates(node: Node) -> bool:

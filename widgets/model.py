@@ -6,7 +6,8 @@ renderers and the widget; nothing here imports IPython or ipywidgets.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 
 from tcompile.backend import BackendChoice  # noqa: F401 - part of the model the widget shows
 
@@ -44,6 +45,14 @@ class CellSource:
     first_line: int  # 2 when the body follows a ``%%tcompile`` line
     filename: str
     label: str = ""  # "Cell In[5]"
+    # other files' names as the user knows them (other cells: "Cell In[3]"), by file name
+    file_labels: Mapping[str, str] = field(default_factory=dict, compare=False)
+
+    def label_of(self, filename: str) -> str | None:
+        """How to name ``filename``: this cell's label, another cell's, or None (a module)."""
+        if filename == self.filename:
+            return self.label or "cell"
+        return self.file_labels.get(filename)
 
     def lines(self) -> list[tuple[int, str]]:
         """(cell line number, text) for each line of the body."""

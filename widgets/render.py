@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from html import escape
 
-from tcompile.tracer.errors import HINT_FULLGRAPH_OFF, BreakRecord, FrameLoc, Unsupported
+from tcompile.tracer.errors import HINT_FULLGRAPH_OFF, BreakRecord, FrameLoc
 from tcompile.tracer.graph import Graph
 from tcompile.tracer.report import EAGER, ERROR, GRAPH, CompileReport
 
@@ -80,9 +80,8 @@ def _break_loc(record: BreakRecord, source: CellSource) -> FrameLoc | None:
 
 
 def _where(filename: str, lineno: int, source: CellSource) -> str:
-    if filename == source.filename:
-        return f"{source.label or 'cell'}, line {lineno}"
-    return f'File "{filename}", line {lineno}'
+    label = source.label_of(filename)
+    return f"{label}, line {lineno}" if label else f'File "{filename}", line {lineno}'
 
 
 def _source_line(loc: FrameLoc, source: CellSource) -> str:
@@ -227,7 +226,8 @@ def _graphs_body(run: CellRun) -> str:
 
 def _graph_block(report: CompileReport, title: str, graph: Graph, source: CellSource) -> str:
     try:
-        drawing = f'<div class="tc-graph-svg">{render_svg(graph_to_dot(graph, title=title))}</div>'
+        dot = graph_to_dot(graph, title=title, labels=source.label_of)
+        drawing = f'<div class="tc-graph-svg">{render_svg(dot)}</div>'
     except GraphvizError as error:
         drawing = f'<div class="tc-error">{escape(str(error))}</div>'
     where = _where(report.filename, report.firstlineno, source)
@@ -369,12 +369,10 @@ SECTIONS: tuple[tuple[str, Callable[[CellRun], str]], ...] = (
 
 
 def static_html(run: CellRun) -> str:
-    """Everything in one page of sections: what a saved or nbconvert-ed notebook shows."""
-    error = ""
-    if isinstance(run.error, Unsupported):
-        error = _pinned_error_body(run.error.record, run.source)
+    """Everything in one page of sections: what a saved or nbconvert-ed notebook shows (a
+    ``tc.Unsupported`` the cell raised is its own output, shown next to this one)."""
     body = "".join(_section(title, html(run)) for title, html in SECTIONS)
-    return _page(f"{summary_html(run)}{error}{body}")
+    return _page(f"{summary_html(run)}{body}")
 
 
 # -- a tc.Unsupported pinned to its cell line ----------------------------------------------------
