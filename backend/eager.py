@@ -9,6 +9,9 @@ traceback.
 from __future__ import annotations
 
 import ast
+from types import MappingProxyType
+
+from tcompile.tracer.compiled_graph import CompiledGraph
 
 from .memory_plan import plan_memory
 
@@ -25,9 +28,7 @@ def eager_backend(graph, example_inputs):
     if filename is not None:
         _renumber(tree, lines)
     exec(compile(tree, filename or f"<tcompile graph {graph.name}>", "exec"), namespace)  # noqa: S102
-    forward = namespace[graph.name]
-    forward.source = source
-    return forward
+    return CompiledGraph(namespace[graph.name], "eager", MappingProxyType({"python": source}))
 
 
 def _user_lines(graph, plan) -> tuple[str | None, list[int | None]]:

@@ -30,12 +30,7 @@ import operator
 from dataclasses import dataclass, field
 
 from tcompile.tracer.graph import Graph, Node, nodes_in
-from tcompile.tracer.numpy_table import elementwise_ufunc
-
-# Operations that read an array without keeping a reference to its memory in their result.
-_NON_ALIASING_METHODS = frozenset({"sum", "mean", "prod", "max", "min", "std", "var", "any",
-                                   "all", "argmax", "argmin", "cumsum", "cumprod", "dot"})  # fmt: skip
-
+from tcompile.tracer.numpy_table import elementwise_ufunc, returns_new_memory
 
 @dataclass
 class MemoryPlan:
@@ -107,9 +102,7 @@ def _is_fresh(node: Node) -> bool:
 
 
 def _keeps_no_view(user: Node) -> bool:
-    if user.op == "call":
-        return elementwise_ufunc(user.target) is not None and not user.mutates
-    return user.op == "method" and user.target in _NON_ALIASING_METHODS and not user.mutates
+    return not user.mutates and returns_new_memory(user.op, user.target)
 
 
 def _written_operands(node: Node) -> list[Node]:

@@ -9,12 +9,11 @@ import contextlib
 import functools
 import inspect
 import io
-import operator
 import types
 
 import numpy as np
 
-from . import hatches, markers, quiet, signature
+from . import hatches, markers, operators, quiet, signature
 from . import numpy_table as table
 from . import operations as ops
 from .builtins_impl import (
@@ -49,16 +48,6 @@ _LRU_CACHE_WRAPPER = type(functools.lru_cache(lambda: None))
 # Context managers that survive graph breaks: made as values, entered by BEFORE_WITH.
 CONTEXT_MANAGERS = (contextlib.nullcontext, np.errstate, hatches.error_on_graph_break)
 _GENERATOR_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
-_UNARY_OPERATORS = {
-    operator.neg: "neg",
-    operator.pos: "pos",
-    operator.invert: "invert",
-    operator.abs: "abs",
-}
-_BINARY_OPERATORS = {fn: text for text, fn in ops.BINARY.items()} | {
-    fn: text for text, fn in ops.COMPARE.items()
-}
-
 
 class CallMixin:
     def call(self, fn: Value, args: list[Value], kwargs: dict[str, Value]) -> Value:
@@ -207,10 +196,11 @@ class CallMixin:
         handler = BUILTINS.get(fn) if hashable else None
         if handler is not None:
             return handler(self, args, kwargs)
-        if hashable and fn in _BINARY_OPERATORS and len(args) == 2 and not kwargs:
-            return ops.binary_op(state, fn, args[0], args[1], fn.__name__)
-        if hashable and fn in _UNARY_OPERATORS and len(args) == 1 and not kwargs:
-            return ops.unary_op(state, fn, args[0], _UNARY_OPERATORS[fn])
+        known = operators.of_function(fn) if hashable and not kwargs else None
+        if known is not None and known.arity == len(args) == 2:
+            return ops.binary_op(state, fn, args[0], args[1], known.name)
+        if known is not None and known.arity == len(args) == 1:
+            return ops.unary_op(state, fn, args[0], known.name)
         if id(fn) in MATH_FUNCTIONS and all(ops.is_const(a) for a in args):
             return ops.fold(fn, *(ops.const_value(a) for a in args))
         kind, _ = table.classify_callable(fn)

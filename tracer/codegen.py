@@ -26,6 +26,7 @@ import types
 from types import CodeType
 
 from . import graph_failure
+from .graph_passes import eliminate_common_subexpressions
 from .graph import Graph, literal_text
 from .signature import forwarding_text, parameter_text
 from .trace_state import TraceState
@@ -263,6 +264,9 @@ class Glue:
         ]
         graph = state.graph
         graph.add("output", None, (tuple(writer.outputs),), name="output")
+        graph.lint()
+        eliminate_common_subexpressions(graph)
+        graph.lint()
         graph.eliminate_dead_code()
         graph.lint()
         body: list[tuple[str, int | None]] = []

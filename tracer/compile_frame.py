@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 
 from . import hatches, report
 from .codegen import Glue, compile_glue, live_example_inputs
+from .compiled_graph import CompiledGraph
 from .continuation import Continuation, plan
 from .errors import BreakRecord, FrameLoc, GraphBreak, RestartTrace, UserErrorInTrace
 from .graph import Graph
@@ -48,6 +49,7 @@ class Entry:
     sources: dict = field(default_factory=dict)  # "graph", "glue", "guards", "resume", "backend"
     phases: report.Phases = field(default_factory=report.Phases)
     report: report.CompileReport | None = None  # set once the entry is published
+    compiled: CompiledGraph | None = None  # what the backend made of the graph
 
     @property
     def is_eager(self) -> bool:
@@ -139,15 +141,15 @@ def compile_frame(fn, args, kwargs, options: FrameOptions, phases: report.Phases
             return _eager_entry(fn, state, record, reason, options, phases), record
     with phases.time("backend"):
         compiled_graph = (
-            options.backend(graph, live_example_inputs(state))
+            CompiledGraph.of(options.backend(graph, live_example_inputs(state)), options.backend)
             if graph.op_count() or graph.output.args[0]
             else None
-        )
+        )  # fmt: skip
     with phases.time("guards"):
         state.guard_mutable_aliasing()
         check, check_code = make_check(fn, state.guards, options.closure_param)
     ns.update(frame_names(fn))
-    ns["__tc_graph"] = compiled_graph
+    ns["__tc_graph"] = compiled_graph.fn if compiled_graph is not None else None
     line = getattr(outcome, "tx", None) and outcome.tx.instrs[outcome.tx.ip].line
     exec(
         compile_glue(source, lines, fn.__code__.co_filename, line or fn.__code__.co_firstlineno), ns
@@ -156,11 +158,10 @@ def compile_frame(fn, args, kwargs, options: FrameOptions, phases: report.Phases
     sources = {"graph": graph.python_code(), "glue": source, "guards": check_code}
     if glue.resumes:
         sources["resume"] = "\n".join(glue.resumes)
-    backend_source = getattr(compiled_graph, "source", "")
-    if backend_source:
-        sources["backend"] = backend_source
+    if compiled_graph is not None and compiled_graph.sources:
+        sources["backend"] = compiled_graph.source_text()
     entry = Entry(check, run, order_guards(state.guards), graph, record, sources=sources,
-                  phases=phases)  # fmt: skip
+                  phases=phases, compiled=compiled_graph)  # fmt: skip
     return entry, record
 
 

@@ -14,7 +14,7 @@ from types import CodeType
 import numpy as np
 
 from . import bytecode_analysis as analysis
-from . import hatches
+from . import hatches, operators
 from .code_cache import CodeCache
 from .codegen import Glue
 from .operations import const_value
@@ -278,6 +278,5 @@ def _is_literal(text: str) -> bool:
 
 
 def _binary_function(op_text: str):
-    from .operations import BINARY
-
-    return BINARY[op_text]
+    op, inplace = operators.of_symbol(op_text)
+    return op.inplace if inplace else op.fn

@@ -23,6 +23,7 @@ import operator
 import numpy as np
 
 from . import numpy_table as table
+from . import operators
 from .values import ArrayValue, Const, ScalarValue, SymInt, Value, leaves
 
 SILENT, FP, RAISE = "silent", "fp", "raise"
@@ -88,7 +89,7 @@ def shape_from_meta(op: str, target) -> bool:
         return True
     if op == "method":
         return target in ("take", "choose", "astype", "copy", "conj", "conjugate")
-    return isinstance(target, np.ufunc) or target in _OPERATORS or id(target) in _INDEXING
+    return isinstance(target, np.ufunc) or _is_operator(target) or id(target) in _INDEXING
 
 
 # -- how an operation can fail -----------------------------------------------------------------
@@ -130,7 +131,7 @@ def risk(op: str, target, args: tuple, kwargs: dict, *, dynamic: bool) -> str:
     if id(target) in _POWERS:
         integer = all(v.example.dtype.kind in "iub" for v in values if hasattr(v, "example"))
         return RAISE if integer else FP  # integers to negative integer powers raise
-    if op == "inplace" or isinstance(target, np.ufunc) or target in _OPERATORS:
+    if op == "inplace" or isinstance(target, np.ufunc) or _is_operator(target):
         return FP
     if id(target) in _VALUE_ERRORS or (getattr(target, "__module__", "") or "").startswith(
         "numpy.linalg"
@@ -141,9 +142,5 @@ def risk(op: str, target, args: tuple, kwargs: dict, *, dynamic: bool) -> str:
     return RAISE  # custom ops and functions allowed in the graph run arbitrary code
 
 
-_OPERATORS = frozenset(
-    {operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv, operator.mod,
-     operator.matmul, operator.and_, operator.or_, operator.xor, operator.lshift, operator.rshift,
-     operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne, operator.neg,
-     operator.pos, operator.invert, operator.abs, divmod, abs, round}
-)  # fmt: skip
+def _is_operator(target) -> bool:
+    return operators.of_function(target) is not None or target in (divmod, abs, round)

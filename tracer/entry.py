@@ -228,7 +228,7 @@ class CompiledFrame:
             eager_reason=entry.eager_reason, graphs=() if entry.is_eager else (entry.graph,),
             guards=tuple(entry.guards), breaks=breaks,
             sources=MappingProxyType(dict(entry.sources)),
-            phases=MappingProxyType(dict(entry.phases)),
+            phases=MappingProxyType(dict(entry.phases)), compiled=entry.compiled,
         )  # fmt: skip
         self.entries.append(entry)
         self.fast.append((entry.check, entry.run))

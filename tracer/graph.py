@@ -28,73 +28,37 @@ from __future__ import annotations
 import builtins
 import keyword
 import math
-import operator
 import types
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import numpy_table
+from . import canonical, operators
 from .errors import FrameLoc
 
 STATEMENT_OPS = frozenset({"setitem", "inplace"})
 # Names a node may not take: the printed code uses some, and the others would read as builtins.
 _RESERVED = frozenset({"np", "self", "forward", *dir(builtins)})
 
-_INFIX = {
-    operator.add: "+",
-    operator.sub: "-",
-    operator.mul: "*",
-    operator.truediv: "/",
-    operator.floordiv: "//",
-    operator.mod: "%",
-    operator.pow: "**",
-    operator.matmul: "@",
-    operator.and_: "&",
-    operator.or_: "|",
-    operator.xor: "^",
-    operator.lshift: "<<",
-    operator.rshift: ">>",
-    operator.lt: "<",
-    operator.le: "<=",
-    operator.gt: ">",
-    operator.ge: ">=",
-    operator.eq: "==",
-    operator.ne: "!=",
-}
-_INPLACE = {
-    operator.iadd: "+=",
-    operator.isub: "-=",
-    operator.imul: "*=",
-    operator.itruediv: "/=",
-    operator.ifloordiv: "//=",
-    operator.imod: "%=",
-    operator.ipow: "**=",
-    operator.imatmul: "@=",
-    operator.iand: "&=",
-    operator.ior: "|=",
-    operator.ixor: "^=",
-    operator.ilshift: "<<=",
-    operator.irshift: ">>=",
-}
-_UNARY = {operator.neg: "-", operator.pos: "+", operator.invert: "~"}
-INFIX_OPS = _INFIX
-INPLACE_OPS = _INPLACE
-
 
 @dataclass(frozen=True)
 class TensorMeta:
     """What a node's value is, read off its example where it was traced.
 
-    ``kind`` is "array" (an ndarray), "scalar" (a NumPy scalar) or "python" (anything else);
-    ``shape`` has None for a size known only at run time (dynamic shapes); ``strides`` are the
-    example's (None where a size is symbolic), so two arrays with equal metas have one layout.
+    ``kind`` is "array" (an ndarray; a 0-d one has ``shape == ()``), "scalar" (a NumPy scalar,
+    as a full reduction returns) or "python" (anything else; ``type_name`` says what).
+    ``shape`` holds ints, and for sizes known only at run time (dynamic shapes) the dim's name
+    (``"s0"``) where it is an input's, else None; ``strides`` are the example's (None where a
+    size is symbolic), so two arrays with equal metas have one layout. ``view_of`` names the
+    graph input whose memory the value shares, if any.
     """
 
     kind: str
     dtype: np.dtype | None = None
     shape: tuple = ()
     strides: tuple | None = None
+    view_of: str | None = None
+    type_name: str = ""
 
     @staticmethod
     def of(value, symbolic: bool = False) -> TensorMeta:
@@ -103,12 +67,32 @@ class TensorMeta:
                 return TensorMeta("array", value.dtype, (None,) * value.ndim, None)
             return TensorMeta("array", value.dtype, value.shape, value.strides)
         if isinstance(value, np.generic):
-            return TensorMeta("scalar", value.dtype)
-        return TensorMeta("python")
+            return TensorMeta("scalar", value.dtype, type_name=type(value).__name__)
+        return TensorMeta("python", type_name=type(value).__name__)
 
     @property
     def is_static_array(self) -> bool:
         return self.kind == "array" and self.strides is not None
+
+    @property
+    def contiguous(self) -> bool | None:
+        """C-contiguous (None when the layout is only known at run time)."""
+        if self.kind != "array" or self.strides is None:
+            return None
+        expected, step = [], self.dtype.itemsize
+        for size in reversed(self.shape):
+            expected.append(step)
+            step *= max(size, 1)
+        return all(s == e for s, e, n in zip(self.strides, reversed(expected), self.shape) if n > 1)
+
+    def text(self) -> str:
+        """Short type text for comments: ``f32[4, 8]``, ``f64[s0, 3]``, ``np.float64``, ``int``."""
+        if self.kind == "array":
+            dims = ", ".join("?" if d is None else str(d) for d in self.shape)
+            return f"{_short_dtype(self.dtype)}[{dims}]"
+        if self.kind == "scalar":
+            return f"np.{self.type_name}"
+        return self.type_name
 
 
 @dataclass(eq=False)
@@ -132,17 +116,14 @@ class Node:
 
     @property
     def has_value(self) -> bool:
-        return self.op not in STATEMENT_OPS and self.op != "output"
+        """Whether later nodes can use this node's value: not for statements, nor for calls
+        with ``out=`` (their value is the ``out`` array: users name that array's node)."""
+        return self.op not in STATEMENT_OPS and self.op != "output" and "out" not in self.kwargs
 
 
 def describe_value(value: object) -> str:
     """Short type text for comments: ``f32[4, 8]``, ``np.float64``, ``int``."""
-    if isinstance(value, np.ndarray):
-        dims = ", ".join(str(d) for d in value.shape)
-        return f"{_short_dtype(value.dtype)}[{dims}]"
-    if isinstance(value, np.generic):
-        return f"np.{type(value).__name__}"
-    return type(value).__name__
+    return TensorMeta.of(value).text()
 
 
 def _short_dtype(dtype: np.dtype) -> str:
@@ -301,6 +282,23 @@ def nodes_in(obj) -> list[Node]:
     return list(_nodes_in(obj))
 
 
+# Ufuncs written as the operators that run them on ndarrays (``np.add(a, b)``: ``a + b``).
+_UFUNC_OPERATORS = {op.ufunc: op for op in operators.OPERATORS if op.ufunc is not None}
+_ATTRIBUTE_SPELLING = {np.transpose: "T", np.real: "real", np.imag: "imag"}
+
+
+def _holds_array(arg) -> bool:
+    return isinstance(arg, Node) and arg.tensor is not None and arg.tensor.kind == "array"
+
+
+def _hashable(obj) -> bool:
+    try:
+        hash(obj)
+    except TypeError:
+        return False
+    return True
+
+
 class _Printer:
     """Turns nodes and constant arguments into Python text; binds non-literals in ``ns``."""
 
@@ -310,8 +308,7 @@ class _Printer:
 
     def statement(self, node: Node, buffer: Node | None = None) -> str:
         if buffer is not None:  # an element-wise ufunc writing into a dead operand's array
-            ufunc = numpy_table.elementwise_ufunc(node.target)
-            call = f"{self.callable(ufunc)}({self.call_args(node.args, node.kwargs)}, out={buffer.name})"
+            call = f"{self.callable(node.target)}({self.call_args(node.args, node.kwargs)}, out={buffer.name})"
             return f"{node.name} = {call}"
         if node.op == "output":
             return f"return {self.arg(node.args[0])}"
@@ -319,10 +316,20 @@ class _Printer:
             obj, index, value = node.args
             return f"{self.arg(obj)}[{self.index(index)}] = {self.arg(value)}"
         if node.op == "inplace":
-            return f"{self.arg(node.args[0])} {_INPLACE[node.target]} {self.arg(node.args[1])}"
+            op = operators.of_function(node.target)
+            return f"{self.arg(node.args[0])} {op.symbol}= {self.arg(node.args[1])}"
+        if "out" in node.kwargs and node.op == "call":  # its value is the ``out`` array
+            op = _UFUNC_OPERATORS.get(node.target) if _hashable(node.target) else None
+            if op is not None and op.inplace and node.kwargs == {"out": node.args[0]} \
+                    and len(node.args) == 2:  # fmt: skip
+                return f"{self.arg(node.args[0])} {op.symbol}= {self.arg(node.args[1])}"
+            return self.expression(node)
         return f"{node.name} = {self.expression(node)}"
 
     def expression(self, node: Node) -> str:
+        """The node's value, spelled the fastest exact way: canonical ufuncs on arrays as
+        operators (``a + b``), np functions with an equal ndarray method as that method
+        (``a.sum(axis=0)``: no dispatch through ``np.sum``), see `canonical`."""
         args, kwargs = node.args, node.kwargs
         if node.op == "attr":
             return f"{self.arg(args[0])}.{node.target}"
@@ -331,10 +338,25 @@ class _Printer:
         if node.op == "method":
             return f"{self.arg(args[0])}.{node.target}({self.call_args(args[1:], kwargs)})"
         target = node.target
-        if target in _INFIX and len(args) == 2 and not kwargs:
-            return f"{self.arg(args[0])} {_INFIX[target]} {self.arg(args[1])}"
-        if target in _UNARY and len(args) == 1 and not kwargs:
-            return f"{_UNARY[target]}{self.arg(args[0])}"
+        on_array = bool(args) and _holds_array(args[0])
+        if not _hashable(target):
+            return f"{self.callable(target)}({self.call_args(args, kwargs)})"
+        op = operators.of_function(target) or _UFUNC_OPERATORS.get(target)
+        if op is not None and not kwargs and op.symbol != "abs" and len(args) == op.arity and (
+            target is op.fn or any(_holds_array(a) for a in args)
+        ):
+            if op.arity == 2:
+                return f"{self.arg(args[0])} {op.symbol} {self.arg(args[1])}"
+            return f"{op.symbol}{self.arg(args[0])}"
+        if on_array and target in _ATTRIBUTE_SPELLING and len(args) == 1 and not kwargs:
+            return f"{self.arg(args[0])}.{_ATTRIBUTE_SPELLING[target]}"
+        spelling = canonical.method_spelling(target, args, kwargs) if on_array else None
+        if spelling is not None:
+            name, rest, named = spelling
+            return f"{self.arg(args[0])}.{name}({self.call_args(rest, named)})"
+        if on_array and isinstance(target, types.MethodDescriptorType) \
+                and target.__objclass__ is np.ndarray:  # fmt: skip
+            return f"{self.arg(args[0])}.{target.__name__}({self.call_args(args[1:], kwargs)})"
         return f"{self.callable(target)}({self.call_args(args, kwargs)})"
 
     def call_args(self, args, kwargs) -> str:

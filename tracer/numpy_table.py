@@ -230,24 +230,75 @@ def classify_method(name: str) -> str | None:
     return None
 
 
-# Python operators on arrays are these ufuncs (``a + b`` is ``np.add(a, b)``); ``**`` is not
-# listed: ``x ** 2`` and ``x ** 0.5`` take fast paths (np.square, np.sqrt) that np.power does not.
-OPERATOR_UFUNCS = {
-    operator.add: np.add, operator.sub: np.subtract, operator.mul: np.multiply,
-    operator.truediv: np.true_divide, operator.floordiv: np.floor_divide,
-    operator.mod: np.remainder, operator.and_: np.bitwise_and, operator.or_: np.bitwise_or,
-    operator.xor: np.bitwise_xor, operator.lshift: np.left_shift, operator.rshift: np.right_shift,
-    operator.lt: np.less, operator.le: np.less_equal, operator.gt: np.greater,
-    operator.ge: np.greater_equal, operator.eq: np.equal, operator.ne: np.not_equal,
-    operator.neg: np.negative, operator.pos: np.positive, operator.invert: np.invert,
-    operator.abs: np.absolute,
-}  # fmt: skip
-
-
 def elementwise_ufunc(target) -> np.ufunc | None:
-    """The ufunc a call target computes element by element, if it is one (no gufuncs)."""
-    ufunc = target if isinstance(target, np.ufunc) else OPERATOR_UFUNCS.get(target)
-    return ufunc if ufunc is not None and ufunc.nout == 1 and ufunc.signature is None else None
+    """``target`` if it is a ufunc computing one value element by element (no gufunc)."""
+    is_elementwise = isinstance(target, np.ufunc) and target.nout == 1 and target.signature is None
+    return target if is_elementwise else None
+
+
+# -- what backends do with an operation -------------------------------------------------------
+# How a backend lowers each canonical operation (see `canonical`); everything else is EXTERN:
+# run by the array library as it is, marked so in the report.
+POINTWISE, REDUCTION, SCAN, VIEW, GATHER, SCATTER, MATMUL, EXTERN = (
+    "pointwise", "reduction", "scan", "view", "gather", "scatter", "matmul", "extern",
+)  # fmt: skip
+_LOWERING = {
+    POINTWISE: (np.where, np.clip, np.ndarray.astype),
+    REDUCTION: (np.sum, np.mean, np.prod, np.max, np.min, np.argmax, np.argmin, np.any, np.all,
+                np.var, np.std),
+    SCAN: (np.cumsum, np.cumprod),
+    VIEW: (np.transpose, np.reshape, np.expand_dims, np.squeeze, np.broadcast_to, np.swapaxes,
+           np.moveaxis, np.ravel, np.real, np.imag),
+    GATHER: (np.take, np.take_along_axis),
+    MATMUL: (np.matmul, np.dot, np.einsum, np.tensordot, np.inner, np.vdot),
+}  # fmt: skip
+_LOWERING_BY_ID = {id(fn): kind for kind, fns in _LOWERING.items() for fn in fns}
+_UFUNC_METHOD_LOWERING = {"reduce": REDUCTION, "accumulate": SCAN, "at": SCATTER}
+
+
+def lowering_kind(op: str, target, args: tuple = ()) -> str:
+    """How a backend lowers a canonical graph operation: pointwise, reduction, scan, view,
+    gather, scatter, matmul, or extern. ``args`` are the node's (an index decides getitem's)."""
+    if op in ("getitem", "setitem"):
+        data_index = any(getattr(n, "tensor", None) is not None and n.tensor.kind == "array"
+                         for n in _leaves(args[1]))  # fmt: skip
+        if op == "getitem":
+            return GATHER if data_index else VIEW
+        return SCATTER
+    if op != "call":
+        return EXTERN
+    if id(target) in _LOWERING_BY_ID:
+        return _LOWERING_BY_ID[id(target)]
+    if isinstance(target, np.ufunc):
+        return POINTWISE if target.signature is None else EXTERN
+    if isinstance(target, types.BuiltinMethodType) and isinstance(target.__self__, np.ufunc):
+        return _UFUNC_METHOD_LOWERING.get(target.__name__, EXTERN)
+    return EXTERN
+
+
+def _leaves(obj):
+    if isinstance(obj, (tuple, list)):
+        for item in obj:
+            yield from _leaves(item)
+    elif isinstance(obj, slice):
+        yield from _leaves((obj.start, obj.stop, obj.step))
+    else:
+        yield obj
+
+
+# Operations whose result never shares memory with an argument.
+_NEW_MEMORY = frozenset(
+    id(fn)
+    for fn in (*_LOWERING[REDUCTION], *_LOWERING[SCAN], *_LOWERING[MATMUL], np.where, np.clip,
+               np.concatenate, np.stack, np.copy)
+)  # fmt: skip
+
+
+def returns_new_memory(op: str, target) -> bool:
+    """Whether the operation's result is a new array (never a view of an argument's memory)."""
+    if op != "call":
+        return False
+    return elementwise_ufunc(target) is not None or id(target) in _NEW_MEMORY
 
 
 def written_positions(fn: object) -> tuple[int, ...]:

@@ -12,7 +12,7 @@ import types
 import numpy as np
 
 from . import numpy_table as table
-from . import quiet
+from . import operators, quiet
 from .errors import RestartTrace, UserErrorInTrace
 from .graph import Node
 from .source import AttrSource, TypeSource
@@ -40,25 +40,6 @@ from .values import (
     Value,
 )
 
-BINARY = {
-    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
-    "//": operator.floordiv, "%": operator.mod, "**": operator.pow, "@": operator.matmul,
-    "&": operator.and_, "|": operator.or_, "^": operator.xor, "<<": operator.lshift,
-    ">>": operator.rshift,
-    "+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=": operator.itruediv,
-    "//=": operator.ifloordiv, "%=": operator.imod, "**=": operator.ipow, "@=": operator.imatmul,
-    "&=": operator.iand, "|=": operator.ior, "^=": operator.ixor, "<<=": operator.ilshift,
-    ">>=": operator.irshift,
-}  # fmt: skip
-COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
-           "==": operator.eq, "!=": operator.ne}  # fmt: skip
-_NON_INPLACE = {
-    operator.iadd: operator.add, operator.isub: operator.sub, operator.imul: operator.mul,
-    operator.itruediv: operator.truediv, operator.ifloordiv: operator.floordiv,
-    operator.imod: operator.mod, operator.ipow: operator.pow, operator.imatmul: operator.matmul,
-    operator.iand: operator.and_, operator.ior: operator.or_, operator.ixor: operator.xor,
-    operator.ilshift: operator.lshift, operator.irshift: operator.rshift,
-}  # fmt: skip
 _SYMINT_OPS = {operator.add, operator.sub, operator.mul, operator.floordiv, operator.mod}
 _SILENT_INT_OPS = {operator.add, operator.sub, operator.mul, operator.neg}  # no ZeroDivisionError
 
@@ -167,16 +148,16 @@ def python_int(state: TraceState, v: Value):
 
 
 def binary_op(state: TraceState, fn, a: Value, b: Value, name: str) -> Value:
-    inplace_fn = fn if fn in _NON_INPLACE else None
+    """``a <op> b`` for an ``operator`` function (``operator.iadd`` for ``+=``)."""
+    plain = operators.plain(fn)
     if is_array_like(a) or is_array_like(b):
-        if inplace_fn is not None and isinstance(a, ArrayValue):
-            return state.graph_call("inplace", inplace_fn, (a, b), {}, name=name)
-        plain = _NON_INPLACE.get(fn, fn)
+        if operators.is_inplace(fn) and isinstance(a, ArrayValue):
+            return state.graph_call("inplace", fn, (a, b), {}, name=name)
         return state.graph_call("call", plain, (a, b), {}, name=name)
     if isinstance(a, SymInt) or isinstance(b, SymInt):
-        return symint_op(state, _NON_INPLACE.get(fn, fn), a, b, name)
+        return symint_op(state, plain, a, b, name)
     if isinstance(a, SymFloat) or isinstance(b, SymFloat):
-        result = symfloat_op(state, _NON_INPLACE.get(fn, fn), [a, b], name)
+        result = symfloat_op(state, plain, [a, b], name)
         if result is not None:
             return result
     if isinstance(a, ListValue) and fn in (operator.iadd, operator.imul):
@@ -192,7 +173,7 @@ def binary_op(state: TraceState, fn, a: Value, b: Value, name: str) -> Value:
         a.items[:] = items
         return a
     if isinstance(a, (TupleValue, ListValue)) or isinstance(b, (TupleValue, ListValue)):
-        return sequence_op(state, _NON_INPLACE.get(fn, fn), a, b)
+        return sequence_op(state, plain, a, b)
     if isinstance(a, UserObject) or isinstance(b, UserObject):
         raise state.graph_break(
             "unsupported_object", f"operator {name!r} on {a.describe()} and {b.describe()}"
@@ -267,9 +248,9 @@ def sequence_op(state: TraceState, fn, a: Value, b: Value) -> Value:
     )
 
 
-def compare_op(state: TraceState, op: str, a: Value, b: Value) -> Value:
-    return binary_op(state, COMPARE[op], a, b, name={"==": "eq", "!=": "ne", "<": "lt", "<=": "le",
-                                                       ">": "gt", ">=": "ge"}[op])  # fmt: skip
+def compare_op(state: TraceState, symbol: str, a: Value, b: Value) -> Value:
+    op = operators.BINARY[symbol]
+    return binary_op(state, op.fn, a, b, name=op.name)
 
 
 def unary_op(state: TraceState, fn, v: Value, name: str) -> Value:
@@ -444,7 +425,7 @@ def array_dims(state: TraceState, v: ArrayValue) -> list[Value]:
     if v.sym_dims is not None:
         return [Const(s) if d is None else d for s, d in zip(v.example.shape, v.sym_dims)]
     if v.source is None and state.has_dynamic_dims:
-        shape = state.graph.add("attr", "shape", (v.node,), name=f"{v.node.name}_shape", meta="tuple",
+        shape = state.graph.add("call", np.shape, (v.node,), name=f"{v.node.name}_shape", meta="tuple",
                                 stack=state.user_stack(), risk="silent")  # fmt: skip
         dims = []
         for i, s in enumerate(v.example.shape):

@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from .compiled_graph import CompiledGraph
 from .errors import BreakRecord
 
 LOG = logging.getLogger("tcompile")
@@ -40,7 +41,8 @@ class CompileReport:
     ``eager_reason``) or "error" (a break where none was allowed: ``tc.Unsupported`` was
     raised; ``breaks`` holds it). ``sources`` maps "graph", "glue", "guards", "resume" and
     "backend" (the backend's generated code) to text; ``phases`` maps a compile phase
-    ("trace", "codegen", "backend", "guards") to seconds.
+    ("trace", "codegen", "backend", "guards") to seconds; ``compiled`` is what the backend
+    returned (its sources by name and its details, such as Triton's kernel groups).
     """
 
     compile_id: str
@@ -55,6 +57,7 @@ class CompileReport:
     breaks: tuple[BreakRecord, ...] = ()
     sources: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     phases: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+    compiled: CompiledGraph | None = None  # the backend's result for the graph
 
     @property
     def is_recompile(self) -> bool:

@@ -10,6 +10,7 @@ without ever mutating a real input (in-place operations run on copies at trace t
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import os
 import sys
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import effects, hatches, numpy_table
+from .canonical import canonicalize
 from .errors import BREAK_KINDS, BreakRecord, FrameLoc, GraphBreak
 from .examples import ExampleMemory, run_with_stand_ins, traced_leaves, value_dependent_shape
 from .graph import Graph, Node, TensorMeta, describe_value
@@ -364,10 +366,10 @@ class TraceState:
             )
         self.guard(source, "shape", tuple(None if d in dyn else s for d, s in enumerate(arr.shape)))
         node = self._input_node(arr, source)
-        node.tensor = TensorMeta.of(arr, symbolic=bool(dyn))
-        if dyn:  # show symbolic dims as s<dim> in the printed graph
-            dims = ", ".join(f"s{d}" if d in dyn else str(n) for d, n in enumerate(arr.shape))
-            node.meta = f"{node.meta.split('[')[0]}[{dims}]"
+        if dyn:  # symbolic dims are named s<dim> in the printed graph
+            shape = tuple(f"s{d}" if d in dyn else n for d, n in enumerate(arr.shape))
+            node.tensor = TensorMeta("array", arr.dtype, shape, None)
+            node.meta = node.tensor.text()
         value = ArrayValue(node, arr, source)
         self.memory.add_input(value)
         if dyn:
@@ -378,7 +380,7 @@ class TraceState:
         return value
 
     def _input_dim(self, array: ArrayValue, source: Source, dim: int) -> SymInt:
-        shape = self.graph.add("attr", "shape", (array.node,), name=f"{array.node.name}_shape",
+        shape = self.graph.add("call", np.shape, (array.node,), name=f"{array.node.name}_shape",
                                meta="tuple", stack=(), risk="silent")  # fmt: skip
         node = self.graph.add("getitem", None, (shape, dim), name=f"{array.node.name}_size{dim}",
                               meta="int", risk="silent")  # fmt: skip
@@ -428,18 +430,31 @@ class TraceState:
         example = run_with_stand_ins(op, example_fn or target, args, kwargs, writes)
         if not writes and not effects.shape_from_meta(op, target):
             self._check_static_shape(what, op, example_fn or target, args, kwargs, example)
-        node = self.graph.add(op, target, g_args, g_kwargs, name=name, stack=self.user_stack())
+        node = self.graph.add(*canonicalize(op, target, g_args, g_kwargs), name=name,
+                              stack=self.user_stack())  # fmt: skip
         node.mutates = bool(writes)
         node.writes_inputs = written_inputs
         node.errstate = self.errstate()
         node.risk = effects.risk(op, target, args, kwargs, dynamic=self.has_dynamic_dims)
         if node.risk == effects.FP and any(v in ("raise", "call") for _, v in node.errstate):
             node.risk = effects.RAISE  # traced inside np.errstate(...="raise")
-        if op in ("setitem", "inplace"):
+        if op == "inplace":  # canonical form: ``np.add(a, b, out=a)``, whose value is ``a``
+            example = writes[0].example
+        if op == "setitem":
             return writes[0]
-        node.meta = describe_value(example)
-        node.tensor = TensorMeta.of(example, symbolic=self.has_dynamic_dims)
-        return self.value_of(node, example, writes)
+        node.tensor = self.tensor_meta(example)
+        node.meta = node.tensor.text()
+        return self.value_of(node, example, writes) if op != "inplace" else writes[0]
+
+    def tensor_meta(self, example) -> TensorMeta:
+        """The structured meta of a value computed in the graph, with the graph input whose
+        memory it views, if any."""
+        meta = TensorMeta.of(example, symbolic=self.has_dynamic_dims)
+        if isinstance(example, np.ndarray):
+            block = self.memory.block_of(example)
+            if block is not None and block.inputs:
+                meta = dataclasses.replace(meta, view_of=block.inputs[0][0].node.name)
+        return meta
 
     def _check_static_shape(self, what: str, op: str, target, args, kwargs, example) -> None:
         """A result shape that follows array values is a break; one that follows a dynamic
@@ -500,7 +515,7 @@ class TraceState:
                     continue
                 item = self.graph.add("getitem", None, (node, i), name=f"{node.name}_{i}",
                                       meta=describe_value(ex), stack=node.stack, risk="silent")  # fmt: skip
-                item.tensor = TensorMeta.of(ex, symbolic=self.has_dynamic_dims)
+                item.tensor = self.tensor_meta(ex)
                 items.append(self.value_of(item, ex))
             return TupleValue(items) if isinstance(example, tuple) else ListValue(items)
         if example is None:

@@ -17,7 +17,7 @@ from types import CodeType
 
 import numpy as np
 
-from . import hatches
+from . import hatches, operators
 from . import operations as ops
 from .bytecode_reader import Instr, normalize
 from .calls import CallMixin
@@ -473,8 +473,8 @@ class Translator(CallMixin):
     # -- operators ----------------------------------------------------------------------------
     def BINARY_OP(self, inst: Instr) -> None:
         b, a = self.pop(), self.pop()
-        fn = ops.BINARY[inst.arg]
-        self.push(ops.binary_op(self.state, fn, a, b, _OP_NAMES.get(inst.arg.rstrip("="), "op")))
+        op, inplace = operators.of_symbol(inst.arg)
+        self.push(ops.binary_op(self.state, op.inplace if inplace else op.fn, a, b, op.name))
 
     def COMPARE_OP(self, inst: Instr) -> None:
         b, a = self.pop(), self.pop()
@@ -769,6 +769,3 @@ class Translator(CallMixin):
 
 _WITH_EXIT = Obj(lambda *exc: None)
 
-_OP_NAMES = {"+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floordiv", "%": "mod",
-             "**": "pow", "@": "matmul", "&": "and_", "|": "or_", "^": "xor", "<<": "lshift",
-             ">>": "rshift"}  # fmt: skip

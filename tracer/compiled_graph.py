@@ -1,0 +1,41 @@
+"""What a backend returns for a graph, and what the compile report keeps of it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+
+@dataclass(frozen=True)
+class CompiledGraph:
+    """A backend's result: ``fn`` takes the graph's inputs positionally and returns the tuple
+    the graph's output lists; ``sources`` is the code it generated, by name ("python" for the
+    eager backend; "kernels" and "launcher" for Triton); ``details`` holds what the report
+    views show of it beyond code (the Triton backend's kernel groups and fusion decisions).
+
+    A backend may also return a plain callable (a user's backend, as torch.compile allows):
+    `CompiledGraph.of` wraps it.
+    """
+
+    fn: Callable
+    backend: str
+    sources: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    details: tuple = ()
+
+    @staticmethod
+    def of(result, backend) -> CompiledGraph:
+        """``result`` of calling ``backend`` as a CompiledGraph."""
+        if isinstance(result, CompiledGraph):
+            return result
+        name = getattr(backend, "__name__", type(backend).__name__).removesuffix("_backend")
+        if not callable(result):
+            raise TypeError(
+                f"backend {name!r} returned {type(result).__name__}, not a callable or a "
+                "CompiledGraph"
+            )
+        return CompiledGraph(result, name)
+
+    def source_text(self) -> str:
+        """Every generated source, one after another (what the Code tab shows)."""
+        return "\n\n".join(self.sources.values())

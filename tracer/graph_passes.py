@@ -1,0 +1,172 @@
+"""Graph passes that keep results bit for bit: common-subexpression elimination here; dead-code
+elimination is `Graph.eliminate_dead_code`. Each pass is followed by `Graph.lint`.
+"""
+
+from __future__ import annotations
+
+import types
+
+import numpy as np
+
+from . import numpy_table, operators
+from .graph import STATEMENT_OPS, Graph, Node, nodes_in
+
+
+def eliminate_common_subexpressions(graph: Graph) -> int:
+    """Drop each node that computes what an earlier node already computed (same operation on
+    the same values, with no write to memory in between); its users use the earlier node.
+    Returns how many nodes were dropped.
+
+    Two computations of ``x[:, 1:]`` or of ``i - 1`` become one. Left alone:
+    - operations that may warn (float arithmetic, integer division): eager code warns twice,
+      once per computation; the Triton backend merges these within its kernels, where no
+      warning is raised;
+    - anything but NumPy's own operations (a custom op may have hidden state);
+    - two values that both leave the graph (the caller gets two arrays, as eager code gives);
+    - values whose memory the graph writes, directly or through a view (merging them would let
+      one write show in both).
+    """
+    written = _written_classes(graph)
+    outputs = {id(n) for n in nodes_in(graph.output.args)} if graph.output else set()
+    first_of: dict = {}
+    replaced: dict[int, Node] = {}
+    epoch = 0  # bumped by every write: a value read after a write is another value
+    for node in graph.nodes:
+        if replaced:
+            node.args = _substitute(node.args, replaced)
+            node.kwargs = _substitute(node.kwargs, replaced)
+        if node.mutates or node.op in STATEMENT_OPS:
+            epoch += 1
+            continue
+        if node.op in ("input", "output") or not _is_numpy_operation(node):
+            continue
+        if not _cannot_warn(node):
+            continue
+        if written.get(id(node)):
+            continue
+        key = _key(node, epoch)
+        if key is None:
+            continue
+        first = first_of.setdefault(key, node)
+        if first is not node and not (id(first) in outputs and id(node) in outputs):
+            replaced[id(node)] = first
+    graph.nodes = [n for n in graph.nodes if id(n) not in replaced]
+    return len(replaced)
+
+
+def _written_classes(graph: Graph) -> dict[int, bool]:
+    """For each node, whether the graph writes memory it may share: nodes are grouped with the
+    arguments whose memory their value may view (anything but a fresh result), and a group is
+    written when any member is an argument of a writing node."""
+    parent: dict[int, int] = {}
+
+    def find(i: int) -> int:
+        while parent.get(i, i) != i:
+            i = parent[i]
+        return i
+
+    for node in graph.nodes:
+        if node.has_value and not numpy_table.returns_new_memory(node.op, node.target):
+            for arg in nodes_in((node.args, node.kwargs)):
+                parent[find(id(node))] = find(id(arg))
+    written_roots = {
+        find(id(arg))
+        for node in graph.nodes
+        if node.mutates or node.op in STATEMENT_OPS
+        for arg in nodes_in((node.args, node.kwargs))
+    }
+    return {id(n): find(id(n)) in written_roots for n in graph.nodes}
+
+
+def _is_numpy_operation(node: Node) -> bool:
+    target = node.target
+    if node.op in ("getitem", "attr"):
+        return True
+    if node.op != "call":
+        return False
+    if isinstance(target, (np.ufunc, types.MethodDescriptorType)) or target is np.shape:
+        return True
+    return operators.of_function(target) is not None or numpy_table.is_numpy_object(target)
+
+
+# Integer operations that never warn nor raise on any values (division and powers may).
+_QUIET_ON_INTEGERS = frozenset(
+    id(f) for f in (np.add, np.subtract, np.multiply, np.negative, np.positive, np.absolute,
+                    np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.invert, np.left_shift,
+                    np.right_shift, np.less, np.less_equal, np.greater, np.greater_equal,
+                    np.equal, np.not_equal, np.maximum, np.minimum, np.logical_and,
+                    np.logical_or, np.logical_not, np.logical_xor, np.square, np.sum, np.prod,
+                    np.max, np.min, np.any, np.all, np.cumsum, np.cumprod, np.where, np.clip,
+                    np.ndarray.astype)
+)  # fmt: skip
+
+
+def _cannot_warn(node: Node) -> bool:
+    """Whether the node can neither warn nor raise: merging two of them is invisible."""
+    if node.risk == "silent":
+        return True
+    if node.risk != "fp" or id(node.target) not in _QUIET_ON_INTEGERS:
+        return False
+    metas = [n.tensor for n in nodes_in((node.args, node.kwargs))] + [node.tensor]
+    return all(
+        m is not None and (m.kind == "python" or m.dtype.kind in "biu") for m in metas
+    ) and not any(isinstance(c, float) for c in _constants(node.args))
+
+
+def _constants(obj):
+    if isinstance(obj, (tuple, list)):
+        for item in obj:
+            yield from _constants(item)
+    elif not isinstance(obj, Node):
+        yield obj
+
+
+def _key(node: Node, epoch: int):
+    try:
+        key = (node.op, id(node.target), _arg_key(node.args), _arg_key(node.kwargs))
+        hash(key)
+    except _Unkeyable:
+        return None
+    return key, node.errstate, epoch
+
+
+class _Unkeyable(Exception):
+    pass
+
+
+def _arg_key(value):
+    """A hashable key equal for two arguments exactly when they are the same value: nodes by
+    identity, constants by type and bits (0.0 and -0.0 differ, NaN equals NaN)."""
+    if isinstance(value, Node):
+        return ("node", id(value))
+    if isinstance(value, (tuple, list)):
+        return (type(value).__name__, tuple(_arg_key(v) for v in value))
+    if isinstance(value, dict):
+        return ("dict", tuple((k, _arg_key(v)) for k, v in value.items()))
+    if isinstance(value, slice):
+        return ("slice", _arg_key(value.start), _arg_key(value.stop), _arg_key(value.step))
+    if type(value) is float:
+        return ("float", value.hex())
+    if type(value) is complex:
+        return ("complex", value.real.hex(), value.imag.hex())
+    if isinstance(value, np.generic):
+        return ("np", type(value), value.tobytes())
+    if value is None or value is Ellipsis or type(value) in (bool, int, str, bytes):
+        return (type(value).__name__, value)
+    if isinstance(value, np.dtype) or isinstance(value, type):
+        return ("object", id(value))
+    raise _Unkeyable(value)
+
+
+def _substitute(value, replaced: dict[int, Node]):
+    if isinstance(value, Node):
+        return replaced.get(id(value), value)
+    if isinstance(value, tuple):
+        return tuple(_substitute(v, replaced) for v in value)
+    if isinstance(value, list):
+        return [_substitute(v, replaced) for v in value]
+    if isinstance(value, dict):
+        return {k: _substitute(v, replaced) for k, v in value.items()}
+    if isinstance(value, slice):
+        return slice(*(_substitute(p, replaced) for p in (value.start, value.stop, value.step)))
+    return value
