@@ -10,6 +10,11 @@ PYTEST_ARGS ?=
 # do not depend on the kernel's Python, and the magics and widgets are tested in-process on
 # every version. E2E_PYTHONS="" skips it everywhere; a version outside PYTHONS is not run.
 E2E_PYTHONS ?= 3.11
+# The versions that run the Triton backend's tests (real kernels in Triton's CPU interpreter,
+# which needs torch tensors): torch's CPU build installs offline for Python 3.11 only (a pinned
+# wheel on these machines; an unpinned `pip install torch` would pull GBs of CUDA packages). On
+# the other versions those tests skip, saying so.
+GPU_PYTHONS ?= 3.11
 PY311 := .venv/3.11/bin/python
 
 .PHONY: demo lab test bench lint clean
@@ -31,6 +36,7 @@ test:
 	    echo "=== Python $$v ==="; \
 	    extras=test; browser=0; \
 	    if [[ " $(E2E_PYTHONS) " == *" $$v "* ]]; then extras=e2e; browser=1; fi; \
+	    if [[ " $(GPU_PYTHONS) " == *" $$v "* ]]; then extras=$$extras,gpu; fi; \
 	    if ! scripts/venv.sh $$v $$extras; then \
 	        result="FAILED: could not set up .venv/$$v"; \
 	    else \

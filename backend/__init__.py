@@ -10,13 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from . import triton as _triton
 from .eager import eager_backend
 
-BACKENDS: dict[str, Callable] = {"eager": eager_backend}
-
-
-def register_backend(name: str, backend: Callable) -> None:
-    BACKENDS[name] = backend
+BACKENDS: dict[str, Callable] = {"eager": eager_backend, "triton": _triton.triton_backend}
+_WHY_NOT = {"triton": _triton.unavailable}
 
 
 @dataclass(frozen=True)
@@ -30,11 +28,21 @@ class BackendChoice:
 
 def backend_choices() -> list[BackendChoice]:
     """The backend names a user can pick (``auto`` first), each usable or not and why not."""
-    choices = [BackendChoice("auto", True, "eager here")]
-    for name, backend in BACKENDS.items():
-        why_not = getattr(backend, "unavailable", lambda: "")()
+    choices = [BackendChoice("auto", True, f"{_auto_name()} here")]
+    for name in BACKENDS:
+        why_not = _WHY_NOT.get(name, str)()
         choices.append(BackendChoice(name, not why_not, why_not))
     return choices
+
+
+def _auto_name() -> str:
+    """``auto`` is triton where a CUDA GPU and Triton are usable, else eager."""
+    return "triton" if _triton.usable_gpu() else "eager"
+
+
+def auto_backend(graph, example_inputs):
+    """The ``auto`` backend: decided at the first compile (not at import: it may load torch)."""
+    return BACKENDS[_auto_name()](graph, example_inputs)
 
 
 def lookup_backend(backend) -> Callable:
@@ -47,11 +55,14 @@ def lookup_backend(backend) -> Callable:
             f"not {type(backend).__name__}"
         )
     if backend == "auto":
-        return BACKENDS["eager"]
+        return auto_backend
     if backend not in BACKENDS:
         known = ", ".join(sorted([*BACKENDS, "auto"]))
         raise ValueError(
             f"unknown backend {backend!r}; available: {known}, or a callable "
             f"(graph, example_inputs) -> callable"
         )
+    why_not = _WHY_NOT.get(backend, str)()
+    if why_not:
+        raise RuntimeError(f"backend {backend!r} cannot run here: {why_not}")
     return BACKENDS[backend]

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from tcompile.tracer.graph import Graph, Node, nodes_in
 from tcompile.tracer.numpy_table import elementwise_ufunc, returns_new_memory
 
+
 @dataclass
 class MemoryPlan:
     """What the printer adds to a graph's code: ``out=`` buffers and ``del`` statements."""

@@ -28,6 +28,12 @@ if [[ ! -f $venv/.ready ]] || ! "$venv/bin/python" -c '' 2>/dev/null; then
     touch "$venv/.ready"
 fi
 
+# The gpu extra needs torch: take the pinned CPU build first (an unpinned torch is a CUDA build
+# of several GB). Already there: nothing to do.
+if [[ $extras == *gpu* ]] && ! "$venv/bin/python" -c 'import torch' 2>/dev/null; then
+    "$venv/bin/python" -m pip install -q "${TORCH_CPU:-torch==2.13.0}"
+fi
+
 # Without build isolation the install is fast (no temporary build env); if that fails, e.g. a
 # new dependency that must be built from source with another backend, retry the normal way.
 "$venv/bin/python" -m pip install -q --no-build-isolation -e ".$extras" 2>/dev/null \

@@ -62,12 +62,13 @@ def test_widget_shows_the_summary_tabs_and_an_output_area(widget, run):
     assert "tc-widget" in widget._dom_classes
     assert "tc-summary" in widget.summary._dom_classes
     assert render.summary(run).split(" · ")[0] in widget.summary.value
-    assert widget.tabs.titles == ("Graphs", "Guards", "Breaks", "Code", "Timings")
+    assert widget.tabs.titles == ("Graphs", "Guards", "Breaks", "Kernels", "Code", "Timings")
     pages = [page.value for page in widget.tabs.children]
     renderers = (
         render.graphs_html,
         render.guards_html,
         render.breaks_html,
+        render.kernels_html,
         render.code_html,
         render.timings_html,
     )

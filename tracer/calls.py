@@ -49,6 +49,7 @@ _LRU_CACHE_WRAPPER = type(functools.lru_cache(lambda: None))
 CONTEXT_MANAGERS = (contextlib.nullcontext, np.errstate, hatches.error_on_graph_break)
 _GENERATOR_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 
+
 class CallMixin:
     def call(self, fn: Value, args: list[Value], kwargs: dict[str, Value]) -> Value:
         if isinstance(fn, UserFunction):

@@ -26,8 +26,8 @@ import types
 from types import CodeType
 
 from . import graph_failure
-from .graph_passes import eliminate_common_subexpressions
 from .graph import Graph, literal_text
+from .graph_passes import eliminate_common_subexpressions
 from .signature import forwarding_text, parameter_text
 from .trace_state import TraceState
 from .values import (

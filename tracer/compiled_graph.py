@@ -39,3 +39,26 @@ class CompiledGraph:
     def source_text(self) -> str:
         """Every generated source, one after another (what the Code tab shows)."""
         return "\n\n".join(self.sources.values())
+
+
+@dataclass(frozen=True)
+class KernelInfo:
+    """One generated kernel (or extern step) as the Kernels tab shows it: ``kind`` is
+    "pointwise", "reduction" or "extern"; ``lines`` the user's lines it computes; ``notes``
+    what was fused into it, or for an extern why it runs in NumPy."""
+
+    name: str
+    kind: str
+    source: str = ""
+    lines: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class FusionDecision:
+    """Whether two kernels became one, and why (not)."""
+
+    first: str
+    second: str
+    fused: bool
+    reason: str

@@ -342,8 +342,12 @@ class _Printer:
         if not _hashable(target):
             return f"{self.callable(target)}({self.call_args(args, kwargs)})"
         op = operators.of_function(target) or _UFUNC_OPERATORS.get(target)
-        if op is not None and not kwargs and op.symbol != "abs" and len(args) == op.arity and (
-            target is op.fn or any(_holds_array(a) for a in args)
+        if (
+            op is not None
+            and not kwargs
+            and op.symbol != "abs"
+            and len(args) == op.arity
+            and (target is op.fn or any(_holds_array(a) for a in args))
         ):
             if op.arity == 2:
                 return f"{self.arg(args[0])} {op.symbol} {self.arg(args[1])}"

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import operator
 import types
 
 import numpy as np

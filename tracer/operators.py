@@ -51,7 +51,9 @@ OPERATORS: tuple[Operator, ...] = (
 BINARY = {op.symbol: op for op in OPERATORS if op.arity == 2}
 BY_INPLACE_SYMBOL = {f"{op.symbol}=": op for op in OPERATORS if op.inplace is not None}
 UNARY = {op.fn: op for op in OPERATORS if op.arity == 1}
-COMPARISONS = frozenset(op.fn for op in OPERATORS if op.symbol in ("<", "<=", ">", ">=", "==", "!="))
+COMPARISONS = frozenset(
+    op.fn for op in OPERATORS if op.symbol in ("<", "<=", ">", ">=", "==", "!=")
+)
 _BY_FUNCTION = {op.fn: op for op in OPERATORS} | {op.inplace: op for op in OPERATORS if op.inplace}
 
 

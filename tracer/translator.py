@@ -768,4 +768,3 @@ class Translator(CallMixin):
 
 
 _WITH_EXIT = Obj(lambda *exc: None)
-

@@ -8,10 +8,12 @@ fragment (its own ``<style>``); all text from the user's code is escaped.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from html import escape
 
+from tcompile.tracer.compiled_graph import CompiledGraph, FusionDecision, KernelInfo
 from tcompile.tracer.errors import HINT_FULLGRAPH_OFF, BreakRecord, FrameLoc
 from tcompile.tracer.graph import Graph
 from tcompile.tracer.report import EAGER, ERROR, GRAPH, CompileReport
@@ -28,6 +30,14 @@ CODE_SOURCES = {
     "backend": "backend code",
 }
 EXCERPT_CONTEXT = 2  # cell lines shown above and below a pinned error's line
+KIND_BADGES = {  # a kernel's kind -> its badge; an extern step is no kernel: NumPy runs it
+    "pointwise": "pointwise",
+    "reduction": "reduction",
+    "extern": "extern: NumPy on the host",
+}
+EAGER_NOTE = (
+    "The eager backend runs the graph's Python as shown in the Graphs and Code tabs: no kernels."
+)
 
 
 # -- what a run holds -----------------------------------------------------------------------------
@@ -120,6 +130,41 @@ def _ms(seconds: float) -> str:
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _compiled(run: CellRun) -> list[CompileReport]:
+    """The compiles whose graph a backend compiled."""
+    return [r for r in run.reports if r.compiled is not None]
+
+
+def _kernel_details(compiled: CompiledGraph) -> tuple[list[KernelInfo], list[FusionDecision]]:
+    kernels = [d for d in compiled.details if isinstance(d, KernelInfo)]
+    return kernels, [d for d in compiled.details if isinstance(d, FusionDecision)]
+
+
+def kernel_counts(compiled: CompiledGraph) -> str:
+    """What a backend made of a graph, in one line, e.g.
+    ``2 (1 fused reduction, 1 pointwise), 1 extern; fusions: 1 made, 1 refused``."""
+    kernels, decisions = _kernel_details(compiled)
+    if compiled.backend == "eager":
+        return "none (the graph's Python runs as shown)"
+    if not kernels and not decisions:
+        return "none reported"
+    launched = [k for k in kernels if k.kind != "extern"]
+    kinds = Counter(f"{'fused ' if k.notes else ''}{k.kind}" for k in launched)
+    text = str(len(launched))
+    if kinds:
+        text += " (" + ", ".join(_kind_count(n, kind) for kind, n in kinds.items()) + ")"
+    if len(launched) < len(kernels):
+        text += f", {len(kernels) - len(launched)} extern"
+    if decisions:
+        made = sum(d.fused for d in decisions)
+        text += f"; fusions: {made} made, {len(decisions) - made} refused"
+    return text
+
+
+def _kind_count(n: int, kind: str) -> str:
+    return f"{n} {kind}s" if n != 1 and kind.endswith("reduction") else f"{n} {kind}"
 
 
 def _hints(record: BreakRecord) -> tuple[str, ...]:
@@ -317,6 +362,72 @@ def _code_entry(report: CompileReport, source: CellSource) -> str:
     return f'<div class="tc-entry">{_report_title(report, source)}{"".join(blocks)}</div>'
 
 
+def _kernels_body(run: CellRun) -> str:
+    entries = _compiled(run)
+    if not entries:
+        return _empty("No kernels: no frame of this cell compiled a graph.")
+    return "".join(_kernels_entry(r, run.source) for r in entries)
+
+
+def _kernels_entry(report: CompileReport, source: CellSource) -> str:
+    compiled = report.compiled
+    title = _report_title(report, source, f" · {compiled.backend} backend")
+    kernels, decisions = _kernel_details(compiled)
+    plan = compiled.sources.get("plan", "")
+    if compiled.backend == "eager":
+        body = f'<div class="tc-note">{escape(EAGER_NOTE)}</div>'
+    elif not (kernels or decisions or plan):
+        body = _empty(
+            f"The {compiled.backend} backend reported no kernels; its code, if any, is in the "
+            "Code tab."
+        )
+    else:
+        parts = [f'<div class="tc-note">Kernels: {escape(kernel_counts(compiled))}</div>']
+        parts += [_kernel_block(k) for k in kernels]
+        if plan:
+            parts.append(_title("Plan", "the steps one call runs") + _pre(plan))
+        if decisions:
+            made = sum(d.fused for d in decisions)
+            muted = f"{made} made, {len(decisions) - made} refused"
+            parts.append(_title("Fusion decisions", muted) + _decisions_table(decisions))
+        body = "".join(parts)
+    return f'<div class="tc-entry tc-kernels">{title}{body}</div>'
+
+
+def _kernel_block(kernel: KernelInfo) -> str:
+    """A kernel's name and kind badge, the user lines it computes, its notes and (collapsed)
+    its source; an extern step says why NumPy runs it."""
+    # a kind of a backend's own gets a plain badge (its name is text, not a class name)
+    kind = f" tc-kind-{kernel.kind}" if kernel.kind in KIND_BADGES else ""
+    label = escape(KIND_BADGES.get(kernel.kind, kernel.kind))
+    parts = [
+        f'<div class="tc-title"><code>{escape(kernel.name)}</code> '
+        f'<span class="tc-badge{kind}">{label}</span></div>'
+    ]
+    if kernel.lines:
+        lines = "\n".join(kernel.lines)
+        parts.append(f"<div>Computes:</div>{_pre(lines)}")
+    if kernel.notes:
+        head = "Runs in NumPy because:" if kernel.kind == "extern" else "Fused into it:"
+        parts.append(f"<div>{head}</div>{_list(kernel.notes)}")
+    if kernel.source:
+        summary_text = f"source ({_plural(len(kernel.source.splitlines()), 'line')})"
+        parts.append(f"<details><summary>{summary_text}</summary>{_pre(kernel.source)}</details>")
+    return f'<div class="tc-kernel{kind}">{"".join(parts)}</div>'
+
+
+def _decisions_table(decisions: list[FusionDecision]) -> str:
+    """One row per pair of kernels considered for fusion; a refusal's reason is marked."""
+    head = "".join(f"<th>{h}</th>" for h in ("first", "second", "fused", "reason"))
+    rows = "".join(
+        f"<tr><td>{escape(d.first)}</td><td>{escape(d.second)}</td>"
+        + ('<td class="tc-fused">fused</td>' if d.fused else '<td class="tc-refused">refused</td>')
+        + f"<td>{escape(d.reason)}</td></tr>"
+        for d in decisions
+    )
+    return f'<table class="tc-table tc-decisions"><tr>{head}</tr>{rows}</table>'
+
+
 def _timings_body(run: CellRun) -> str:
     phases = list(dict.fromkeys(name for r in run.reports for name in r.phases))
     rows = [
@@ -354,6 +465,13 @@ def code_html(run: CellRun) -> str:
     return _page(_code_body(run))
 
 
+def kernels_html(run: CellRun) -> str:
+    """Per compiled graph, what its backend made of it: each kernel (kind, the user lines it
+    computes, what was fused into it, its source), each extern step and why NumPy runs it, the
+    plan of a call and every fusion decision with a refusal's reason."""
+    return _page(_kernels_body(run))
+
+
 def timings_html(run: CellRun) -> str:
     """Per compile, milliseconds per phase; the cell's wall time."""
     return _page(_timings_body(run))
@@ -363,6 +481,7 @@ SECTIONS: tuple[tuple[str, Callable[[CellRun], str]], ...] = (
     ("Graphs", graphs_html),
     ("Guards", guards_html),
     ("Breaks", breaks_html),
+    ("Kernels", kernels_html),
     ("Code", code_html),
     ("Timings", timings_html),
 )  # the widget's tabs and the static page's sections, in order
@@ -428,6 +547,11 @@ def text_report(run: CellRun) -> str:
     lines = [f"tcompile: {summary(run)}"]
     for _, title, graph in _shown_graphs(run):
         lines.append(f"  graph {title}: {_plural(graph.op_count(), 'op')}")
+    for report in _compiled(run):
+        name = f"{report.function} {report.compile_id}"
+        lines.append(
+            f"  kernels {name} ({report.compiled.backend}): {kernel_counts(report.compiled)}"
+        )
     for record in _unique_breaks(run):
         loc = _break_loc(record, run.source)
         where = _where(loc.filename, loc.lineno, run.source) if loc else "unknown location"

@@ -45,8 +45,20 @@ X = np.arange(12.0).reshape(3, 4)
         [lambda x: x < 3, lambda x: np.less(x, 3)],
         [lambda x: np.round(x, 1), lambda x: np.around(x, 1), lambda x: x.round(1)],
     ],
-    ids=["add", "sum", "max", "reshape", "T", "transpose", "neg", "abs", "square", "sqrt",
-         "less", "round"],  # fmt: skip
+    ids=[
+        "add",
+        "sum",
+        "max",
+        "reshape",
+        "T",
+        "transpose",
+        "neg",
+        "abs",
+        "square",
+        "sqrt",
+        "less",
+        "round",
+    ],  # fmt: skip
 )
 def test_every_spelling_of_an_operation_is_one_node(spellings):
     forms = [ops_of(fn, X) for fn in spellings]
@@ -119,7 +131,9 @@ def test_power_ufunc_is_the_computation_numpy_runs_for_the_operator(dtype, expon
     rng = np.random.default_rng(1)
     values = np.concatenate([rng.normal(0, 50, 300), [-0.0, 0.0, np.inf, -np.inf, np.nan]])
     with np.errstate(all="ignore"):
-        base = values.astype(dtype) if dtype.kind in "fc" else rng.integers(-9, 9, 300).astype(dtype)
+        base = (
+            values.astype(dtype) if dtype.kind in "fc" else rng.integers(-9, 9, 300).astype(dtype)
+        )
         ufunc = power_ufunc(dtype, exponent)
         try:
             expected = base**exponent

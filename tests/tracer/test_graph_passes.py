@@ -21,10 +21,12 @@ def compiled_report(fn, *args, backend="eager"):
 def op_names(fn, *args) -> list[str]:
     graph = compiled_report(fn, *args).graphs[0]
     graph.lint()
-    return [getattr(n.target, "__name__", n.op) for n in graph.nodes if n.op not in ("input", "output")]
+    return [
+        getattr(n.target, "__name__", n.op) for n in graph.nodes if n.op not in ("input", "output")
+    ]
 
 
-I = np.arange(12).reshape(3, 4)
+INTS = np.arange(12).reshape(3, 4)
 F = np.arange(12.0).reshape(3, 4)
 
 
@@ -33,8 +35,8 @@ def twice_integer(x):
 
 
 def test_integer_work_done_twice_is_done_once():
-    assert op_names(twice_integer, I).count("multiply") == 1
-    check_same(twice_integer, I, calls=2)
+    assert op_names(twice_integer, INTS).count("multiply") == 1
+    check_same(twice_integer, INTS, calls=2)
 
 
 def twice_float(x):
@@ -51,8 +53,8 @@ def both_returned(x):
 
 
 def test_two_results_stay_two_arrays():
-    a, b = tc.compile(both_returned)(I)
-    assert a is not b and op_names(both_returned, I).count("add") == 2
+    a, b = tc.compile(both_returned)(INTS)
+    assert a is not b and op_names(both_returned, INTS).count("add") == 2
 
 
 def across_a_write(x):
@@ -63,8 +65,8 @@ def across_a_write(x):
 
 
 def test_a_write_between_two_computations_keeps_both():
-    assert op_names(across_a_write, I.copy()).count("add") == 2
-    check_same(across_a_write, I.copy(), calls=2)
+    assert op_names(across_a_write, INTS.copy()).count("add") == 2
+    check_same(across_a_write, INTS.copy(), calls=2)
 
 
 def written_later(x):
@@ -75,8 +77,8 @@ def written_later(x):
 
 
 def test_a_value_written_later_is_not_merged():
-    assert op_names(written_later, I).count("multiply") == 2
-    check_same(written_later, I, calls=2)
+    assert op_names(written_later, INTS).count("multiply") == 2
+    check_same(written_later, INTS, calls=2)
 
 
 def test_nodes_carry_structured_meta_rendered_in_the_comment():

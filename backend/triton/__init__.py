@@ -1,0 +1,78 @@
+"""The Triton backend: a captured NumPy graph run as generated, fused Triton kernels.
+
+The layers, each speaking to the next through one data structure:
+
+  graph (tracer IR, canonical ops)
+    -> `lowering`   nodes to loop-level expressions (`loop_ir.Expr`): pointwise ops compose,
+                    views remap indices, reductions nest; what cannot be lowered becomes an
+                    extern step (run by NumPy, marked in the report)
+    -> `fusion`     expressions grouped into kernels (`loop_ir.Kernel`); `can_fuse` says why
+                    two groups stay apart
+    -> `codegen`    each kernel to Triton source through one code writer and the per-op table
+                    in `pointwise` (NumPy's exact dtype rules)
+    -> `runtime`    a plan of steps (launch, extern, copy) run on device arrays from `device`;
+                    NumPy arrays in and out, device arrays (torch, CuPy) stay on the device
+
+Kernel sources never contain sizes or strides: they are kernel arguments, so a new shape reuses
+the compiled kernel. Sources are written to files (`kernel_source`) because Triton reads a
+kernel's source from its file; Triton caches the compiled binaries on disk across processes.
+"""
+
+from __future__ import annotations
+
+import glob
+from types import MappingProxyType
+
+from tcompile.tracer.compiled_graph import CompiledGraph, KernelInfo
+
+from . import device
+
+
+def unavailable() -> str:
+    """Why the triton backend cannot run here ("" when it can)."""
+    return device.why_unavailable()
+
+
+def usable_gpu() -> bool:
+    """Whether a real CUDA GPU (not the interpreter) can run the backend: ``auto`` picks it.
+    Answered without importing torch where Triton, torch or an NVIDIA device is missing."""
+    if device.interpreting() or not device.installed() or not glob.glob("/dev/nvidia[0-9]*"):
+        return False
+    return not device.why_unavailable()
+
+
+def triton_backend(graph, example_inputs) -> CompiledGraph:
+    """Compile ``graph`` to Triton kernels; plans for the example inputs' shapes are made now
+    (their sources go in the report), others on first sight."""
+    from .runtime import Runner, describe
+
+    reason = unavailable()
+    if reason:
+        raise RuntimeError(reason)
+    runner = Runner(graph)
+    program, _ = runner.program_for(example_inputs)
+    sources = {"kernels": "\n\n".join(c.source.text for c in program.compiled.values()),
+               "plan": describe(program)}  # fmt: skip
+    infos = tuple(
+        KernelInfo(c.kernel.name, "reduction" if c.kernel.rvars else "pointwise", c.source.text,
+                   c.kernel.lines, c.kernel.fused)
+        for c in program.compiled.values()
+    ) + tuple(
+        KernelInfo(f"extern {_name(e.node)}", "extern", lines=_lines(e.node), notes=(e.reason,))
+        for e in program.plan.externs
+    )  # fmt: skip
+    return CompiledGraph(runner, "triton", MappingProxyType(sources),
+                         infos + tuple(program.decisions))  # fmt: skip
+
+
+def _name(node) -> str:
+    return getattr(node.target, "__name__", None) or node.op
+
+
+def _lines(node) -> tuple[str, ...]:
+    where = node.stack[-1] if node.stack else None
+    return (
+        (f"{where.filename.rsplit('/', 1)[-1]}:{where.lineno}  {where.source_line}",)
+        if where
+        else ()
+    )

@@ -1,0 +1,919 @@
+"""A graph, for one set of input shapes, as a plan: kernels to generate and steps to run.
+
+Each graph value becomes a `tensors.Tensor` (loadable element by element, nothing computed), a
+`Known` Python value, or a `HostValue` computed per call on the host. Values are *realized* into
+buffers only where memory must exist: the graph's outputs, arguments of extern steps, targets of
+writes. A realization is a one-store `loop_ir.Kernel`; `fusion` then merges them.
+
+What the kernels cannot do runs as an extern step: the node's own NumPy call on host copies of
+its arguments (exact, exceptions included), marked "extern" in the report with the reason.
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tcompile.tracer import numpy_table, operators
+from tcompile.tracer.graph import Graph, Node, nodes_in
+
+from . import loop_ir as ir
+from . import pointwise
+from .pointwise import Unlowerable
+from .tensors import (
+    BufferTensor,
+    DataIndex,
+    Lin,
+    Pointwise,
+    Reduction,
+    Tensor,
+    View,
+    broadcast_index,
+    contiguous_strides,
+    strided,
+)
+
+
+@dataclass(frozen=True)
+class Known:
+    """A Python value known when the plan is made (a size, a shape tuple, a constant)."""
+
+    value: object
+
+
+@dataclass(eq=False)
+class HostValue:
+    """A value computed per call on the host (a dynamic float, an extern's NumPy scalar)."""
+
+    name: str
+    dtype: np.dtype | None = None  # for a NumPy scalar; None for a Python value
+
+
+# -- plan steps --------------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class Launch:
+    kernel: ir.Kernel
+
+
+@dataclass(eq=False)
+class Extern:
+    """``node``'s NumPy call on host values; ``results`` receive what it returns (buffers
+    uploaded, host values kept); ``writes`` are buffers it writes in place."""
+
+    node: Node
+    args: tuple
+    kwargs: dict
+    results: tuple
+    writes: tuple[ir.Buffer, ...]
+    reason: str
+
+
+@dataclass(eq=False)
+class Upload:
+    """A host value a kernel reads, put in a 0-d buffer."""
+
+    value: HostValue
+    buffer: ir.Buffer
+
+
+@dataclass(eq=False)
+class HostCall:
+    """A Python operation on per-call host values (``x * 0.5`` with a dynamic float)."""
+
+    fn: object
+    args: tuple
+    result: HostValue
+
+
+@dataclass
+class Output:
+    """How one output is made: ``source`` is a Buffer (``scalar``: returned as a NumPy scalar;
+    ``view``: ``(offset, strides, shape)`` of a view of it), an input position (the caller's own
+    object, or with ``replay`` the graph's view of it, which NumPy makes from that object), a
+    `HostValue` or a `Known`."""
+
+    source: object
+    scalar: bool = False
+    view: tuple | None = None
+    replay: Node | None = None
+
+
+@dataclass
+class Plan:
+    """Everything one call runs, for one set of input shapes and layouts."""
+
+    inputs: list  # per graph input: a Buffer, a HostValue, or Known (an ignored object)
+    steps: list
+    outputs: list[Output]
+    kernels: list[ir.Kernel] = field(default_factory=list)
+    externs: list[Extern] = field(default_factory=list)
+    written_inputs: list[int] = field(default_factory=list)  # input positions written in place
+    checks: bool = False  # whether kernels raise the error flag (gathers, integer powers)
+
+
+@dataclass(frozen=True)
+class InputMeta:
+    """What the plan needs of one graph input: an array's dtype, shape and strides (elements),
+    or a host value."""
+
+    kind: str  # "array", "scalar" (a NumPy scalar), "python"
+    dtype: np.dtype | None = None
+    shape: tuple = ()
+    strides: tuple = ()
+
+
+def lower(graph: Graph, inputs: list[InputMeta]) -> Plan:
+    """The plan for ``graph`` on inputs like ``inputs``; kernels not yet fused (see `fusion`)."""
+    return _Lowering(graph, inputs).run()
+
+
+class _Lowering:
+    def __init__(self, graph: Graph, inputs: list[InputMeta]):
+        self.graph = graph
+        self.values: dict[Node, object] = {}
+        self.plan = Plan([], [], [])
+        self.names: dict[str, int] = {}
+        self.written = written_nodes(graph)
+        self.pending: list[Node] = []  # nodes lowered since the last kernel, for its comments
+        for node, meta in zip(graph.inputs, inputs):
+            self.values[node] = self._input(node, meta)
+            self.plan.inputs.append(self._input_slot(self.values[node]))
+
+    # -- naming -----------------------------------------------------------------------------
+    def fresh(self, hint: str) -> str:
+        n = self.names.get(hint, 0)
+        self.names[hint] = n + 1
+        return f"{hint}{n}" if n else hint
+
+    def buffer(self, hint: str, dtype: np.dtype, shape: tuple[int, ...]) -> ir.Buffer:
+        pointwise.triton_type(dtype)  # Unlowerable for complex and friends
+        return ir.Buffer(self.fresh(hint), np.dtype(dtype), tuple(shape), contiguous_strides(shape))
+
+    # -- inputs ------------------------------------------------------------------------------
+    def _input(self, node: Node, meta: InputMeta):
+        if meta.kind == "array":
+            if not _triton_dtype(meta.dtype):
+                return HostValue(node.name, meta.dtype)  # complex input: externs only
+            buffer = ir.Buffer(node.name, meta.dtype, meta.shape, meta.strides)
+            return BufferTensor.whole(buffer)
+        if meta.kind == "scalar":
+            return HostValue(node.name, meta.dtype)
+        return HostValue(node.name)
+
+    def _input_slot(self, value):
+        return value.buffer if isinstance(value, BufferTensor) else value
+
+    # -- the walk ----------------------------------------------------------------------------
+    def run(self) -> Plan:
+        for node in self.graph.nodes:
+            if node.op == "input":
+                continue
+            if node.op == "output":
+                self._outputs(node)
+                break
+            self.pending.append(node)
+            try:
+                self.values[node] = self._lower(node)
+            except Unlowerable as why:
+                self.values[node] = self._extern(node, str(why))
+            if node in self.written and isinstance(self.values[node], Tensor):
+                # written later (directly or through a view): its memory must exist now, so
+                # that views made of it see the write
+                self.values[node] = self.realize(self.values[node], node.name)
+        return self.plan
+
+    def _lower(self, node: Node):
+        if node.errstate and any(v in ("raise", "call") for _, v in node.errstate):
+            raise Unlowerable("traced under np.errstate(...='raise'): NumPy must see the error")
+        if node.op == "getitem" and isinstance(self.value(node.args[0]), (tuple, list, Known)):
+            base = self.value(node.args[0])
+            item = base.value[self._known(node.args[1])] if isinstance(base, Known) else \
+                base[self._known(node.args[1])]  # fmt: skip
+            return Known(item) if isinstance(base, Known) else item
+        if node.op == "call" and node.target is np.shape:
+            return Known(tuple(self.tensor(self.value(node.args[0])).shape))
+        if node.op == "call" and not _has_tensor(
+            [self.value(a) for a in (*node.args, *node.kwargs.values())]
+        ):
+            return self._host(node)
+        operator_ = operators.of_function(node.target) if node.op == "call" else None
+        if operator_ is not None and operator_.ufunc is not None and not node.kwargs:
+            return self._ufunc(node, operator_.ufunc)  # NumPy scalars: the ufunc's arithmetic
+        kind = numpy_table.lowering_kind(node.op, node.target, node.args)
+        if kind == numpy_table.POINTWISE:
+            return self._pointwise(node)
+        if kind == numpy_table.REDUCTION:
+            return self._reduction(node)
+        if kind == numpy_table.VIEW:
+            return self._view(node)
+        if kind == numpy_table.GATHER and node.op == "getitem":
+            return self._gather(node)
+        if node.op == "setitem" and kind == numpy_table.SCATTER:
+            return self._setitem(node)
+        raise Unlowerable(f"{_describe(node)} is not lowered to Triton ({kind})")
+
+    def value(self, arg):
+        """A graph argument as a lowering value: nodes' values, constants as `Known`."""
+        if isinstance(arg, Node):
+            return self.values[arg]
+        if isinstance(arg, (tuple, list)):
+            return type(arg)(self.value(a) for a in arg)
+        if isinstance(arg, slice):
+            return slice(*(self.value(p) for p in (arg.start, arg.stop, arg.step)))
+        return Known(arg)
+
+    def _known(self, arg):
+        value = self.value(arg)
+        if _is_known(value):
+            return _unwrap(value)
+        raise Unlowerable(f"{_text(arg)} is only known at run time")
+
+    # -- host values ---------------------------------------------------------------------------
+    def _host(self, node: Node):
+        """A call on Python values: folded now when every argument is known, else per call."""
+        args = [self.value(a) for a in node.args]
+        kwargs = {k: self.value(v) for k, v in node.kwargs.items()}
+        if all(_is_known(a) for a in (*args, *kwargs.values())):
+            fn = node.target
+            with np.errstate(all="ignore"):
+                result = fn(*map(_unwrap, args), **{k: _unwrap(v) for k, v in kwargs.items()})
+            return Known(result)
+        result = HostValue(
+            self.fresh(node.name),
+            node.tensor.dtype if node.tensor and node.tensor.kind == "scalar" else None,
+        )
+        self.plan.steps.append(HostCall(node.target, tuple(args), result))
+        return result
+
+    def tensor(self, value, dtype_hint=None) -> Tensor:
+        """A value as a tensor: NumPy scalars and per-call host values become 0-d buffers."""
+        if isinstance(value, Tensor):
+            return value
+        if isinstance(value, HostValue) and value.dtype is not None and _triton_dtype(value.dtype):
+            buffer = self.buffer(value.name, value.dtype, ())
+            self.plan.steps.append(Upload(value, buffer))
+            return BufferTensor.whole(buffer)
+        if isinstance(value, Known) and isinstance(value.value, np.generic):
+            dtype = value.value.dtype
+            constant = ir.Constant(value.value, dtype)
+            return Pointwise(dtype, (), lambda index: constant)
+        raise Unlowerable(f"{value} is not an array a kernel can read")
+
+    # -- pointwise -----------------------------------------------------------------------------
+    def _pointwise(self, node: Node):
+        target = node.target
+        if target is np.where:
+            return self._where(node)
+        if target is np.clip:
+            return self._clip(node)
+        if target is np.ndarray.astype:
+            return self._astype(node)
+        return self._ufunc(node, target)
+
+    def _operands(self, args) -> tuple[list, tuple]:
+        """Each operand as a tensor or a weak Python scalar, and the types NumPy resolves with."""
+        operands, types = [], []
+        for arg in args:
+            value = self.value(arg)
+            if isinstance(value, Known) and type(value.value) in (bool, int, float):
+                operands.append(value.value)
+                types.append(type(value.value))
+                continue
+            if isinstance(value, HostValue) and value.dtype is None:
+                raise Unlowerable("a Python number computed per call (a dynamic float) in a kernel")
+            tensor = self.tensor(value)
+            operands.append(tensor)
+            types.append(tensor.dtype)
+        return operands, tuple(types)
+
+    def _ufunc(self, node: Node, ufunc: np.ufunc):
+        if set(node.kwargs) - {"out"}:
+            raise Unlowerable(f"np.{ufunc.__name__} with {', '.join(node.kwargs)}=")
+        operands, types = self._operands(node.args)
+        in_dtypes, out_dtypes = pointwise.ufunc_loop(ufunc, types)
+        pointwise.ufunc_expr(ufunc, in_dtypes, out_dtypes, [f"a{i}" for i in range(ufunc.nin)])
+        shape = np.broadcast_shapes(*(o.shape for o in operands if isinstance(o, Tensor)))
+
+        def compute(index, output=0):
+            args = tuple(_operand_expr(o, index, d) for o, d in zip(operands, in_dtypes))
+            return ir.Op(ufunc, args, in_dtypes, out_dtypes, output)
+
+        results = [Pointwise(out_dtypes[i], shape, lambda index, i=i: compute(index, i))
+                   for i in range(ufunc.nout)]  # fmt: skip
+        if "out" in node.kwargs:
+            outs = node.kwargs["out"]
+            outs = outs if isinstance(outs, tuple) else (outs,)
+            for target, result in zip(outs, results):
+                self.store(self.values[target], result, node)
+            return None
+        _check_dtype(node, results[0] if ufunc.nout == 1 else None)
+        return results[0] if ufunc.nout == 1 else tuple(results)
+
+    def _where(self, node: Node):
+        if len(node.args) != 3 or node.kwargs:
+            raise Unlowerable("np.where with one argument (its shape depends on data)")
+        (cond, a, b), types = self._operands(node.args)
+        dtype = np.result_type(*types[1:])
+        shape = np.broadcast_shapes(*(o.shape for o in (cond, a, b) if isinstance(o, Tensor)))
+
+        def compute(index):
+            c = _operand_expr(cond, index, np.dtype(bool))
+            return ir.Where(c, _operand_expr(a, index, dtype), _operand_expr(b, index, dtype))
+
+        result = Pointwise(dtype, shape, compute)
+        _check_dtype(node, result)
+        return result
+
+    def _clip(self, node: Node):
+        bounds = [node.kwargs[k] for k in ("a_min", "a_max") if k in node.kwargs]
+        if len(node.args) + len(bounds) != 3 or set(node.kwargs) - {"a_min", "a_max"}:
+            raise Unlowerable("np.clip with out=, min=/max= or one bound")
+        operands, _ = self._operands((*node.args, *bounds))
+        if any(isinstance(o, Known) or o is None for o in operands):
+            raise Unlowerable("np.clip with a None bound")
+        x, low, high = operands
+        dtype = node.tensor.dtype
+        shape = np.broadcast_shapes(*(o.shape for o in operands if isinstance(o, Tensor)))
+        loop = (dtype, dtype)
+
+        def compute(index):
+            v = ir.Op(np.maximum, (_operand_expr(x, index, dtype), _operand_expr(low, index, dtype)),
+                      loop, (dtype,))  # fmt: skip
+            return ir.Op(np.minimum, (v, _operand_expr(high, index, dtype)), loop, (dtype,))
+
+        return Pointwise(dtype, shape, compute)
+
+    def _astype(self, node: Node):
+        source = self.tensor(self.value(node.args[0]))
+        dtype = np.dtype(self._known(node.args[1]) if len(node.args) > 1 else node.kwargs["dtype"])
+        extra = set(node.kwargs) - {"dtype", "copy"}
+        if extra or len(node.args) > 2:
+            raise Unlowerable(f"astype with {', '.join(extra) or 'positional options'}")
+        if node.kwargs.get("copy") is False and dtype == source.dtype:
+            return source  # the array itself, as NumPy returns it
+        pointwise.triton_type(dtype)
+        return Pointwise(dtype, source.shape, lambda index: _cast(source.load(index), dtype))
+
+    # -- reductions -------------------------------------------------------------------------
+    def _reduction(self, node: Node):
+        target = node.target
+        kwargs = dict(node.kwargs)
+        source = self.tensor(self.value(node.args[0]))
+        if len(node.args) > 1:
+            raise Unlowerable("reduction with positional options")
+        axis = self._known_kw(kwargs, "axis", None)
+        keepdims = bool(self._known_kw(kwargs, "keepdims", False))
+        ddof = self._known_kw(kwargs, "ddof", 0)
+        dtype_arg = self._known_kw(kwargs, "dtype", None)
+        if kwargs:
+            raise Unlowerable(f"np.{target.__name__} with {', '.join(kwargs)}=")
+        ndim = len(source.shape)
+        axes = tuple(range(ndim)) if axis is None else tuple(
+            a % ndim for a in (axis if isinstance(axis, tuple) else (axis,)))  # fmt: skip
+        if any(source.shape[a] == 0 for a in axes):
+            raise Unlowerable("a reduction over an empty axis (NumPy decides what it gives)")
+        result_dtype = node.tensor.dtype
+        name = target.__name__
+        if name in ("argmax", "argmin"):
+            if axis is not None and len(axes) != 1:
+                raise Unlowerable("argmax over several axes")
+            if axis is None:
+                flat = self._flatten(source)
+                return Reduction(name, flat, (0,), keepdims, np.dtype(np.intp))
+            return Reduction(name, source, axes, keepdims, np.dtype(np.intp))
+        if name in ("mean", "var", "std"):
+            return self._moments(name, source, axes, keepdims, dtype_arg, ddof, result_dtype)
+        kind = {
+            "sum": "sum",
+            "prod": "prod",
+            "max": "max",
+            "min": "min",
+            "any": "any",
+            "all": "all",
+        }[name]
+        acc = result_dtype
+        body = source if source.dtype == acc else _cast_tensor(source, acc)
+        return Reduction(kind, body, axes, keepdims, acc)
+
+    def _known_kw(self, kwargs: dict, name: str, default):
+        if name not in kwargs:
+            return default
+        return self._known(kwargs.pop(name))
+
+    def _moments(self, name, source, axes, keepdims, dtype_arg, ddof, result_dtype):
+        """mean, var and std as NumPy's ``_methods`` computes them: sums in the accumulation
+        dtype, divided by the count; var subtracts the mean first (two passes)."""
+        count = int(np.prod([source.shape[a] for a in axes]))
+        if source.dtype.kind in "iub":
+            acc = np.dtype(dtype_arg) if dtype_arg is not None else np.dtype(np.float64)
+        elif source.dtype == np.float16 and dtype_arg is None:
+            acc = np.dtype(np.float32)
+        else:
+            acc = np.dtype(dtype_arg) if dtype_arg is not None else source.dtype
+        if acc.kind != "f":
+            raise Unlowerable(f"np.{name} accumulating in {acc}")
+        body = source if source.dtype == acc else _cast_tensor(source, acc)
+        total = Reduction("sum", body, axes, True, acc)
+        mean = _divide_by(total, count, acc)
+        if name == "mean":
+            return _cast_tensor(_squeeze(mean, axes, keepdims), result_dtype)
+        centered = _binary(np.subtract, body, mean, acc)
+        squares = _binary(np.multiply, centered, centered, acc)
+        var = _divide_by(Reduction("sum", squares, axes, keepdims, acc), max(count - ddof, 0), acc)
+        if name == "std":
+            var = Pointwise(acc, var.shape, lambda index, v=var: ir.Op(np.sqrt, (v.load(index),),
+                                                                        (acc,), (acc,)))  # fmt: skip
+        return _cast_tensor(var, result_dtype)
+
+    def _flatten(self, source: Tensor) -> Tensor:
+        """``source.ravel()`` for a reduction over all of it (C order): a view where the
+        layout allows one, else a copy."""
+        n = int(np.prod(source.shape))
+        layout = strided(source)
+        if layout is not None:
+            buffer, offset, strides = layout
+            flat = _reshaped_strides(source.shape, strides, (n,))
+            if flat is not None:
+                return BufferTensor(buffer, (n,), flat, offset)
+        realized = self.realize(source, "flat")
+        return BufferTensor(realized.buffer, (n,), (1,), 0)
+
+    # -- views -------------------------------------------------------------------------------
+    def _view(self, node: Node):
+        source = self.tensor(self.value(node.args[0]))
+        target = node.target
+        shape = tuple(node.tensor.shape) if node.tensor else None
+        if node.op == "getitem":
+            return _basic_index(source, self._known(node.args[1]))
+        if target in (np.transpose,):
+            axes = node.kwargs.get("axes", node.args[1] if len(node.args) > 1 else None)
+            axes = self._known(axes) if axes is not None else None
+            return _transpose(source, axes)
+        if target is np.swapaxes:
+            a1, a2 = (self._known(node.kwargs[k]) for k in ("axis1", "axis2"))
+            perm = list(range(len(source.shape)))
+            perm[a1], perm[a2] = perm[a2], perm[a1]
+            return _transpose(source, tuple(perm))
+        if target in (np.expand_dims, np.squeeze, np.reshape, np.ravel, np.broadcast_to,
+                      np.moveaxis):  # fmt: skip
+            if shape is None or any(not isinstance(d, int) for d in shape):
+                raise Unlowerable("a view whose shape is only known at run time")
+            if target is np.broadcast_to:
+                return _broadcast_to(source, shape)
+            return self._reshape(source, shape, node)
+        if target in (np.real,) and source.dtype.kind != "c":
+            return source
+        raise Unlowerable(f"{_describe(node)} as a view")
+
+    def _reshape(self, source: Tensor, shape: tuple[int, ...], node: Node) -> Tensor:
+        """A view where NumPy makes one (the same elements in C order), else NumPy's copy."""
+        if node.target is np.moveaxis:
+            raise Unlowerable("np.moveaxis")
+        layout = strided(source)
+        if layout is not None:
+            buffer, offset, strides = layout
+            new = _reshaped_strides(source.shape, strides, shape)
+            if new is not None:
+                return BufferTensor(buffer, shape, new, offset)
+            if node.target is not np.ravel and node.kwargs.get("copy") is False:
+                raise Unlowerable("reshape(copy=False) of a layout NumPy cannot view")
+        flat = self.realize(source, "reshaped")  # a copy, as NumPy makes one
+        return BufferTensor(flat.buffer, shape, contiguous_strides(shape), 0)
+
+    # -- gathers and writes ------------------------------------------------------------------
+    def _gather(self, node: Node):
+        source = self.tensor(self.value(node.args[0]))
+        index = node.args[1] if isinstance(node.args[1], tuple) else (node.args[1],)
+        arrays = [i for i, part in enumerate(index) if isinstance(part, Node)
+                  and self.values[part] is not None and isinstance(self.value(part), Tensor)]  # fmt: skip
+        if (
+            len(arrays) != 1
+            or arrays[0] != 0
+            or any(not isinstance(p, slice) or p != slice(None) for p in index[1:])
+        ):
+            raise Unlowerable("integer-array indexing other than x[idx] or x[idx, :]")
+        idx = self.tensor(self.value(index[0]))
+        if idx.dtype.kind not in "iu":
+            raise Unlowerable(f"indexing with a {idx.dtype} array")
+        rest = source.shape[1:]
+        shape = idx.shape + rest
+        size = source.shape[0]
+        self.plan.checks = True
+
+        def compute(i):
+            value = idx.load(i[: len(idx.shape)])
+            if value.dtype != np.int64:
+                value = ir.Cast(value, np.dtype(np.int64))
+            return source.load((DataIndex(value, size), *i[len(idx.shape) :]))
+
+        return Pointwise(source.dtype, shape, compute)
+
+    def _setitem(self, node: Node):
+        target, index, value = node.args
+        region = _basic_index(self.tensor(self.values[target]), self._known(index))
+        operands, _ = self._operands((value,))
+        source = operands[0]
+        tensor = source if isinstance(source, Tensor) else _constant_tensor(source, region.dtype)
+        self.store(region, tensor, node)
+        return None
+
+    def store(self, target, value: Tensor, node: Node) -> None:
+        """Write ``value`` (broadcast, cast as assignment casts) into ``target``'s memory,
+        through a temporary when ``value`` reads that memory elsewhere (``u[1:] = u[:-1]``)."""
+        layout = strided(target) if isinstance(target, Tensor) else None
+        if layout is None:
+            raise Unlowerable("writing into a value that is not in memory")
+        buffer, offset, strides = layout
+        target = BufferTensor(buffer, target.shape, strides, offset)
+        try:
+            np.broadcast_shapes(value.shape, target.shape)
+        except ValueError:
+            raise Unlowerable("assigned value does not broadcast") from None
+        if np.broadcast_shapes(value.shape, target.shape) != target.shape:
+            raise Unlowerable("assigned value does not broadcast to the target")
+        kernel = self._store_kernel(target, value, node.name)
+        if _reads_elsewhere(kernel, target.buffer):
+            temp = self.realize(value, f"{node.name}_value")
+            kernel = self._store_kernel(target, temp, node.name)
+        self._emit(kernel)
+        self._note_written(target.buffer)
+
+    def _store_kernel(self, target: BufferTensor, value: Tensor, name: str) -> ir.Kernel:
+        xvars = tuple(ir.IterVar(ir.Param(s, "n")) for s in target.shape)
+        index = tuple(Lin.of(v) for v in xvars)
+        expr = value.load(broadcast_index(index, value.shape))
+        expr = _cast(expr, target.dtype)
+        store = ir.Store(target.buffer, _store_affine(target, index), expr)
+        return ir.Kernel(self.fresh(f"k_{name}"), xvars, (), [store], lines=self._lines())
+
+    def _lines(self) -> tuple[str, ...]:
+        """The user's lines of the nodes computed since the last kernel (its comments)."""
+        lines = []
+        for node in self.pending:
+            where = node.stack[-1] if node.stack else None
+            if where is not None:
+                text = f"{where.filename.rsplit('/', 1)[-1]}:{where.lineno}  {where.source_line}"
+                if text not in lines:
+                    lines.append(text)
+        self.pending = []
+        return tuple(lines)
+
+    def _note_written(self, buffer: ir.Buffer) -> None:
+        for position, slot in enumerate(self.plan.inputs):
+            if slot is buffer and position not in self.plan.written_inputs:
+                self.plan.written_inputs.append(position)
+
+    # -- realization -------------------------------------------------------------------------
+    def realize(self, tensor: Tensor, hint: str) -> BufferTensor:
+        """``tensor`` computed into a new C-contiguous buffer."""
+        buffer = self.buffer(hint, tensor.dtype, tensor.shape)
+        target = BufferTensor.whole(buffer)
+        self._emit(self._store_kernel(target, tensor, hint))
+        return target
+
+    def _emit(self, kernel: ir.Kernel) -> None:
+        kernel.verify(formed=False)
+        self.plan.steps.append(Launch(kernel))
+
+    # -- externs -----------------------------------------------------------------------------
+    def _extern(self, node: Node, reason: str):
+        """``node`` run by NumPy on the host: its arguments realized, its results uploaded."""
+        args = tuple(self._extern_arg(a) for a in node.args)
+        kwargs = {k: self._extern_arg(v) for k, v in node.kwargs.items()}
+        writes = tuple(
+            self.values[n].buffer
+            for n in _written_args(node)
+            if isinstance(self.values.get(n), BufferTensor)
+        )
+        for buffer in writes:
+            self._note_written(buffer)
+        results = _extern_results(self, node)
+        step = Extern(node, args, kwargs, results, writes, reason)
+        self.plan.steps.append(step)
+        self.plan.externs.append(step)
+        if not node.has_value:
+            return None
+        if isinstance(results, tuple) and node.tensor is not None and node.tensor.kind == "python":
+            return results
+        return results[0] if len(results) == 1 and not _is_tuple_result(node) else results
+
+    def _extern_arg(self, arg):
+        if isinstance(arg, Node):
+            value = self.values[arg]
+            if isinstance(value, Tensor) and not isinstance(value, BufferTensor):
+                layout = strided(value)
+                if layout is None:
+                    value = self.realize(value, arg.name)
+            return value
+        if isinstance(arg, (tuple, list)):
+            return type(arg)(self._extern_arg(a) for a in arg)
+        if isinstance(arg, dict):
+            return {k: self._extern_arg(v) for k, v in arg.items()}
+        if isinstance(arg, slice):
+            return slice(*(self._extern_arg(p) for p in (arg.start, arg.stop, arg.step)))
+        return Known(arg)
+
+    # -- outputs -----------------------------------------------------------------------------
+    def _outputs(self, node: Node) -> None:
+        inputs = list(self.graph.inputs)
+        for arg in node.args[0]:
+            value = self.values[arg]
+            scalar = bool(arg.tensor and arg.tensor.kind == "scalar")
+            if arg in inputs:
+                self.plan.outputs.append(Output(inputs.index(arg)))
+            elif isinstance(value, (Known, HostValue)):
+                self.plan.outputs.append(Output(value, scalar))
+            elif isinstance(value, Tensor):
+                self.plan.outputs.append(self._tensor_output(value, scalar, arg))
+            else:
+                raise Unlowerable(f"output {arg.name} is {type(value).__name__}")
+
+    def _tensor_output(self, value: Tensor, scalar: bool, node: Node) -> Output:
+        layout = strided(value)
+        if layout is not None:
+            buffer, offset, strides = layout
+            if buffer in self.plan.inputs:  # a view of the caller's array: the same memory
+                return Output(self.plan.inputs.index(buffer), scalar, replay=node)
+            if (offset, strides, value.shape) == (0, buffer.strides, buffer.shape) and not scalar:
+                return Output(buffer, scalar)
+            if not scalar and all(s >= 0 for s in strides):
+                return Output(buffer, scalar, (offset, strides, value.shape))
+        realized = self.realize(value, node.name)
+        return Output(realized.buffer, scalar)
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+
+def written_nodes(graph: Graph) -> set[Node]:
+    """Nodes whose memory the graph writes, directly or through views of them."""
+    written: set[Node] = set()
+    for node in graph.nodes:
+        for arg in _written_args(node):
+            written.add(arg)
+    changed = True
+    while changed:  # a write through a view writes its base
+        changed = False
+        for node in graph.nodes:
+            if (
+                node in written
+                and node.op in ("getitem", "call")
+                and node.args
+                and isinstance(node.args[0], Node)
+                and not numpy_table.returns_new_memory(node.op, node.target)
+            ):
+                if node.args[0] not in written:
+                    written.add(node.args[0])
+                    changed = True
+    return written
+
+
+def _written_args(node: Node) -> list[Node]:
+    if node.op in ("setitem", "inplace"):
+        return [node.args[0]] if isinstance(node.args[0], Node) else []
+    if node.mutates:
+        out = node.kwargs.get("out")
+        if out is not None:
+            return [o for o in (out if isinstance(out, tuple) else (out,)) if isinstance(o, Node)]
+        return [n for n in nodes_in(node.args)]
+    return []
+
+
+def _extern_results(lowering: _Lowering, node: Node) -> tuple:
+    meta = node.tensor
+    if not node.has_value or meta is None:
+        return ()
+    if (
+        meta.kind == "array"
+        and _triton_dtype(meta.dtype)
+        and all(isinstance(d, int) for d in meta.shape)
+    ):
+        buffer = lowering.buffer(node.name, meta.dtype, tuple(meta.shape))
+        return (BufferTensor.whole(buffer),)
+    return (HostValue(lowering.fresh(node.name), meta.dtype if meta.kind == "scalar" else None),)
+
+
+def _is_tuple_result(node: Node) -> bool:
+    return (
+        node.tensor is not None
+        and node.tensor.kind == "python"
+        and node.tensor.type_name in ("tuple", "list")
+    )
+
+
+def _operand_expr(operand, index, dtype: np.dtype) -> ir.Expr:
+    if isinstance(operand, Tensor):
+        return _cast(operand.load(broadcast_index(index, operand.shape)), dtype)
+    return ir.Constant(operand, np.dtype(dtype))
+
+
+def _cast(expr: ir.Expr, dtype: np.dtype) -> ir.Expr:
+    return expr if expr.dtype == dtype else ir.Cast(expr, np.dtype(dtype))
+
+
+def _cast_tensor(tensor: Tensor, dtype: np.dtype) -> Tensor:
+    if tensor.dtype == dtype:
+        return tensor
+    return Pointwise(np.dtype(dtype), tensor.shape, lambda index: _cast(tensor.load(index), dtype))
+
+
+def _binary(ufunc, a: Tensor, b: Tensor, dtype: np.dtype) -> Tensor:
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    loop = (dtype, dtype)
+    return Pointwise(dtype, shape, lambda index: ir.Op(
+        ufunc, (_operand_expr(a, index, dtype), _operand_expr(b, index, dtype)), loop, (dtype,)))  # fmt: skip
+
+
+def _divide_by(tensor: Tensor, count: int, dtype: np.dtype) -> Tensor:
+    divisor = ir.Constant(count, dtype)
+    loop = (dtype, dtype)
+    return Pointwise(dtype, tensor.shape,
+                     lambda index: ir.Op(np.true_divide, (tensor.load(index), divisor), loop, (dtype,)))  # fmt: skip
+
+
+def _squeeze(tensor: Tensor, axes: tuple[int, ...], keepdims: bool) -> Tensor:
+    if keepdims:
+        return tensor
+    shape = tuple(s for i, s in enumerate(tensor.shape) if i not in axes)
+
+    def remap(index):
+        it = iter(index)
+        return tuple(Lin() if i in axes else next(it) for i in range(len(tensor.shape)))
+
+    return View(tensor, shape, remap)
+
+
+def _constant_tensor(value, dtype: np.dtype) -> Tensor:
+    constant = ir.Constant(value, np.dtype(dtype))
+    return Pointwise(np.dtype(dtype), (), lambda index: constant)
+
+
+def _transpose(source: Tensor, axes) -> Tensor:
+    ndim = len(source.shape)
+    axes = tuple(reversed(range(ndim))) if axes is None else tuple(a % ndim for a in axes)
+    shape = tuple(source.shape[a] for a in axes)
+
+    def remap(index):
+        out = [None] * ndim
+        for position, axis in enumerate(axes):
+            out[axis] = index[position]
+        return tuple(out)
+
+    return View(source, shape, remap)
+
+
+def _broadcast_to(source: Tensor, shape: tuple[int, ...]) -> Tensor:
+    return View(source, shape, lambda index: broadcast_index(index, source.shape))
+
+
+def _basic_index(source: Tensor, index) -> Tensor:
+    """``source[index]`` for ints, slices, None and Ellipsis: a view."""
+    index = index if isinstance(index, tuple) else (index,)
+    if any(isinstance(i, (np.ndarray, list, bool, np.bool_)) for i in index):
+        raise Unlowerable("advanced indexing with a constant array")
+    explicit = sum(1 for i in index if i is not None and i is not Ellipsis)
+    if Ellipsis in index:
+        at = index.index(Ellipsis)
+        index = index[:at] + (slice(None),) * (len(source.shape) - explicit) + index[at + 1 :]
+    index = index + (slice(None),) * (len(source.shape) - sum(1 for i in index if i is not None))
+    plan = []  # per source dim: ("int", i) or ("slice", start, step); plus ("new",) for None
+    shape = []
+    dim = 0
+    for part in index:
+        if part is None:
+            plan.append(("new",))
+            shape.append(1)
+            continue
+        size = source.shape[dim]
+        if isinstance(part, slice):
+            start, stop, step = part.indices(size)
+            plan.append(("slice", start, step))
+            shape.append(len(range(start, stop, step)))
+        else:
+            i = operator.index(part)
+            if not -size <= i < size:
+                raise Unlowerable("an index out of range (NumPy raises IndexError)")
+            plan.append(("int", i % size))
+        dim += 1
+
+    def remap(out_index):
+        it = iter(out_index)
+        result = []
+        for entry in plan:
+            if entry[0] == "new":
+                next(it)
+            elif entry[0] == "int":
+                result.append(Lin(entry[1]))
+            else:
+                result.append(next(it).scaled(entry[2]).plus(entry[1]))
+        return tuple(result)
+
+    return View(source, tuple(shape), remap)
+
+
+def _reshaped_strides(shape, strides, new_shape):
+    """Strides viewing an array of ``shape``/``strides`` as ``new_shape`` in C order, as
+    NumPy's ``_attempt_nocopy_reshape`` finds them, or None when a copy is needed."""
+    old = [(s, st) for s, st in zip(shape, strides) if s != 1]
+    new = [s for s in new_shape]
+    if int(np.prod(shape)) != int(np.prod(new_shape)):
+        return None
+    if int(np.prod(shape)) == 0:
+        return contiguous_strides(new_shape)
+    result = [0] * len(new)
+    oi, ni = 0, 0
+    while oi < len(old) and ni < len(new):
+        np_, op_ = new[ni], old[oi][0]
+        nj, oj = ni + 1, oi + 1
+        while np_ != op_:
+            if np_ < op_:
+                np_ *= new[nj]
+                nj += 1
+            else:
+                op_ *= old[oj][0]
+                oj += 1
+        for k in range(oi, oj - 1):  # the merged old dims must be contiguous among themselves
+            if old[k][1] != old[k + 1][0] * old[k + 1][1]:
+                return None
+        result[nj - 1] = old[oj - 1][1]
+        for k in range(nj - 1, ni, -1):
+            result[k - 1] = result[k] * new[k]
+        ni, oi = nj, oj
+    for k in range(ni, len(new)):  # trailing size-1 dims
+        result[k] = 1
+    return tuple(result)
+
+
+def _store_affine(target: BufferTensor, index) -> ir.Affine:
+    load = target.load(index)
+    return load.index
+
+
+def _reads_elsewhere(kernel: ir.Kernel, buffer: ir.Buffer) -> bool:
+    """Whether the kernel reads ``buffer`` at another element than the one it stores there."""
+    (store,) = kernel.stores
+    want = _affine_key(store.index)
+    for node in ir.walk(store.value):
+        if isinstance(node, ir.Load) and node.buffer is buffer:
+            if isinstance(node.index, ir.Gather) or _affine_key(node.index) != want:
+                return True
+    return False
+
+
+def _affine_key(affine: ir.Affine):
+    return (affine.offset.value if affine.offset else 0,
+            tuple(sorted((v.id, p.value) for v, p in affine.terms)))  # fmt: skip
+
+
+def _triton_dtype(dtype) -> bool:
+    try:
+        pointwise.triton_type(dtype)
+    except Unlowerable:
+        return False
+    return True
+
+
+def _check_dtype(node: Node, result) -> None:
+    """The lowering's dtype is the one the trace saw, or the node runs in NumPy."""
+    if result is None or node.tensor is None or node.tensor.kind == "python":
+        return
+    if result.dtype != node.tensor.dtype:
+        raise Unlowerable(f"lowered to {result.dtype} where NumPy gave {node.tensor.dtype}")
+
+
+def _has_tensor(value) -> bool:
+    if isinstance(value, Tensor):
+        return True
+    if isinstance(value, (tuple, list)):
+        return any(_has_tensor(v) for v in value)
+    return isinstance(value, HostValue) and value.dtype is not None
+
+
+def _is_known(value) -> bool:
+    if isinstance(value, (tuple, list)):
+        return all(_is_known(v) for v in value)
+    if isinstance(value, slice):
+        return _is_known((value.start, value.stop, value.step))
+    return isinstance(value, Known)
+
+
+def _unwrap(value):
+    if isinstance(value, (tuple, list)):
+        return type(value)(_unwrap(v) for v in value)
+    if isinstance(value, slice):
+        return slice(*_unwrap((value.start, value.stop, value.step)))
+    return value.value
+
+
+def _text(arg) -> str:
+    return getattr(arg, "name", repr(arg))
+
+
+def _describe(node: Node) -> str:
+    if node.op in ("getitem", "setitem"):
+        return f"{node.op} {node.name}"
+    return getattr(node.target, "__name__", str(node.target))

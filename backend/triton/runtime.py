@@ -1,0 +1,396 @@
+"""Running plans: the compiled graph a backend call returns.
+
+Per call: the inputs become device tensors (`device`), the plan for their shapes and layouts is
+found (made on first sight: lower, fuse, generate, load), its steps run, written inputs are
+copied back, and outputs come back as NumPy (or stay device arrays). A kernel that raised the
+error flag (an index out of range, an integer to a negative power) makes the call raise
+`GraphRuntimeError`; the glue then runs the frame eagerly, so the user sees NumPy's own error.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tcompile.tracer.graph import Graph, Node
+
+from . import codegen, device, fusion, pointwise
+from . import loop_ir as ir
+from .kernel_source import load_kernel, load_module
+from .lowering import (
+    Extern,
+    HostCall,
+    HostValue,
+    InputMeta,
+    Known,
+    Launch,
+    Plan,
+    Upload,
+    lower,
+    written_nodes,
+)
+from .tensors import BufferTensor, Tensor, strided
+
+
+class GraphRuntimeError(RuntimeError):
+    """A kernel found what NumPy raises for (the frame then runs eagerly and raises it)."""
+
+
+@dataclass
+class Compiled:
+    """One kernel, ready to launch: its source, its Triton function and fixed arguments."""
+
+    kernel: ir.Kernel
+    source: codegen.KernelSource
+    fn: object
+    grid: tuple
+    blocks: dict
+
+
+@dataclass
+class Program:
+    """A plan with its kernels loaded: what a call with these input layouts runs."""
+
+    plan: Plan
+    steps: list
+    compiled: dict = field(default_factory=dict)  # id(kernel) -> Compiled
+    decisions: list = field(default_factory=list)
+
+
+def make_program(graph: Graph, metas: list[InputMeta]) -> Program:
+    plan = lower(graph, metas)
+    counter = iter(range(1_000_000))
+
+    def make_buffer(hint, dtype, shape):
+        from .tensors import contiguous_strides
+
+        return ir.Buffer(f"{hint}{next(counter)}", np.dtype(dtype), tuple(shape),
+                         contiguous_strides(tuple(shape)))  # fmt: skip
+
+    steps, decisions = fusion.schedule(plan.steps, make_buffer)
+    program = Program(plan, steps, decisions=decisions)
+    for step in steps:
+        if isinstance(step, Launch):
+            program.compiled[id(step.kernel)] = _compile(step.kernel)
+    plan.kernels = [s.kernel for s in steps if isinstance(s, Launch)]
+    plan.checks = plan.checks or any(c.source.checks for c in program.compiled.values())
+    return program
+
+
+def _compile(kernel: ir.Kernel) -> Compiled:
+    xnumel = int(np.prod([v.size.value for v in kernel.xvars], dtype=np.int64))
+    rnumel = int(np.prod([v.size.value for v in kernel.rvars], dtype=np.int64))
+    persistent = bool(kernel.rvars) and rnumel <= codegen.PERSISTENT_LIMIT
+    source = codegen.generate(kernel, persistent=persistent)
+    fn = load_kernel(source.text, source.name)
+    if device.interpreting():  # the interpreter has no libdevice: NumPy's C functions stand in
+        load_module(source.text).libdevice = pointwise.interpreter_libdevice()
+    blocks = _blocks(xnumel, rnumel, kernel.is_reduction, persistent)
+    grid = (max(1, math.ceil(xnumel / blocks["XBLOCK"])),)
+    return Compiled(kernel, source, fn, grid, blocks)
+
+
+def _blocks(xnumel: int, rnumel: int, reduction: bool, persistent: bool) -> dict:
+    """Block sizes: a whole row per program for persistent reductions; under the interpreter
+    large blocks (each program is one NumPy evaluation), on a GPU Triton's usual sizes."""
+    interpreting = device.current_device().kind == "interpreter"
+    if not reduction:
+        cap = 8192 if interpreting else 1024
+        return {"XBLOCK": min(_pow2(xnumel), cap)}
+    rblock = _pow2(rnumel) if persistent else (1024 if interpreting else 512)
+    budget = (16384 if interpreting else 4096) // rblock
+    return {"XBLOCK": max(1, min(_pow2(xnumel), budget, 64)), "RBLOCK": rblock}
+
+
+def _pow2(n: int) -> int:
+    return 1 << max(0, (max(n, 1) - 1).bit_length())
+
+
+class Runner:
+    """The callable a Triton-compiled graph is: ``runner(*inputs) -> tuple``."""
+
+    def __init__(self, graph: Graph):
+        self.graph = graph
+        self.programs: dict[tuple, Program] = {}
+        self.device = device.current_device()
+        # Inputs the graph writes get a device copy of their own even where the device could
+        # use their memory (the interpreter): results land in the caller's array only once the
+        # whole call succeeded, so a call that fails leaves the caller's arrays as they were
+        # and the eager rerun starts from them.
+        written = written_nodes(graph)
+        self.copied = [node in written for node in graph.inputs]
+
+    def program_for(self, inputs) -> tuple[Program, list]:
+        tensors, metas, key = [], [], []
+        for value, copied in zip(inputs, self.copied):
+            if type(value) is np.ndarray and _kernel_dtype(value.dtype):
+                tensor = self.device.from_host(value.copy() if copied and
+                                               self.device.kind == "interpreter" else value)  # fmt: skip
+                tensors.append(tensor)
+                strides = tuple(tensor.stride())
+                metas.append(InputMeta("array", value.dtype, tuple(value.shape), strides))
+                key.append((value.dtype.str, value.shape, strides))
+            elif isinstance(value, np.ndarray):
+                tensors.append(None)
+                metas.append(InputMeta("array", value.dtype, tuple(value.shape), ()))
+                key.append(("host", value.dtype.str, value.shape))
+            elif isinstance(value, np.generic):
+                tensors.append(None)
+                metas.append(InputMeta("scalar", value.dtype))
+                key.append(("scalar", value.dtype.str))
+            else:
+                tensors.append(None)
+                metas.append(InputMeta("python"))
+                key.append(type(value).__name__)
+        key = tuple(key)
+        program = self.programs.get(key)
+        if program is None:
+            program = self.programs[key] = make_program(self.graph, metas)
+        return program, tensors
+
+    def __call__(self, *inputs):
+        program, tensors = self.program_for(inputs)
+        return _Call(self.device, program, inputs, tensors).run()
+
+
+class _Call:
+    """One run of a program: device tensors and host values by the plan's objects."""
+
+    def __init__(self, dev, program: Program, inputs, tensors):
+        self.device = dev
+        self.program = program
+        self.inputs = inputs
+        self.tensors: dict[int, object] = {}  # id(Buffer) -> device tensor
+        self.host: dict[int, object] = {}  # id(HostValue) / id(Buffer) -> host value
+        self.error = None
+        written = set(program.plan.written_inputs)
+        for position, (slot, value, tensor) in enumerate(zip(program.plan.inputs, inputs, tensors)):
+            if isinstance(slot, ir.Buffer):
+                self.tensors[id(slot)] = tensor
+                if position not in written:  # externs read the caller's array as it is
+                    self.host[id(slot)] = value
+            elif isinstance(slot, HostValue):
+                self.host[id(slot)] = value
+
+    def run(self) -> tuple:
+        plan = self.program.plan
+        if plan.checks:
+            self.error = self.device.empty((1,), np.dtype(np.int32))
+            self.error.zero_()
+        for step in self.program.steps:
+            if isinstance(step, Launch):
+                self._launch(self.program.compiled[id(step.kernel)])
+            elif isinstance(step, Extern):
+                self._extern(step)
+            elif isinstance(step, Upload):
+                value = np.asarray(self.host[id(step.value)], dtype=step.buffer.dtype)
+                self.tensors[id(step.buffer)] = self.device.from_host(value.copy())
+            elif isinstance(step, HostCall):
+                args = [self._host_value(a) for a in step.args]
+                self.host[id(step.result)] = step.fn(*args)
+        if self.error is not None and int(self.error.cpu()[0]):
+            raise GraphRuntimeError("a kernel found a value NumPy raises for")
+        for position in plan.written_inputs:
+            slot = plan.inputs[position]
+            self.device.write_back(self.tensors[id(slot)], self.inputs[position])
+        return tuple(self._output(out) for out in plan.outputs)
+
+    # -- steps ---------------------------------------------------------------------------------
+    def _tensor(self, buffer: ir.Buffer):
+        tensor = self.tensors.get(id(buffer))
+        if tensor is None:
+            tensor = self.device.empty(buffer.shape, buffer.dtype)
+            self.tensors[id(buffer)] = tensor
+        return tensor
+
+    def _launch(self, compiled: Compiled) -> None:
+        args = []
+        for buffer in compiled.kernel.writes():
+            self.host.pop(id(buffer), None)  # the host copy is out of date from here on
+        for arg in compiled.source.args:
+            if isinstance(arg, ir.Buffer):
+                args.append(self._tensor(arg))
+            elif arg == "error":
+                args.append(self.error)
+            else:
+                args.append(arg.value)
+        compiled.fn[compiled.grid](*args, **compiled.blocks)
+
+    def _extern(self, step: Extern) -> None:
+        node = step.node
+        args = [self._host_arg(a) for a in step.args]
+        kwargs = {k: self._host_arg(v) for k, v in step.kwargs.items()}
+        result = _run_node(node, args, kwargs)
+        for buffer in step.writes:  # the host copy was written: the device copy follows it
+            _copy_into(self._tensor(buffer), self.host[id(buffer)])
+        if len(step.results) == 1:
+            self._take(step.results[0], result)
+        elif step.results:
+            for slot, item in zip(step.results, result):
+                self._take(slot, item)
+
+    def _take(self, slot, value) -> None:
+        if isinstance(slot, BufferTensor):
+            array = np.ascontiguousarray(value)
+            self.host[id(slot.buffer)] = array
+            self.tensors[id(slot.buffer)] = self.device.from_host(array)
+        else:
+            self.host[id(slot)] = value
+
+    def _host_arg(self, value):
+        if isinstance(value, Known):
+            return value.value
+        if isinstance(value, HostValue):
+            return self.host[id(value)]
+        if isinstance(value, Tensor):
+            return self._host_array(value)
+        if isinstance(value, (tuple, list)):
+            return type(value)(self._host_arg(v) for v in value)
+        if isinstance(value, dict):
+            return {k: self._host_arg(v) for k, v in value.items()}
+        if isinstance(value, slice):
+            return slice(*(self._host_arg(p) for p in (value.start, value.stop, value.step)))
+        return value
+
+    def _host_value(self, value):
+        return self._host_arg(value)
+
+    def _host_array(self, tensor: Tensor) -> np.ndarray:
+        buffer, offset, strides = strided(tensor)
+        whole = self.host.get(id(buffer))
+        if whole is None:
+            whole = self.device.to_host(self._tensor(buffer), scalar=False)
+            self.host[id(buffer)] = whole
+        if (offset, strides, tensor.shape) == (0, buffer.strides, buffer.shape):
+            return whole
+        return _view_at(whole, offset, tensor.shape, strides, buffer)
+
+    # -- outputs --------------------------------------------------------------------------------
+    def _output(self, out):
+        source = out.source
+        if isinstance(source, int):  # an input, or a view of one: NumPy makes it on the host
+            value = self.inputs[source]
+            return (
+                value if out.replay is None else _replay(out.replay, self.program.plan, self.inputs)
+            )
+        if isinstance(source, Known):
+            return source.value
+        if isinstance(source, HostValue):
+            return self.host[id(source)]
+        tensor = self._tensor(source)
+        if out.view is not None:
+            offset, strides, shape = out.view
+            tensor = tensor.as_strided(shape, strides, offset)
+        return self.device.to_host(tensor, scalar=out.scalar)
+
+
+def _copy_into(tensor, host: np.ndarray) -> None:
+    """Put an extern's in-place result back into the device tensor (keeping its layout)."""
+    import torch
+
+    if tensor.device.type == "cpu" and tensor.data_ptr() == host.__array_interface__["data"][0]:
+        return  # the interpreter's tensor is that memory
+    tensor.copy_(torch.from_numpy(np.ascontiguousarray(host)))
+
+
+def _run_node(node: Node, args: list, kwargs: dict):
+    """The node's NumPy operation on host values (what the eager backend would print)."""
+    if node.op == "call":
+        return node.target(*args, **kwargs)
+    if node.op == "getitem":
+        return args[0][args[1]]
+    if node.op == "setitem":
+        args[0][args[1]] = args[2]
+        return None
+    if node.op == "method":
+        return getattr(args[0], node.target)(*args[1:], **kwargs)
+    if node.op == "attr":
+        return getattr(args[0], node.target)
+    if node.op == "inplace":
+        return node.target(args[0], args[1])
+    raise AssertionError(node.op)
+
+
+def _replay(node: Node, plan: Plan, inputs) -> object:
+    """A view of an input, made by NumPy from the caller's array (so it is one)."""
+    graph_inputs = [n for n in node.graph.nodes if n.op == "input"]
+
+    def value(arg):
+        if isinstance(arg, Node):
+            if arg.op == "input":
+                return inputs[graph_inputs.index(arg)]
+            return _run_node(arg, [value(a) for a in arg.args],
+                             {k: value(v) for k, v in arg.kwargs.items()})  # fmt: skip
+        if isinstance(arg, (tuple, list)):
+            return type(arg)(value(a) for a in arg)
+        return arg
+
+    return value(node)
+
+
+def _view_at(base: np.ndarray, offset: int, shape, strides, buffer: ir.Buffer) -> np.ndarray:
+    """A view of ``base`` (laid out as ``buffer``) starting ``offset`` elements after its first
+    element, with ``strides`` in elements."""
+    itemsize = base.dtype.itemsize
+    byte_strides = tuple(s * itemsize for s in strides)
+    whole_strides = tuple(s * itemsize for s in buffer.strides)
+    if base.strides != whole_strides and base.size > 1:
+        base = np.ascontiguousarray(base)  # only for reading: a copied input's values
+    pointer = base.__array_interface__["data"][0] + offset * itemsize
+    interface = {"data": (pointer, not base.flags.writeable), "shape": tuple(shape),
+                 "strides": byte_strides, "typestr": base.dtype.str, "version": 3}  # fmt: skip
+    return np.asarray(_Interface(interface, base))
+
+
+class _Interface:
+    """An object exposing raw memory to NumPy, keeping the array that owns it alive."""
+
+    def __init__(self, interface: dict, owner):
+        self.__array_interface__ = interface
+        self.owner = owner
+
+
+def _kernel_dtype(dtype: np.dtype) -> bool:
+    return (
+        dtype.kind in "biuf" and dtype.isnative and dtype.itemsize <= 8 and dtype != np.longdouble
+    )
+
+
+def describe(program: Program) -> str:
+    """The plan as readable steps: what the Kernels tab and the report's "plan" source show."""
+    lines = ["# inputs: " + ", ".join(_slot_text(s) for s in program.plan.inputs)]
+    for step in program.steps:
+        if isinstance(step, Launch):
+            compiled = program.compiled[id(step.kernel)]
+            reads = ", ".join(b.name for b in step.kernel.reads())
+            writes = ", ".join(b.name for b in step.kernel.writes())
+            blocks = ", ".join(f"{k}={v}" for k, v in compiled.blocks.items())
+            lines.append(f"launch {step.kernel.name}[{compiled.grid[0]}]({blocks})  "
+                         f"reads {reads or '-'}  writes {writes}")  # fmt: skip
+        elif isinstance(step, Extern):
+            lines.append(f"extern {getattr(step.node.target, '__name__', step.node.op)} "
+                         f"in NumPy on the host: {step.reason}")  # fmt: skip
+        elif isinstance(step, Upload):
+            lines.append(f"upload {step.value.name} -> {step.buffer.name}")
+        elif isinstance(step, HostCall):
+            lines.append(f"host {getattr(step.fn, '__name__', step.fn)} -> {step.result.name}")
+    outputs = ", ".join(_output_text(o) for o in program.plan.outputs)
+    lines.append(f"return ({outputs})")
+    return "\n".join(lines) + "\n"
+
+
+def _slot_text(slot) -> str:
+    if isinstance(slot, ir.Buffer):
+        return f"{slot.name}: {slot.dtype}{list(slot.shape)}"
+    return getattr(slot, "name", str(slot))
+
+
+def _output_text(out) -> str:
+    source = out.source
+    if isinstance(source, int):
+        return f"input {source}" + (" (a view)" if out.replay is not None else "")
+    if isinstance(source, Known):
+        return repr(source.value)
+    return getattr(source, "name", str(source))
