@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import warnings
 
 import numpy as np
@@ -132,3 +133,23 @@ def test_wrong_argument_count_raises_the_eager_type_error():
     f = tc.compile(lambda x: x)
     with pytest.raises(TypeError, match="positional argument"):
         f()
+
+
+class Queue(collections.deque):
+    """Its methods are deque's (C descriptors), bound anew on every read."""
+
+
+def test_a_builtin_method_read_from_an_object_does_not_recompile_each_call():
+    """``queue.copy`` is a new bound object on every read: the guard is on the class's function
+    (and that the object does not shadow it), not on the bound object's identity."""
+
+    def f(queue, x):
+        copy = queue.copy
+        return x * 2, copy()
+
+    compiled = tc.compile(f)
+    for n in range(1, 5):
+        queue = Queue(range(n))
+        (y, copied), (y_eager, copied_eager) = compiled(queue, np.ones(3)), f(queue, np.ones(3))
+        assert np.array_equal(y, y_eager) and copied == copied_eager
+    assert len(compiled.__tc_compiled__.entries) == 1  # f itself compiled once

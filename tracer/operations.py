@@ -6,6 +6,7 @@ raise located graph breaks for what cannot be traced.
 
 from __future__ import annotations
 
+import inspect
 import operator
 import types
 
@@ -462,7 +463,25 @@ def _object_attr(state: TraceState, v: Obj, name: str) -> Value:
         raise UserErrorInTrace(error) from error
     if isinstance(v.value, types.ModuleType) and table.is_numpy_module(v.value) or v.source is None:
         return wrap_unguarded(state, attr)
+    if not isinstance(v.value, (type, types.ModuleType)):
+        method = _bound_method(state, v, name, attr)
+        if method is not None:
+            return method
     return state.wrap(attr, AttrSource(v.source, name))
+
+
+def _bound_method(state: TraceState, v: Value, name: str, attr) -> Value | None:
+    """A method bound to the object read from it (``x.mean`` of a foreign object): a new bound
+    object on every read, so its identity says nothing. What stays the same is the class's
+    function, and that the object does not shadow it: those are guarded."""
+    if getattr(attr, "__self__", None) is not v.value or v.source is None:
+        return None
+    class_attr = inspect.getattr_static(type(v.value), name, None)
+    if class_attr is None:
+        return None
+    state.guard(v.source, "no_shadow", name)
+    state.wrap(class_attr, AttrSource(TypeSource(v.source), name))
+    return Obj(attr, AttrSource(v.source, name))
 
 
 def wrap_unguarded(state: TraceState, obj) -> Value:
@@ -519,7 +538,8 @@ def _user_attr(state: TraceState, v: UserObject, name: str, tx) -> Value:
         state.guard(v.source, "no_shadow", name)
         return BoundMethod(state.wrap(class_attr.__func__, AttrSource(class_source, "__func__")),
                            state.wrap(cls, TypeSource(v.source)))  # fmt: skip
-    return state.wrap(getattr(obj, name), AttrSource(v.source, name))
+    attr = getattr(obj, name)
+    return _bound_method(state, v, name, attr) or state.wrap(attr, AttrSource(v.source, name))
 
 
 def super_attr(state: TraceState, sup: SuperValue, name: str) -> Value:
