@@ -51,6 +51,10 @@ def triton_backend(graph, example_inputs) -> CompiledGraph:
         raise RuntimeError(reason)
     runner = Runner(graph)
     program, _ = runner.program_for(example_inputs)
+    if program is None:
+        reason = next(iter(runner.in_numpy_because.values()))
+        return CompiledGraph(runner, "triton", MappingProxyType({}),
+                             (KernelInfo("the whole graph", "extern", notes=(reason,)),))  # fmt: skip
     sources = {"kernels": "\n\n".join(c.source.text for c in program.compiled.values()),
                "plan": describe(program)}  # fmt: skip
     infos = tuple(

@@ -373,7 +373,7 @@ class _Generator:
                 ikey = _affine_key(index)
             body = ("load", id(expr.buffer), ikey)
         elif isinstance(expr, ir.Constant):
-            body = ("const", repr(expr.value), str(expr.dtype), type(expr.value).__name__)
+            body = ("const", np.asarray(expr.value, dtype=expr.dtype).tobytes(), str(expr.dtype))
         elif isinstance(expr, ir.Op):
             body = ("op", expr.ufunc.__name__, expr.output, tuple(map(str, expr.in_dtypes)),
                     tuple(self._key(a) for a in expr.args))  # fmt: skip

@@ -36,6 +36,10 @@ from .tensors import (
 )
 
 
+class WholeGraphInNumPy(Exception):
+    """A graph that must run in NumPy as a whole (the eager backend's code), and why."""
+
+
 @dataclass(frozen=True)
 class Known:
     """A Python value known when the plan is made (a size, a shape tuple, a constant)."""
@@ -45,10 +49,12 @@ class Known:
 
 @dataclass(eq=False)
 class HostValue:
-    """A value computed per call on the host (a dynamic float, an extern's NumPy scalar)."""
+    """A value computed per call on the host (a dynamic float, an extern's NumPy scalar, an
+    array NumPy makes from Python values)."""
 
     name: str
-    dtype: np.dtype | None = None  # for a NumPy scalar; None for a Python value
+    dtype: np.dtype | None = None  # for a NumPy scalar or array; None for a Python value
+    shape: tuple | None = None  # for an array
 
 
 # -- plan steps --------------------------------------------------------------------------------
@@ -82,10 +88,12 @@ class Upload:
 
 @dataclass(eq=False)
 class HostCall:
-    """A Python operation on per-call host values (``x * 0.5`` with a dynamic float)."""
+    """A Python or NumPy operation on host values, run on every call (``x * 0.5`` with a
+    dynamic float; ``np.arange(n)``, a new array each call)."""
 
     fn: object
     args: tuple
+    kwargs: dict
     result: HostValue
 
 
@@ -138,6 +146,11 @@ class _Lowering:
         self.plan = Plan([], [], [])
         self.names: dict[str, int] = {}
         self.written = written_nodes(graph)
+        self.position = 0
+        self.last_use: dict[Node, int] = {}
+        for position, node in enumerate(graph.nodes):
+            for used in nodes_in((node.args, node.kwargs)):
+                self.last_use[used] = position
         self.pending: list[Node] = []  # nodes lowered since the last kernel, for its comments
         for node, meta in zip(graph.inputs, inputs):
             self.values[node] = self._input(node, meta)
@@ -169,22 +182,42 @@ class _Lowering:
 
     # -- the walk ----------------------------------------------------------------------------
     def run(self) -> Plan:
-        for node in self.graph.nodes:
+        for position, node in enumerate(self.graph.nodes):
             if node.op == "input":
                 continue
             if node.op == "output":
                 self._outputs(node)
                 break
+            self.position = position
             self.pending.append(node)
             try:
                 self.values[node] = self._lower(node)
             except Unlowerable as why:
                 self.values[node] = self._extern(node, str(why))
-            if node in self.written and isinstance(self.values[node], Tensor):
-                # written later (directly or through a view): its memory must exist now, so
-                # that views made of it see the write
-                self.values[node] = self.realize(self.values[node], node.name)
+            value = self.values[node]
+            if node in self.written and isinstance(value, HostValue) and value.shape is not None:
+                value = self.values[node] = self._uploaded(value)
+            if node in self.written and isinstance(value, Tensor) and strided(value) is None:
+                # a computed value written later (directly or through a view): its memory
+                # must exist now, so that views made of it see the write
+                self.values[node] = self.realize(value, node.name)
         return self.plan
+
+    def before_write(self, buffer: ir.Buffer) -> None:
+        """Compute now every pending value that reads ``buffer`` and is used later: eager code
+        computed it before this write (``s = b.sum(); b *= 2``)."""
+        for node, value in list(self.values.items()):
+            if self.last_use.get(node, -1) <= self.position:
+                continue
+            if isinstance(value, Tensor) and strided(value) is None and buffer in _reads(value):
+                self.values[node] = self.realize(value, node.name)
+            elif isinstance(value, tuple) and any(
+                isinstance(v, Tensor) and buffer in _reads(v) for v in value
+            ):
+                self.values[node] = tuple(
+                    self.realize(v, f"{node.name}_{i}") if isinstance(v, Tensor) else v
+                    for i, v in enumerate(value)
+                )
 
     def _lower(self, node: Node):
         if node.errstate and any(v in ("raise", "call") for _, v in node.errstate):
@@ -196,6 +229,12 @@ class _Lowering:
             return Known(item) if isinstance(base, Known) else item
         if node.op == "call" and node.target is np.shape:
             return Known(tuple(self.tensor(self.value(node.args[0])).shape))
+        if node.op == "call" and _is_creation(node.target):
+            return self._creation(node)
+        if node.op == "call" and node.target is np.ndarray.setflags:
+            raise WholeGraphInNumPy(
+                "it changes an array's flags, which live with the caller's array"
+            )
         if node.op == "call" and not _has_tensor(
             [self.value(a) for a in (*node.args, *node.kwargs.values())]
         ):
@@ -234,27 +273,55 @@ class _Lowering:
 
     # -- host values ---------------------------------------------------------------------------
     def _host(self, node: Node):
-        """A call on Python values: folded now when every argument is known, else per call."""
+        """A call on Python values: folded now when every argument is known and the result
+        is immutable (a size, a dtype), else made on every call (an array is a new one each
+        call, as eager code makes it)."""
         args = [self.value(a) for a in node.args]
         kwargs = {k: self.value(v) for k, v in node.kwargs.items()}
-        if all(_is_known(a) for a in (*args, *kwargs.values())):
-            fn = node.target
+        meta = node.tensor
+        if all(_is_known(a) for a in (*args, *kwargs.values())) and (
+            meta is None or meta.kind == "python" and meta.type_name in _IMMUTABLE
+        ):
             with np.errstate(all="ignore"):
-                result = fn(*map(_unwrap, args), **{k: _unwrap(v) for k, v in kwargs.items()})
+                result = node.target(*map(_unwrap, args),
+                                     **{k: _unwrap(v) for k, v in kwargs.items()})  # fmt: skip
             return Known(result)
-        result = HostValue(
-            self.fresh(node.name),
-            node.tensor.dtype if node.tensor and node.tensor.kind == "scalar" else None,
-        )
-        self.plan.steps.append(HostCall(node.target, tuple(args), result))
+        dtype = meta.dtype if meta is not None and meta.kind in ("scalar", "array") else None
+        shape = tuple(meta.shape) if meta is not None and meta.kind == "array" else None
+        result = HostValue(self.fresh(node.name), dtype, shape)
+        self.plan.steps.append(HostCall(node.target, tuple(args), kwargs, result))
         return result
 
-    def tensor(self, value, dtype_hint=None) -> Tensor:
-        """A value as a tensor: NumPy scalars and per-call host values become 0-d buffers."""
+    def _creation(self, node: Node) -> Tensor:
+        """``np.zeros(shape)``, ``np.full(shape, v)``, ``np.ones_like(x)``: a constant tensor
+        (realized where memory is needed: a fresh buffer per call)."""
+        meta = node.tensor
+        if meta is None or meta.kind != "array" or not all(isinstance(d, int) for d in meta.shape):
+            raise Unlowerable(f"{_describe(node)} of a shape known only at run time")
+        fill = _CREATIONS[node.target]
+        if fill is None:  # np.full / np.full_like: the fill value is an argument
+            value = node.kwargs.get("fill_value", node.args[1] if len(node.args) > 1 else None)
+            fill = self._known(value)
+        if isinstance(fill, np.ndarray) or not isinstance(fill, (bool, int, float, np.generic)):
+            raise Unlowerable("np.full with an array fill value")
+        pointwise.constant(fill, meta.dtype)  # Unlowerable when it does not fit the dtype
+        return _constant_tensor(meta.dtype.type(fill), meta.dtype, tuple(meta.shape))
+
+    def _uploaded(self, value: HostValue):
+        """An array made on the host that the graph writes: in one buffer from now on."""
+        try:
+            return self.tensor(value)
+        except Unlowerable:
+            return value  # its writes run in NumPy too
+
+    def tensor(self, value) -> Tensor:
+        """A value as a tensor: NumPy scalars and arrays made on the host are uploaded."""
         if isinstance(value, Tensor):
             return value
         if isinstance(value, HostValue) and value.dtype is not None and _triton_dtype(value.dtype):
-            buffer = self.buffer(value.name, value.dtype, ())
+            if not all(isinstance(d, int) for d in value.shape or ()):
+                raise Unlowerable(f"{value.name}'s shape is known only at run time")
+            buffer = self.buffer(value.name, value.dtype, value.shape or ())
             self.plan.steps.append(Upload(value, buffer))
             return BufferTensor.whole(buffer)
         if isinstance(value, Known) and isinstance(value.value, np.generic):
@@ -421,6 +488,8 @@ class _Lowering:
         mean = _divide_by(total, count, acc)
         if name == "mean":
             return _cast_tensor(_squeeze(mean, axes, keepdims), result_dtype)
+        if count - ddof <= 0:
+            raise Unlowerable(f"np.{name} with ddof={ddof} over {count} values (NumPy warns)")
         centered = _binary(np.subtract, body, mean, acc)
         squares = _binary(np.multiply, centered, centered, acc)
         var = _divide_by(Reduction("sum", squares, axes, keepdims, acc), max(count - ddof, 0), acc)
@@ -473,6 +542,8 @@ class _Lowering:
         """A view where NumPy makes one (the same elements in C order), else NumPy's copy."""
         if node.target is np.moveaxis:
             raise Unlowerable("np.moveaxis")
+        if self._known(node.kwargs.get("order", "C")) != "C":
+            raise Unlowerable(f"{_describe(node)} in another order than C")
         layout = strided(source)
         if layout is not None:
             buffer, offset, strides = layout
@@ -535,6 +606,7 @@ class _Lowering:
             raise Unlowerable("assigned value does not broadcast") from None
         if np.broadcast_shapes(value.shape, target.shape) != target.shape:
             raise Unlowerable("assigned value does not broadcast to the target")
+        self.before_write(target.buffer)
         kernel = self._store_kernel(target, value, node.name)
         if _reads_elsewhere(kernel, target.buffer):
             temp = self.realize(value, f"{node.name}_value")
@@ -590,16 +662,13 @@ class _Lowering:
             if isinstance(self.values.get(n), BufferTensor)
         )
         for buffer in writes:
+            self.before_write(buffer)
             self._note_written(buffer)
         results = _extern_results(self, node)
         step = Extern(node, args, kwargs, results, writes, reason)
         self.plan.steps.append(step)
         self.plan.externs.append(step)
-        if not node.has_value:
-            return None
-        if isinstance(results, tuple) and node.tensor is not None and node.tensor.kind == "python":
-            return results
-        return results[0] if len(results) == 1 and not _is_tuple_result(node) else results
+        return results[0] if node.has_value and results else None
 
     def _extern_arg(self, arg):
         if isinstance(arg, Node):
@@ -747,9 +816,30 @@ def _squeeze(tensor: Tensor, axes: tuple[int, ...], keepdims: bool) -> Tensor:
     return View(tensor, shape, remap)
 
 
-def _constant_tensor(value, dtype: np.dtype) -> Tensor:
+def _constant_tensor(value, dtype: np.dtype, shape: tuple[int, ...] = ()) -> Tensor:
     constant = ir.Constant(value, np.dtype(dtype))
-    return Pointwise(np.dtype(dtype), (), lambda index: constant)
+    return Pointwise(np.dtype(dtype), shape, lambda index: constant)
+
+
+def _reads(tensor: Tensor) -> set:
+    """The buffers ``tensor``'s elements are computed from."""
+    probe = tuple(Lin.of(ir.IterVar(ir.Param(max(s, 1), "n"))) for s in tensor.shape)
+    return {n.buffer for n in ir.walk(tensor.load(probe)) if isinstance(n, ir.Load)}
+
+
+def _is_creation(target) -> bool:
+    try:
+        return target in _CREATIONS
+    except TypeError:  # an unhashable callable
+        return False
+
+
+# Array creation: the fill value of each (None: np.full's own argument).
+_CREATIONS = {np.zeros: 0, np.ones: 1, np.empty: 0, np.zeros_like: 0, np.ones_like: 1,
+              np.empty_like: 0, np.full: None, np.full_like: None}  # fmt: skip
+# Python results a plan may compute once: they cannot change.
+_IMMUTABLE = frozenset({"int", "float", "bool", "complex", "str", "tuple", "NoneType", "dtype",
+                        "slice", "bytes", "frozenset", "ellipsis", "type"})  # fmt: skip
 
 
 def _transpose(source: Tensor, axes) -> Tensor:

@@ -99,12 +99,15 @@ def constant(value, dtype: np.dtype) -> str:
         return f"tl.full([], {value}, {tt})"
     try:
         with np.errstate(all="ignore"):
-            x = float(dtype.type(value))  # rounds to the dtype, as NumPy does for a Python float
+            stored = dtype.type(value)  # rounds to the dtype, as NumPy does for a Python float
+            x = float(stored)
     except OverflowError:  # a Python int beyond float64
         raise Unlowerable(f"{value} does not fit {dtype} (NumPy raises OverflowError)") from None
     if math.isnan(x):
-        text = "float('nan')"
-    elif math.isinf(x):
+        # A NaN's sign and payload travel through NumPy's arithmetic: write its bits.
+        bits = int(np.array(stored).view(f"i{dtype.itemsize}"))
+        return f"tl.full([], {bits}, tl.int{dtype.itemsize * 8}).to({tt}, bitcast=True)"
+    if math.isinf(x):
         text = "float('inf')" if x > 0 else "float('-inf')"
     else:
         text = repr(x)  # exact: every float16/float32 value is a float64 value

@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tcompile.tracer.graph import Graph, Node
+from tcompile.tracer.graph_failure import fp_errors_raise
 
+from ..eager import eager_backend
 from . import codegen, device, fusion, pointwise
 from . import loop_ir as ir
 from .kernel_source import load_kernel, load_module
@@ -28,6 +30,7 @@ from .lowering import (
     Launch,
     Plan,
     Upload,
+    WholeGraphInNumPy,
     lower,
     written_nodes,
 )
@@ -47,6 +50,7 @@ class Compiled:
     fn: object
     grid: tuple
     blocks: dict
+    empty: bool = False  # nothing to compute (a size-0 dim): not launched
 
 
 @dataclass
@@ -89,7 +93,7 @@ def _compile(kernel: ir.Kernel) -> Compiled:
         load_module(source.text).libdevice = pointwise.interpreter_libdevice()
     blocks = _blocks(xnumel, rnumel, kernel.is_reduction, persistent)
     grid = (max(1, math.ceil(xnumel / blocks["XBLOCK"])),)
-    return Compiled(kernel, source, fn, grid, blocks)
+    return Compiled(kernel, source, fn, grid, blocks, empty=xnumel == 0)
 
 
 def _blocks(xnumel: int, rnumel: int, reduction: bool, persistent: bool) -> dict:
@@ -121,6 +125,8 @@ class Runner:
         # and the eager rerun starts from them.
         written = written_nodes(graph)
         self.copied = [node in written for node in graph.inputs]
+        self.in_numpy_because: dict[tuple, str] = {}  # input layouts the graph runs in NumPy for
+        self._numpy = None
 
     def program_for(self, inputs) -> tuple[Program, list]:
         tensors, metas, key = [], [], []
@@ -145,14 +151,40 @@ class Runner:
                 metas.append(InputMeta("python"))
                 key.append(type(value).__name__)
         key = tuple(key)
-        program = self.programs.get(key)
-        if program is None:
-            program = self.programs[key] = make_program(self.graph, metas)
-        return program, tensors
+        if key not in self.programs:
+            try:
+                self.programs[key] = make_program(self.graph, metas)
+            except WholeGraphInNumPy as why:
+                self.programs[key] = None
+                self.in_numpy_because[key] = str(why)
+        return self.programs[key], tensors
 
     def __call__(self, *inputs):
+        if fp_errors_raise():  # the caller's np.errstate wants NumPy's floating-point errors
+            return self.in_numpy(*inputs)
+        if any(self.copied) and self._written_input_overlaps(inputs):
+            return self.in_numpy(*inputs)  # a write must show through the other name too
         program, tensors = self.program_for(inputs)
+        if program is None:
+            return self.in_numpy(*inputs)
         return _Call(self.device, program, inputs, tensors).run()
+
+    def _written_input_overlaps(self, inputs) -> bool:
+        """Whether an input the graph writes shares memory with another input (one array
+        passed twice, a view and its base): device copies would keep them apart."""
+        arrays = [(i, a) for i, a in enumerate(inputs) if isinstance(a, np.ndarray)]
+        for i, a in arrays:
+            if self.copied[i]:
+                for j, b in arrays:
+                    if j != i and np.may_share_memory(a, b):
+                        return True
+        return False
+
+    def in_numpy(self, *inputs):
+        """The graph run by NumPy: the eager backend's code for it."""
+        if self._numpy is None:
+            self._numpy = eager_backend(self.graph, None).fn
+        return self._numpy(*inputs)
 
 
 class _Call:
@@ -188,8 +220,9 @@ class _Call:
                 value = np.asarray(self.host[id(step.value)], dtype=step.buffer.dtype)
                 self.tensors[id(step.buffer)] = self.device.from_host(value.copy())
             elif isinstance(step, HostCall):
-                args = [self._host_value(a) for a in step.args]
-                self.host[id(step.result)] = step.fn(*args)
+                args = [self._host_arg(a) for a in step.args]
+                kwargs = {k: self._host_arg(v) for k, v in step.kwargs.items()}
+                self.host[id(step.result)] = step.fn(*args, **kwargs)
         if self.error is not None and int(self.error.cpu()[0]):
             raise GraphRuntimeError("a kernel found a value NumPy raises for")
         for position in plan.written_inputs:
@@ -206,6 +239,8 @@ class _Call:
         return tensor
 
     def _launch(self, compiled: Compiled) -> None:
+        if compiled.empty:
+            return
         args = []
         for buffer in compiled.kernel.writes():
             self.host.pop(id(buffer), None)  # the host copy is out of date from here on
@@ -222,7 +257,8 @@ class _Call:
         node = step.node
         args = [self._host_arg(a) for a in step.args]
         kwargs = {k: self._host_arg(v) for k, v in step.kwargs.items()}
-        result = _run_node(node, args, kwargs)
+        with np.errstate(**dict(node.errstate)):  # as it was traced
+            result = _run_node(node, args, kwargs)
         for buffer in step.writes:  # the host copy was written: the device copy follows it
             _copy_into(self._tensor(buffer), self.host[id(buffer)])
         if len(step.results) == 1:
@@ -253,9 +289,6 @@ class _Call:
         if isinstance(value, slice):
             return slice(*(self._host_arg(p) for p in (value.start, value.stop, value.step)))
         return value
-
-    def _host_value(self, value):
-        return self._host_arg(value)
 
     def _host_array(self, tensor: Tensor) -> np.ndarray:
         buffer, offset, strides = strided(tensor)

@@ -1,0 +1,53 @@
+"""The whole differential corpus (tests/differential) again, compiled with ``backend="triton"``.
+
+Every case runs eagerly and compiled over its call sequence, as there; what changes is what
+"the same" means for a GPU backend: floats within a few ULP (other summation orders, fused
+kernels), and NumPy's floating-point warnings left out (kernels raise none, as with CuPy).
+Everything else stays exact: dtypes, shapes, layouts, integers, exceptions, printed output,
+mutated arguments, aliasing and object identity. Cases that build their own compiled callable
+(a custom backend, explain) are the eager corpus's business and are not repeated.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+
+import pytest
+from requires_triton import require_triton
+
+require_triton()
+
+CORPUS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "differential")
+sys.path.insert(0, CORPUS)
+
+import diffharness  # noqa: E402
+import harness  # noqa: E402
+
+
+def _corpus_cases() -> list:
+    cases = []
+    for name in sorted(os.listdir(CORPUS)):
+        if not (name.startswith("test_") and name.endswith(".py")):
+            continue
+        spec = importlib.util.spec_from_file_location(f"triton_corpus_{name[:-3]}",
+                                                      os.path.join(CORPUS, name))  # fmt: skip
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        for case in getattr(module, "CASES", []):
+            if case.make_compiled is None:
+                cases.append(pytest.param(case, id=f"{name[5:-3]}-{case.id}"))
+    return cases
+
+
+@pytest.fixture(autouse=True)
+def gpu_comparison(monkeypatch):
+    monkeypatch.setattr(diffharness, "BACKEND", "triton")
+    monkeypatch.setattr(diffharness, "FP_WARNINGS", False)
+    monkeypatch.setattr(harness, "FLOAT_ULPS", 16)
+
+
+@pytest.mark.parametrize("case", _corpus_cases())
+def test_corpus_case_matches_eager_on_the_triton_backend(case):
+    case.run()
