@@ -100,9 +100,12 @@ class Device:
     def __repr__(self) -> str:
         return f"Device({self.kind!r}, {self.torch_device})"
 
-    def empty(self, shape: tuple[int, ...], dtype: np.dtype):
-        """An uninitialised C-contiguous device tensor."""
-        return self._torch.empty(shape, dtype=torch_dtype(dtype), device=self.torch_device)
+    def empty(self, shape: tuple[int, ...], dtype: np.dtype, strides: tuple | None = None):
+        """An uninitialised device tensor: C-contiguous, or with ``strides`` (in elements)."""
+        if strides is None:
+            return self._torch.empty(shape, dtype=torch_dtype(dtype), device=self.torch_device)
+        return self._torch.empty_strided(shape, strides, dtype=torch_dtype(dtype),
+                                         device=self.torch_device)  # fmt: skip
 
     def from_host(self, array: np.ndarray):
         """A device tensor holding ``array``'s values.

@@ -640,9 +640,12 @@ class _Lowering:
                 self.plan.written_inputs.append(position)
 
     # -- realization -------------------------------------------------------------------------
-    def realize(self, tensor: Tensor, hint: str) -> BufferTensor:
-        """``tensor`` computed into a new C-contiguous buffer."""
+    def realize(self, tensor: Tensor, hint: str, strides: tuple | None = None) -> BufferTensor:
+        """``tensor`` computed into a new buffer: C-contiguous, or laid out with ``strides``
+        (in elements)."""
         buffer = self.buffer(hint, tensor.dtype, tensor.shape)
+        if strides is not None:
+            buffer = ir.Buffer(buffer.name, buffer.dtype, buffer.shape, strides)
         target = BufferTensor.whole(buffer)
         self._emit(self._store_kernel(target, tensor, hint))
         return target
@@ -711,7 +714,7 @@ class _Lowering:
                 return Output(buffer, scalar)
             if not scalar and all(s >= 0 for s in strides):
                 return Output(buffer, scalar, (offset, strides, value.shape))
-        realized = self.realize(value, node.name)
+        realized = self.realize(value, node.name, _numpy_layout(node, value))
         return Output(realized.buffer, scalar)
 
 
@@ -819,6 +822,23 @@ def _squeeze(tensor: Tensor, axes: tuple[int, ...], keepdims: bool) -> Tensor:
 def _constant_tensor(value, dtype: np.dtype, shape: tuple[int, ...] = ()) -> Tensor:
     constant = ir.Constant(value, np.dtype(dtype))
     return Pointwise(np.dtype(dtype), shape, lambda index: constant)
+
+
+def _numpy_layout(node: Node, value: Tensor) -> tuple | None:
+    """The strides (in elements) of the array NumPy made for ``node`` when the trace saw them:
+    a result keeps NumPy's memory order (``x.T + 1`` is Fortran-ordered), if it is dense."""
+    meta = node.tensor
+    if meta is None or meta.kind != "array" or meta.strides is None or meta.shape != value.shape:
+        return None
+    itemsize = meta.dtype.itemsize
+    strides = tuple(s // itemsize for s in meta.strides)
+    order = sorted(range(len(strides)), key=lambda d: strides[d])
+    expected = 1
+    for d in order:  # dense: each stride is the product of the sizes of faster dims
+        if value.shape[d] > 1 and strides[d] != expected:
+            return None
+        expected *= max(value.shape[d], 1)
+    return tuple(max(s, 0) for s in strides)
 
 
 def _reads(tensor: Tensor) -> set:

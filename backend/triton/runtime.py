@@ -234,7 +234,7 @@ class _Call:
     def _tensor(self, buffer: ir.Buffer):
         tensor = self.tensors.get(id(buffer))
         if tensor is None:
-            tensor = self.device.empty(buffer.shape, buffer.dtype)
+            tensor = self.device.empty(buffer.shape, buffer.dtype, buffer.strides)
             self.tensors[id(buffer)] = tensor
         return tensor
 
