@@ -33,6 +33,7 @@ EXCERPT_CONTEXT = 2  # cell lines shown above and below a pinned error's line
 KIND_BADGES = {  # a kernel's kind -> its badge; an extern step is no kernel: NumPy runs it
     "pointwise": "pointwise",
     "reduction": "reduction",
+    "library": "library: the array library's kernel",
     "extern": "extern: NumPy on the host",
 }
 EAGER_NOTE = (
@@ -151,7 +152,8 @@ def kernel_counts(compiled: CompiledGraph) -> str:
     if not kernels and not decisions:
         return "none reported"
     launched = [k for k in kernels if k.kind != "extern"]
-    kinds = Counter(f"{'fused ' if k.notes else ''}{k.kind}" for k in launched)
+    kinds = Counter(f"{'fused ' if k.notes and k.kind != 'library' else ''}{k.kind}"
+                    for k in launched)  # fmt: skip
     text = str(len(launched))
     if kinds:
         text += " (" + ", ".join(_kind_count(n, kind) for kind, n in kinds.items()) + ")"

@@ -44,6 +44,7 @@ def usable_gpu() -> bool:
 def triton_backend(graph, example_inputs) -> CompiledGraph:
     """Compile ``graph`` to Triton kernels; plans for the example inputs' shapes are made now
     (their sources go in the report), others on first sight."""
+    from .lowering import LibraryCall
     from .runtime import Runner, describe
 
     reason = unavailable()
@@ -61,6 +62,10 @@ def triton_backend(graph, example_inputs) -> CompiledGraph:
         KernelInfo(c.kernel.name, "reduction" if c.kernel.rvars else "pointwise", c.source.text,
                    c.kernel.lines, c.kernel.fused)
         for c in program.compiled.values()
+    ) + tuple(
+        KernelInfo(f"torch.{step.op}", "library", notes=("the array library's kernel, on the "
+                                                          "device buffers",))
+        for step in program.steps if isinstance(step, LibraryCall)
     ) + tuple(
         KernelInfo(f"extern {_name(e.node)}", "extern", lines=_lines(e.node), notes=(e.reason,))
         for e in program.plan.externs

@@ -79,6 +79,17 @@ class Extern:
 
 
 @dataclass(eq=False)
+class LibraryCall:
+    """An operation of the array library on device buffers (``op`` names it: "matmul",
+    "cumsum", "cumprod"); the result is a new buffer of the node's dtype."""
+
+    op: str
+    operands: tuple
+    options: dict
+    result: ir.Buffer | None
+
+
+@dataclass(eq=False)
 class Upload:
     """A host value a kernel reads, put in a 0-d buffer."""
 
@@ -253,6 +264,8 @@ class _Lowering:
             return self._gather(node)
         if node.op == "setitem" and kind == numpy_table.SCATTER:
             return self._setitem(node)
+        if kind in (numpy_table.MATMUL, numpy_table.SCAN):
+            return self._library(node, kind)
         raise Unlowerable(f"{_describe(node)} is not lowered to Triton ({kind})")
 
     def value(self, arg):
@@ -653,6 +666,46 @@ class _Lowering:
     def _emit(self, kernel: ir.Kernel) -> None:
         kernel.verify(formed=False)
         self.plan.steps.append(Launch(kernel))
+
+    # -- the array library's kernels: matmul (BLAS), scans --------------------------------
+    def _library(self, node: Node, kind: str) -> BufferTensor:
+        """``node`` run by the device's array library (cuBLAS matmul, torch's scans) on the
+        device buffers: floats for matmul (integer matmul is NumPy's), 1-D/2-D operands."""
+        meta = node.tensor
+        if meta is None or meta.kind != "array" or not all(isinstance(d, int) for d in meta.shape):
+            raise Unlowerable(f"{_describe(node)} giving a {meta.text() if meta else 'value'}")
+        if node.target in (np.matmul, np.dot):
+            if node.kwargs or len(node.args) != 2:
+                raise Unlowerable(f"np.{node.target.__name__} with options")
+            operands = [self.tensor(self.value(a)) for a in node.args]
+            if meta.dtype.kind != "f" or any(len(o.shape) not in (1, 2) for o in operands):
+                raise Unlowerable(f"np.{node.target.__name__} of {meta.dtype} or of more than 2-D")
+            call = LibraryCall("matmul", tuple(self._memory(o) for o in operands), {}, None)
+        elif node.target in (np.cumsum, np.cumprod):
+            axis = self._known(node.kwargs.get("axis"))
+            if set(node.kwargs) - {"axis", "dtype"}:
+                raise Unlowerable(f"np.{node.target.__name__} with out=")
+            source = self.tensor(self.value(node.args[0]))
+            if axis is None:
+                source, axis = self._flatten(source), 0
+            call = LibraryCall(node.target.__name__, (self._memory(source),),
+                               {"dim": axis % max(len(source.shape), 1)}, None)  # fmt: skip
+        else:
+            raise Unlowerable(f"{_describe(node)} has no library call here")
+        pointwise.triton_type(meta.dtype)
+        result = self.buffer(node.name, meta.dtype, tuple(meta.shape))
+        call.result = result
+        self.plan.steps.append(call)
+        return BufferTensor.whole(result)
+
+    def _memory(self, tensor: Tensor) -> BufferTensor:
+        """``tensor`` as a plain view of a buffer with non-negative strides (what a library
+        call takes), computed into one if it is not."""
+        layout = strided(tensor)
+        if layout is not None and all(s >= 0 for s in layout[2]):
+            buffer, offset, strides = layout
+            return BufferTensor(buffer, tensor.shape, strides, offset)
+        return self.realize(tensor, "operand")
 
     # -- externs -----------------------------------------------------------------------------
     def _extern(self, node: Node, reason: str):

@@ -28,6 +28,7 @@ from .lowering import (
     InputMeta,
     Known,
     Launch,
+    LibraryCall,
     Plan,
     Upload,
     WholeGraphInNumPy,
@@ -216,6 +217,8 @@ class _Call:
                 self._launch(self.program.compiled[id(step.kernel)])
             elif isinstance(step, Extern):
                 self._extern(step)
+            elif isinstance(step, LibraryCall):
+                self._library(step)
             elif isinstance(step, Upload):
                 value = np.asarray(self.host[id(step.value)], dtype=step.buffer.dtype)
                 self.tensors[id(step.buffer)] = self.device.from_host(value.copy())
@@ -252,6 +255,25 @@ class _Call:
             else:
                 args.append(arg.value)
         compiled.fn[compiled.grid](*args, **compiled.blocks)
+
+    def _library(self, step: LibraryCall) -> None:
+        """torch on the device tensors, in the result's dtype (NumPy's: the trace saw it)."""
+        import torch
+
+        dtype = device.torch_dtype(step.result.dtype)
+        operands = []
+        for operand in step.operands:
+            tensor = self._tensor(operand.buffer).as_strided(operand.shape, operand.strides,
+                                                             operand.offset)  # fmt: skip
+            operands.append(tensor)
+        if step.op == "matmul":
+            a, b = (t.to(dtype) for t in operands)
+            out = torch.matmul(a, b)
+        else:
+            out = getattr(torch, step.op)(operands[0], dtype=dtype, **step.options)
+        target = self._tensor(step.result)
+        target.copy_(out.reshape(target.shape))
+        self.host.pop(id(step.result), None)
 
     def _extern(self, step: Extern) -> None:
         node = step.node
@@ -407,6 +429,9 @@ def describe(program: Program) -> str:
                          f"in NumPy on the host: {step.reason}")  # fmt: skip
         elif isinstance(step, Upload):
             lines.append(f"upload {step.value.name} -> {step.buffer.name}")
+        elif isinstance(step, LibraryCall):
+            operands = ", ".join(o.buffer.name for o in step.operands)
+            lines.append(f"torch.{step.op}({operands}) on the device -> {step.result.name}")
         elif isinstance(step, HostCall):
             lines.append(f"host {getattr(step.fn, '__name__', step.fn)} -> {step.result.name}")
     outputs = ", ".join(_output_text(o) for o in program.plan.outputs)

@@ -197,3 +197,15 @@ def test_dtypes_of_every_kind(dtype):
 
     got, expected, _ = compile_and_run(f, x)
     assert_close(got, expected)
+
+
+def test_matmul_and_scans_run_in_the_array_librarys_kernels():
+    def f(x, w, v):
+        return x @ w, np.dot(v, w), np.cumsum(x, axis=1), np.cumprod(INTS[:3], axis=0), x.cumsum()
+
+    w = rng.standard_normal((10, 4))
+    got, expected, report = compile_and_run(f, F, w, V)
+    assert_close(got, expected, ulps=64)
+    assert "extern" not in kinds(report)
+    assert "torch.matmul" in report.compiled.sources["plan"]
+    assert "torch.cumsum" in report.compiled.sources["plan"]
