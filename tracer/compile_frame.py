@@ -67,10 +67,12 @@ class FrameOptions:
 
 
 def trace(fn: types.FunctionType, args: tuple, kwargs: dict, dynamic: DynamicPolicy, name: str,
-          stop_at: int | None = None, root: bool = True):  # fmt: skip
-    """Run the translator over one call: (state, result) or (state, StopTrace) or a break."""
+          stop_at: int | None = None, root: bool = True, device_arrays: bool = False):  # fmt: skip
+    """Run the translator over one call: (state, result) or (state, StopTrace) or a break.
+    ``device_arrays``: the backend runs on torch/CuPy arrays, which are traced as arrays."""
     arguments = bind(fn, args, kwargs)
-    state = TraceState(name, dynamic, fn.__globals__, hatches.current_error_on_graph_break())
+    state = TraceState(name, dynamic, fn.__globals__, hatches.current_error_on_graph_break(),
+                       device_arrays=device_arrays)  # fmt: skip
     if root:  # a user's function: its code and defaults can be replaced between calls
         function = FunctionSource(fn.__qualname__)
         for attr in ("__code__", "__defaults__", "__kwdefaults__"):
@@ -102,7 +104,9 @@ def compile_frame(fn, args, kwargs, options: FrameOptions, phases: report.Phases
         try:
             with phases.time("trace"):
                 state, outcome = trace(fn, args, kwargs, dynamic, name, stop_at,
-                                       root=not options.closure_param)  # fmt: skip
+                                       root=not options.closure_param,
+                                       device_arrays=getattr(options.backend, "device_arrays",
+                                                             False))  # fmt: skip
             break
         except RestartTrace:
             dynamic = DynamicPolicy(dynamic.all_dims, dynamic.marked, force_static=True)

@@ -50,7 +50,8 @@ class TensorMeta:
     ``shape`` holds ints, and for sizes known only at run time (dynamic shapes) the dim's name
     (``"s0"``) where it is an input's, else None; ``strides`` are the example's (None where a
     size is symbolic), so two arrays with equal metas have one layout. ``view_of`` names the
-    graph input whose memory the value shares, if any.
+    graph input whose memory the value shares, if any; ``placement`` says where an input that
+    is not a NumPy array lives (a torch tensor, a CuPy array: see `device_arrays`).
     """
 
     kind: str
@@ -59,6 +60,7 @@ class TensorMeta:
     strides: tuple | None = None
     view_of: str | None = None
     type_name: str = ""
+    placement: str | None = None  # where a graph input lives when it is not NumPy ("torch")
 
     @staticmethod
     def of(value, symbolic: bool = False) -> TensorMeta:
@@ -89,7 +91,8 @@ class TensorMeta:
         """Short type text for comments: ``f32[4, 8]``, ``f64[s0, 3]``, ``np.float64``, ``int``."""
         if self.kind == "array":
             dims = ", ".join("?" if d is None else str(d) for d in self.shape)
-            return f"{_short_dtype(self.dtype)}[{dims}]"
+            where = f" ({self.placement})" if self.placement else ""
+            return f"{_short_dtype(self.dtype)}[{dims}]{where}"
         if self.kind == "scalar":
             return f"np.{self.type_name}"
         return self.type_name

@@ -13,11 +13,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .device_arrays import guard_key
 from .source import CLOSURE, GLOBALS, Source
 
 # Kind -> rank: lower runs first (identity and type checks before attribute reads).
 _ORDER = {"type": 0, "id": 0, "not_global": 1, "const": 1, "len": 2, "keys": 2, "dtype": 3,
-          "shape": 4, "strides": 5, "no_shadow": 5, "alias": 6}  # fmt: skip
+          "device_array": 3, "shape": 4, "strides": 5, "no_shadow": 5, "alias": 6}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,8 @@ class Guard:
             return f"__tc_tuple({v}) == {const}"
         if k == "dtype":
             return f"({v}.dtype is {const} or {v}.dtype == {const})"
+        if k == "device_array":
+            return f"__tc_device_key({v}) == {const}"
         if k == "shape":
             return _shape_condition(v, self.expected)
         if k == "strides":
@@ -73,6 +76,10 @@ class Guard:
             return f"keys of {name} == {e!r}"
         if k == "dtype":
             return f"{name}.dtype == {e}"
+        if k == "device_array":
+            (kind, device), dtype = e
+            where = f"on device {device}" if device is not None else "on the CPU"
+            return f"{name} is a {kind} array of {np.dtype(dtype)} {where}"
         if k == "shape":
             dims = ", ".join("s>=2" if d is None else str(d) for d in e)
             return f"{name}.shape == ({dims}{',' if len(e) == 1 else ''})"
@@ -103,6 +110,8 @@ class Guard:
                 return f"keys of {name} changed: expected {e!r}, actual {tuple(actual)!r}"
             if k == "dtype" and actual.dtype != e:
                 return f"array {name} dtype mismatch: expected {e}, actual {actual.dtype}"
+            if k == "device_array" and guard_key(actual) != e:
+                return f"{name} changed: expected {self.describe()}, actual {guard_key(actual)}"
             if k == "shape":
                 return _shape_failure(name, e, actual.shape)
             if k == "strides" and actual.strides != e:
@@ -137,7 +146,8 @@ def _items(value) -> tuple:
 
 # Names the generated check uses for builtins: the frame's parameters may shadow the real ones.
 CHECK_NAMES = {"__tc_type": type, "__tc_len": len, "__tc_tuple": tuple,
-               "__tc_getattr": getattr, "__tc_same": same_constant}  # fmt: skip
+               "__tc_getattr": getattr, "__tc_same": same_constant,
+               "__tc_device_key": guard_key}  # fmt: skip
 
 
 def _short(obj) -> str:

@@ -405,6 +405,11 @@ def _array_attr(state: TraceState, v: ArrayValue, name: str) -> Value:
         return size
     if name in table.NODE_ATTRS:
         return state.graph_call("attr", name, (v,), {}, name=f"{v.node.name}_{name}")
+    if name in table.LAYOUT_ATTRS and v.device:
+        raise state.graph_break(
+            "unsupported_object",
+            f"{name} of a device array: its layout is its library's ({v.node.tensor.placement})",
+        )
     if name in ("strides", "flags"):
         state.guard_layout()
         return ArrayFlags(v) if name == "flags" else const_to_value(v.example.strides)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import effects, hatches, numpy_table
+from . import device_arrays, effects, hatches, numpy_table
 from .canonical import canonicalize
 from .errors import BREAK_KINDS, BreakRecord, FrameLoc, GraphBreak
 from .examples import ExampleMemory, run_with_stand_ins, traced_leaves, value_dependent_shape
@@ -80,8 +80,9 @@ class DynamicPolicy:
 
 class TraceState:
     def __init__(self, graph_name: str, dynamic: DynamicPolicy, root_globals: dict,
-                 error_on_graph_break: bool = False):  # fmt: skip
+                 error_on_graph_break: bool = False, device_arrays: bool = False):  # fmt: skip
         self.graph = Graph(graph_name)
+        self.device_arrays = device_arrays  # the backend runs on torch/CuPy arrays as they are
         self.guards: list[Guard] = []
         self.dynamic = dynamic
         self.root_globals = root_globals
@@ -265,6 +266,8 @@ class TraceState:
         t = type(obj)
         if t is np.ndarray:
             return self._wrap_array(obj, source)
+        if self.device_arrays and device_arrays.numpy_meta(obj) is not None:
+            return self._wrap_device_array(obj, source)
         if isinstance(obj, np.ndarray):
             self.guard(source, "type", t)  # a new object of the same class reuses the entry
             raise self.graph_break(
@@ -379,6 +382,24 @@ class TraceState:
             )
         return value
 
+    def _wrap_device_array(self, obj, source: Source) -> ArrayValue:
+        """A torch tensor, CuPy array... traced as the NumPy array of its data; the example is
+        zeros of its dtype and shape (the data stays on its device; values never decide a
+        trace: a value-dependent shape or branch is a break)."""
+        dtype, shape = device_arrays.numpy_meta(obj)
+        self.guard(source, "type", type(obj))
+        self.guard(source, "device_array", device_arrays.guard_key(obj))
+        self.guard(source, "shape", shape)
+        example = np.zeros(shape, dtype)
+        node = self._input_node(example, source)
+        node.tensor = TensorMeta("array", dtype, shape, None,
+                                 placement=device_arrays.placement(obj)[0])  # fmt: skip
+        node.meta = node.tensor.text()
+        value = ArrayValue(node, example, source)
+        value.device = True
+        self.memory.add_input(value)
+        return value
+
     def _input_dim(self, array: ArrayValue, source: Source, dim: int) -> SymInt:
         shape = self.graph.add("call", np.shape, (array.node,), name=f"{array.node.name}_shape",
                                meta="tuple", stack=(), risk="silent")  # fmt: skip
@@ -400,8 +421,8 @@ class TraceState:
     def guard_layout(self) -> None:
         """The trace read a memory layout (strides, flags): every array input's strides and
         writeability now matter, since the layouts and flags of results follow them."""
-        for source, example in zip(self.input_sources, self.example_inputs):
-            if type(example) is np.ndarray:
+        for source, example, node in zip(self.input_sources, self.example_inputs, self.input_nodes):
+            if type(example) is np.ndarray and node.tensor.placement is None:
                 self.guard(source, "strides", example.strides)
                 self.guard(AttrSource(AttrSource(source, "flags"), "writeable"), "const",
                            bool(example.flags.writeable))  # fmt: skip
@@ -479,9 +500,11 @@ class TraceState:
             if block is None:
                 continue
             for value, writeable in block.inputs:
-                # the caller's flag decides whether eager code raises here
-                self.guard(AttrSource(AttrSource(value.source, "flags"), "writeable"), "const",
-                           writeable)  # fmt: skip
+                # the caller's flag decides whether eager code raises here (a device array
+                # has no flags: it is always writeable)
+                if not value.device:
+                    self.guard(AttrSource(AttrSource(value.source, "flags"), "writeable"),
+                               "const", writeable)  # fmt: skip
                 if value.node not in inputs:
                     inputs.append(value.node)
         return tuple(inputs)

@@ -73,6 +73,7 @@ class ArrayValue(Value):
     source: Source | None = None
     # For each dim: None if static, else the SymInt standing for it (graph inputs only).
     sym_dims: tuple | None = None
+    device: bool = False  # a device array (torch, CuPy) traced as the NumPy array of its data
 
     def python_type(self) -> type:
         return np.ndarray

@@ -74,6 +74,9 @@ def triton_backend(graph, example_inputs) -> CompiledGraph:
                          infos + tuple(program.decisions))  # fmt: skip
 
 
+triton_backend.device_arrays = True  # it runs on torch tensors and CuPy arrays where they are
+
+
 def _name(node) -> str:
     return getattr(node.target, "__name__", None) or node.op
 

@@ -9,16 +9,13 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
-import sys
 import warnings
 
 import numpy as np
 
-_INSTALL = "pip install 'tcompile[gpu]'"
+from tcompile.tracer.device_arrays import array_kind
 
-# DLPack device types that are GPU memory (kDLCUDA, kDLCUDAManaged); kDLCUDAHost (3) is pinned
-# host memory, which Triton cannot launch on.
-_DLPACK_CUDA = (2, 13)
+_INSTALL = "pip install 'tcompile[gpu]'"
 
 
 def interpreting() -> bool:
@@ -210,54 +207,6 @@ def _same_memory(a, b) -> bool:
         and a.stride() == b.stride()
         and a.dtype == b.dtype
     )
-
-
-def array_kind(obj) -> str | None:
-    """What kind of array ``obj`` is: ``"numpy"`` (exactly np.ndarray), ``"torch"``, ``"cupy"``,
-    ``"cuda"`` (other ``__cuda_array_interface__`` objects), ``"dlpack"`` (other DLPack objects
-    on a CUDA device), else None. Never imports torch or cupy: an object of theirs means they
-    are imported already.
-
-    >>> array_kind(np.zeros(3)), array_kind([1.0])
-    ('numpy', None)
-    """
-    cls = type(obj)
-    if cls is np.ndarray:
-        return "numpy"
-    root = cls.__module__.partition(".")[0]
-    if root == "torch" and isinstance(obj, sys.modules["torch"].Tensor):
-        return "torch"
-    if root == "cupy" and isinstance(obj, sys.modules["cupy"].ndarray):
-        return "cupy"
-    if hasattr(cls, "__cuda_array_interface__"):
-        return "cuda"
-    if hasattr(cls, "__dlpack__") and hasattr(cls, "__dlpack_device__"):
-        try:
-            if obj.__dlpack_device__()[0] in _DLPACK_CUDA:
-                return "dlpack"
-        except Exception:
-            return None
-    return None
-
-
-def placement(obj) -> tuple:
-    """What a guard checks about where an array lives: ``(kind, CUDA device index or None)``.
-
-    >>> placement(np.zeros(3))
-    ('numpy', None)
-    """
-    kind = array_kind(obj)
-    if kind is None or kind == "numpy":
-        return (kind, None)
-    if kind == "torch":
-        index = obj.get_device()  # -1 for CPU tensors; cheaper than building `obj.device`
-        return ("torch", index if index >= 0 else None)
-    if kind == "cupy":
-        return ("cupy", obj.device.id)
-    # The CUDA array interface does not name the device; DLPack does.
-    if hasattr(type(obj), "__dlpack_device__"):
-        return (kind, obj.__dlpack_device__()[1])
-    return (kind, None)
 
 
 def to_device_tensor(obj, device: Device):

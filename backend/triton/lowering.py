@@ -143,6 +143,7 @@ class InputMeta:
     dtype: np.dtype | None = None
     shape: tuple = ()
     strides: tuple = ()
+    device_array: bool = False  # a torch tensor, a CuPy array (not NumPy)
 
 
 def lower(graph: Graph, inputs: list[InputMeta]) -> Plan:
@@ -163,6 +164,7 @@ class _Lowering:
             for used in nodes_in((node.args, node.kwargs)):
                 self.last_use[used] = position
         self.pending: list[Node] = []  # nodes lowered since the last kernel, for its comments
+        self.device_inputs = [meta.device_array for meta in inputs]
         for node, meta in zip(graph.inputs, inputs):
             self.values[node] = self._input(node, meta)
             self.plan.inputs.append(self._input_slot(self.values[node]))
@@ -762,7 +764,12 @@ class _Lowering:
         if layout is not None:
             buffer, offset, strides = layout
             if buffer in self.plan.inputs:  # a view of the caller's array: the same memory
-                return Output(self.plan.inputs.index(buffer), scalar, replay=node)
+                position = self.plan.inputs.index(buffer)
+                if not self.device_inputs[position]:  # NumPy makes it from the caller's array
+                    return Output(position, scalar, replay=node)
+                if all(s >= 0 for s in strides):  # a view of the device array's own memory
+                    return Output(position, scalar, (offset, strides, value.shape))
+                # torch has no negative strides: the view's values, in an array of its own
             if (offset, strides, value.shape) == (0, buffer.strides, buffer.shape) and not scalar:
                 return Output(buffer, scalar)
             if not scalar and all(s >= 0 for s in strides):

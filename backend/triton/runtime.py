@@ -132,7 +132,16 @@ class Runner:
     def program_for(self, inputs) -> tuple[Program, list]:
         tensors, metas, key = [], [], []
         for value, copied in zip(inputs, self.copied):
-            if type(value) is np.ndarray and _kernel_dtype(value.dtype):
+            kind = device.array_kind(value)
+            if kind not in (None, "numpy"):  # a torch tensor, a CuPy array: used where it is
+                tensor = device.to_device_tensor(value, self.device)
+                if copied:  # written: a copy of its own until the call succeeded (as NumPy's)
+                    tensor = tensor.clone()
+                tensors.append(tensor)
+                dtype, strides = device.numpy_dtype(tensor), tuple(tensor.stride())
+                metas.append(InputMeta("array", dtype, tuple(tensor.shape), strides, True))
+                key.append((kind, dtype.str, tuple(tensor.shape), strides))
+            elif type(value) is np.ndarray and _kernel_dtype(value.dtype):
                 tensor = self.device.from_host(value.copy() if copied and
                                                self.device.kind == "interpreter" else value)  # fmt: skip
                 tensors.append(tensor)
@@ -161,14 +170,16 @@ class Runner:
         return self.programs[key], tensors
 
     def __call__(self, *inputs):
-        if fp_errors_raise():  # the caller's np.errstate wants NumPy's floating-point errors
-            return self.in_numpy(*inputs)
-        if any(self.copied) and self._written_input_overlaps(inputs):
-            return self.in_numpy(*inputs)  # a write must show through the other name too
+        kind = next((k for k in map(device.array_kind, inputs) if k not in (None, "numpy")), None)
+        if kind is None:  # NumPy in, NumPy out; else outputs are the first device array's kind
+            if fp_errors_raise():  # the caller's np.errstate wants NumPy's floating-point errors
+                return self.in_numpy(*inputs)
+            if any(self.copied) and self._written_input_overlaps(inputs):
+                return self.in_numpy(*inputs)  # a write must show through the other name too
         program, tensors = self.program_for(inputs)
         if program is None:
             return self.in_numpy(*inputs)
-        return _Call(self.device, program, inputs, tensors).run()
+        return _Call(self.device, program, inputs, tensors, kind or "numpy").run()
 
     def _written_input_overlaps(self, inputs) -> bool:
         """Whether an input the graph writes shares memory with another input (one array
@@ -191,10 +202,11 @@ class Runner:
 class _Call:
     """One run of a program: device tensors and host values by the plan's objects."""
 
-    def __init__(self, dev, program: Program, inputs, tensors):
+    def __init__(self, dev, program: Program, inputs, tensors, kind: str):
         self.device = dev
         self.program = program
         self.inputs = inputs
+        self.kind = kind  # what outputs are returned as: "numpy", "torch", "cupy"...
         self.tensors: dict[int, object] = {}  # id(Buffer) -> device tensor
         self.host: dict[int, object] = {}  # id(HostValue) / id(Buffer) -> host value
         self.error = None
@@ -202,8 +214,8 @@ class _Call:
         for position, (slot, value, tensor) in enumerate(zip(program.plan.inputs, inputs, tensors)):
             if isinstance(slot, ir.Buffer):
                 self.tensors[id(slot)] = tensor
-                if position not in written:  # externs read the caller's array as it is
-                    self.host[id(slot)] = value
+                if position not in written and type(value) is np.ndarray:
+                    self.host[id(slot)] = value  # externs read the caller's array as it is
             elif isinstance(slot, HostValue):
                 self.host[id(slot)] = value
 
@@ -325,11 +337,15 @@ class _Call:
     # -- outputs --------------------------------------------------------------------------------
     def _output(self, out):
         source = out.source
-        if isinstance(source, int):  # an input, or a view of one: NumPy makes it on the host
+        if isinstance(source, int):  # an input, or a view of one
             value = self.inputs[source]
-            return (
-                value if out.replay is None else _replay(out.replay, self.program.plan, self.inputs)
-            )
+            if out.view is None and out.replay is None:
+                return value
+            if type(value) is np.ndarray:  # NumPy makes the view from the caller's array
+                return _replay(out.replay, self.program.plan, self.inputs)
+            offset, strides, shape = out.view  # a device array: a view of its own memory
+            own = device.to_device_tensor(value, self.device).as_strided(shape, strides, offset)
+            return device.from_device_tensor(own, self.kind, scalar=out.scalar, device=self.device)
         if isinstance(source, Known):
             return source.value
         if isinstance(source, HostValue):
@@ -338,7 +354,7 @@ class _Call:
         if out.view is not None:
             offset, strides, shape = out.view
             tensor = tensor.as_strided(shape, strides, offset)
-        return self.device.to_host(tensor, scalar=out.scalar)
+        return device.from_device_tensor(tensor, self.kind, scalar=out.scalar, device=self.device)
 
 
 def _copy_into(tensor, host: np.ndarray) -> None:
