@@ -18,7 +18,7 @@ from tcompile.tracer.graph import Graph, Node
 from tcompile.tracer.graph_failure import fp_errors_raise
 
 from ..eager import eager_backend
-from . import codegen, device, fusion, pointwise
+from . import autotune, codegen, device, fusion, pointwise
 from . import loop_ir as ir
 from .kernel_source import load_kernel, load_module
 from .lowering import (
@@ -44,14 +44,22 @@ class GraphRuntimeError(RuntimeError):
 
 @dataclass
 class Compiled:
-    """One kernel, ready to launch: its source, its Triton function and fixed arguments."""
+    """One kernel, ready to launch: its source, its Triton function, its sizes and the launch
+    configurations to choose from (`autotune`)."""
 
     kernel: ir.Kernel
     source: codegen.KernelSource
     fn: object
-    grid: tuple
-    blocks: dict
-    empty: bool = False  # nothing to compute (a size-0 dim): not launched
+    xnumel: int
+    configs: list
+    chosen: autotune.Config | None = None
+
+    @property
+    def empty(self) -> bool:  # nothing to compute (a size-0 dim): not launched
+        return self.xnumel == 0
+
+    def grid(self, config: autotune.Config) -> tuple:
+        return (max(1, math.ceil(self.xnumel / config.XBLOCK)),)
 
 
 @dataclass
@@ -92,25 +100,9 @@ def _compile(kernel: ir.Kernel) -> Compiled:
     fn = load_kernel(source.text, source.name)
     if device.interpreting():  # the interpreter has no libdevice: NumPy's C functions stand in
         load_module(source.text).libdevice = pointwise.interpreter_libdevice()
-    blocks = _blocks(xnumel, rnumel, kernel.is_reduction, persistent)
-    grid = (max(1, math.ceil(xnumel / blocks["XBLOCK"])),)
-    return Compiled(kernel, source, fn, grid, blocks, empty=xnumel == 0)
-
-
-def _blocks(xnumel: int, rnumel: int, reduction: bool, persistent: bool) -> dict:
-    """Block sizes: a whole row per program for persistent reductions; under the interpreter
-    large blocks (each program is one NumPy evaluation), on a GPU Triton's usual sizes."""
-    interpreting = device.current_device().kind == "interpreter"
-    if not reduction:
-        cap = 8192 if interpreting else 1024
-        return {"XBLOCK": min(_pow2(xnumel), cap)}
-    rblock = _pow2(rnumel) if persistent else (1024 if interpreting else 512)
-    budget = (16384 if interpreting else 4096) // rblock
-    return {"XBLOCK": max(1, min(_pow2(xnumel), budget, 64)), "RBLOCK": rblock}
-
-
-def _pow2(n: int) -> int:
-    return 1 << max(0, (max(n, 1) - 1).bit_length())
+    configs = autotune.candidates(xnumel, rnumel, reduction=kernel.is_reduction,
+                                  persistent=persistent, interpreting=device.interpreting())  # fmt: skip
+    return Compiled(kernel, source, fn, xnumel, configs)
 
 
 class Runner:
@@ -266,7 +258,22 @@ class _Call:
                 args.append(self.error)
             else:
                 args.append(arg.value)
-        compiled.fn[compiled.grid](*args, **compiled.blocks)
+
+        def run(config: autotune.Config) -> None:
+            compiled.fn[compiled.grid(config)](*args, **config.launch_options())
+
+        if compiled.chosen is None:
+            written = [self._tensor(b) for b in compiled.kernel.writes()]
+            saved = [t.clone() for t in written] if len(compiled.configs) > 1 else []
+
+            def restore() -> None:
+                for tensor, copy in zip(written, saved):
+                    tensor.copy_(copy)
+
+            key = f"{compiled.source.digest}:{compiled.xnumel}:{compiled.configs}:{self.device!r}"
+            compiled.chosen = autotune.choose(key, compiled.configs, run,
+                                              self.device.synchronize, restore)  # fmt: skip
+        run(compiled.chosen)
 
     def _library(self, step: LibraryCall) -> None:
         """torch on the device tensors, in the result's dtype (NumPy's: the trace saw it)."""
@@ -437,8 +444,10 @@ def describe(program: Program) -> str:
             compiled = program.compiled[id(step.kernel)]
             reads = ", ".join(b.name for b in step.kernel.reads())
             writes = ", ".join(b.name for b in step.kernel.writes())
-            blocks = ", ".join(f"{k}={v}" for k, v in compiled.blocks.items())
-            lines.append(f"launch {step.kernel.name}[{compiled.grid[0]}]({blocks})  "
+            configs = compiled.configs
+            blocks = (", ".join(f"{k}={v}" for k, v in configs[0].launch_options().items())
+                      if len(configs) == 1 else f"{len(configs)} block sizes tried at first launch")  # fmt: skip
+            lines.append(f"launch {step.kernel.name}({blocks})  "
                          f"reads {reads or '-'}  writes {writes}")  # fmt: skip
         elif isinstance(step, Extern):
             lines.append(f"extern {getattr(step.node.target, '__name__', step.node.op)} "

@@ -8,6 +8,7 @@ import pytest
 from requires_triton import require_triton
 
 require_triton()
+pytest.importorskip("IPython", reason="the jupyter extra is not installed")
 
 from IPython.core.displaypub import CapturingDisplayPublisher  # noqa: E402
 from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
