@@ -67,7 +67,7 @@ def canonicalize(op: str, target, args: tuple, kwargs: dict):
     if op == "attr" and target in _ATTRIBUTES and _is_array(args[0]):
         return "call", _ATTRIBUTES[target], args, {}
     if op == "call":
-        target = _ALIASES.get(target, target) if _hashable(target) else target
+        target = _ALIASES.get(target, target) if hashable(target) else target
         return "call", target, *normalize_arguments(target, args, kwargs)
     return op, target, args, kwargs
 
@@ -115,7 +115,7 @@ def method_spelling(fn, args: tuple, kwargs: dict):
     """``(name, args, kwargs)`` to call a canonical np function as the ndarray method that does
     the same (``np.sum(x, axis=0)`` -> ``x.sum(axis=0)``), or None where the method's parameters
     cannot express these arguments (``np.clip(x, a_min=0)``: the method's is ``min``)."""
-    name = _METHOD_NAMES.get(fn) if _hashable(fn) else None
+    name = _METHOD_NAMES.get(fn) if hashable(fn) else None
     if name is None:
         return None
     params = _parameters(getattr(np.ndarray, name))
@@ -198,7 +198,8 @@ def _holds_array(arg) -> bool:
     return hasattr(arg, "tensor")
 
 
-def _hashable(obj) -> bool:
+def hashable(obj) -> bool:
+    """Whether ``obj`` can be looked up in a table (a ``np.poly1d`` object cannot)."""
     try:
         hash(obj)
     except TypeError:

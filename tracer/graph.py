@@ -294,14 +294,6 @@ def _holds_array(arg) -> bool:
     return isinstance(arg, Node) and arg.tensor is not None and arg.tensor.kind == "array"
 
 
-def _hashable(obj) -> bool:
-    try:
-        hash(obj)
-    except TypeError:
-        return False
-    return True
-
-
 class _Printer:
     """Turns nodes and constant arguments into Python text; binds non-literals in ``ns``."""
 
@@ -322,7 +314,7 @@ class _Printer:
             op = operators.of_function(node.target)
             return f"{self.arg(node.args[0])} {op.symbol}= {self.arg(node.args[1])}"
         if "out" in node.kwargs and node.op == "call":  # its value is the ``out`` array
-            op = _UFUNC_OPERATORS.get(node.target) if _hashable(node.target) else None
+            op = _UFUNC_OPERATORS.get(node.target) if canonical.hashable(node.target) else None
             if op is not None and op.inplace and node.kwargs == {"out": node.args[0]} \
                     and len(node.args) == 2:  # fmt: skip
                 return f"{self.arg(node.args[0])} {op.symbol}= {self.arg(node.args[1])}"
@@ -342,7 +334,7 @@ class _Printer:
             return f"{self.arg(args[0])}.{node.target}({self.call_args(args[1:], kwargs)})"
         target = node.target
         on_array = bool(args) and _holds_array(args[0])
-        if not _hashable(target):
+        if not canonical.hashable(target):
             return f"{self.callable(target)}({self.call_args(args, kwargs)})"
         op = operators.of_function(target) or _UFUNC_OPERATORS.get(target)
         if (

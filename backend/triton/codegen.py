@@ -463,27 +463,24 @@ def _identity(kind: str, dtype: np.dtype) -> str:
     return str(info.min if kind in ("max", "argmax") else info.max)
 
 
+# Per reduction: the helper it needs (None: Triton's own), how a loop step folds a tile into
+# the accumulator, and how a tile reduces along its rows.
+_REDUCERS = {
+    "sum": (None, "{acc} + {value}", "tl.sum({tile}, 1)"),
+    "prod": ("prod", "{acc} * {value}", "tl.reduce({tile}, 1, _prod)"),
+    "max": ("max", "_max({acc}, {value})", "tl.reduce({tile}, 1, _max)"),
+    "min": ("min", "_min({acc}, {value})", "tl.reduce({tile}, 1, _min)"),
+}
+_REDUCERS["any"], _REDUCERS["all"] = _REDUCERS["max"], _REDUCERS["min"]  # on 0/1 values
+
+
 def _combine(kind: str, acc: str, value: str, helpers: set) -> str:
-    if kind == "sum":
-        return f"{acc} + {value}"
-    if kind in ("max", "any"):
-        helpers.add("max")
-        return f"_max({acc}, {value})"
-    if kind in ("min", "all"):
-        helpers.add("min")
-        return f"_min({acc}, {value})"
-    helpers.add("prod")
-    return f"{acc} * {value}"
+    helper, step, _ = _REDUCERS[kind]
+    helpers.update({helper} - {None})
+    return step.format(acc=acc, value=value)
 
 
 def _reduce(kind: str, tile: str, helpers: set) -> str:
-    if kind == "sum":
-        return f"tl.sum({tile}, 1)"
-    if kind in ("max", "any"):
-        helpers.add("max")
-        return f"tl.reduce({tile}, 1, _max)"
-    if kind in ("min", "all"):
-        helpers.add("min")
-        return f"tl.reduce({tile}, 1, _min)"
-    helpers.add("prod")
-    return f"tl.reduce({tile}, 1, _prod)"
+    helper, _, whole = _REDUCERS[kind]
+    helpers.update({helper} - {None})
+    return whole.format(tile=tile)

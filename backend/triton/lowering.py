@@ -729,20 +729,15 @@ class _Lowering:
         return results[0] if node.has_value and results else None
 
     def _extern_arg(self, arg):
-        if isinstance(arg, Node):
-            value = self.values[arg]
-            if isinstance(value, Tensor) and not isinstance(value, BufferTensor):
-                layout = strided(value)
-                if layout is None:
-                    value = self.realize(value, arg.name)
+        def leaf(item):
+            if not isinstance(item, Node):
+                return Known(item)
+            value = self.values[item]
+            if isinstance(value, Tensor) and strided(value) is None:
+                value = self.realize(value, item.name)
             return value
-        if isinstance(arg, (tuple, list)):
-            return type(arg)(self._extern_arg(a) for a in arg)
-        if isinstance(arg, dict):
-            return {k: self._extern_arg(v) for k, v in arg.items()}
-        if isinstance(arg, slice):
-            return slice(*(self._extern_arg(p) for p in (arg.start, arg.stop, arg.step)))
-        return Known(arg)
+
+        return map_leaves(arg, leaf)
 
     # -- outputs -----------------------------------------------------------------------------
     def _outputs(self, node: Node) -> None:
@@ -841,6 +836,17 @@ def _operand_expr(operand, index, dtype: np.dtype) -> ir.Expr:
     if isinstance(operand, Tensor):
         return _cast(operand.load(broadcast_index(index, operand.shape)), dtype)
     return ir.Constant(operand, np.dtype(dtype))
+
+
+def map_leaves(value, leaf):
+    """``value`` with ``leaf`` applied to everything inside its tuples, lists, dicts and slices."""
+    if isinstance(value, (tuple, list)):
+        return type(value)(map_leaves(v, leaf) for v in value)
+    if isinstance(value, dict):
+        return {k: map_leaves(v, leaf) for k, v in value.items()}
+    if isinstance(value, slice):
+        return slice(*(map_leaves(p, leaf) for p in (value.start, value.stop, value.step)))
+    return leaf(value)
 
 
 def _cast(expr: ir.Expr, dtype: np.dtype) -> ir.Expr:

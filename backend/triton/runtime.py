@@ -33,6 +33,7 @@ from .lowering import (
     Upload,
     WholeGraphInNumPy,
     lower,
+    map_leaves,
     written_nodes,
 )
 from .tensors import BufferTensor, Tensor, strided
@@ -317,19 +318,16 @@ class _Call:
             self.host[id(slot)] = value
 
     def _host_arg(self, value):
-        if isinstance(value, Known):
-            return value.value
-        if isinstance(value, HostValue):
-            return self.host[id(value)]
-        if isinstance(value, Tensor):
-            return self._host_array(value)
-        if isinstance(value, (tuple, list)):
-            return type(value)(self._host_arg(v) for v in value)
-        if isinstance(value, dict):
-            return {k: self._host_arg(v) for k, v in value.items()}
-        if isinstance(value, slice):
-            return slice(*(self._host_arg(p) for p in (value.start, value.stop, value.step)))
-        return value
+        def leaf(item):
+            if isinstance(item, Known):
+                return item.value
+            if isinstance(item, HostValue):
+                return self.host[id(item)]
+            if isinstance(item, Tensor):
+                return self._host_array(item)
+            return item
+
+        return map_leaves(value, leaf)
 
     def _host_array(self, tensor: Tensor) -> np.ndarray:
         buffer, offset, strides = strided(tensor)

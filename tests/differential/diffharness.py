@@ -26,14 +26,13 @@ import sys
 import tempfile
 import textwrap
 import traceback
-import types
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from harness import Outcome, alias_signature, assert_same, cross_call_sharing
+from harness import Outcome, _is_user_object, alias_signature, assert_same, cross_call_sharing
 
 import tcompile as tc
 
@@ -170,14 +169,7 @@ def _containers(x: Any, out: list, seen: set[int]) -> list:
 
 
 def _is_user_object_like(x: Any) -> bool:
-    plain = (
-        type,
-        types.FunctionType,
-        types.BuiltinFunctionType,
-        types.ModuleType,
-        types.MethodType,
-    )
-    return hasattr(x, "__dict__") and not isinstance(x, plain) and not isinstance(x, np.ndarray)
+    return _is_user_object(x) and not isinstance(x, np.ndarray)
 
 
 def identity_signature(o: Outcome) -> list[list[int]]:

@@ -3,6 +3,9 @@ stay apart. Results are checked against NumPy too (fusion must not change them).
 
 from __future__ import annotations
 
+import os
+import sys
+
 import numpy as np
 import pytest
 from requires_triton import require_triton
@@ -11,6 +14,10 @@ require_triton()
 
 import tcompile as tc  # noqa: E402
 from tcompile.tracer.compiled_graph import FusionDecision, KernelInfo  # noqa: E402
+
+# The benchmark corpus's kernels, plain NumPy: the functions whose fusion the figures depend on.
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
+from gpu_kernels import haversine, layernorm, softmax  # noqa: E402
 
 rng = np.random.default_rng(3)
 X = rng.standard_normal((8, 64))
@@ -29,26 +36,6 @@ def kernels_of(fn, *args):
     return kernels, decisions
 
 
-def haversine(lat1, lon1, lat2, lon2):
-    dlat, dlon = np.radians(lat2 - lat1), np.radians(lon2 - lon1)
-    a = (
-        np.sin(dlat / 2) ** 2
-        + np.cos(np.radians(lat1)) * np.cos(np.radians(lat2)) * np.sin(dlon / 2) ** 2
-    )
-    return 6371.0 * 2 * np.arcsin(np.sqrt(a))
-
-
-def softmax(x):
-    e = np.exp(x - x.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
-
-
-def layer_norm(x, g, b):
-    mean = x.mean(axis=-1, keepdims=True)
-    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
-    return (x - mean) / np.sqrt(var + 1e-5) * g + b
-
-
 def test_a_pointwise_chain_is_one_kernel():
     args = [rng.uniform(-80, 80, 500) for _ in range(4)]
     kernels, _ = kernels_of(haversine, *args)
@@ -57,7 +44,7 @@ def test_a_pointwise_chain_is_one_kernel():
     assert any("np.sin(dlat / 2)" in line for line in kernels[0].lines)  # the user's lines
 
 
-@pytest.mark.parametrize("fn", [softmax, lambda x: layer_norm(x, np.ones(64), np.zeros(64))],
+@pytest.mark.parametrize("fn", [softmax, lambda x: layernorm(x, np.ones(64), np.zeros(64))],
                          ids=["softmax", "layer_norm"])  # fmt: skip
 def test_a_row_reduction_and_its_broadcast_use_are_one_kernel(fn):
     kernels, _ = kernels_of(fn, X)
