@@ -72,40 +72,26 @@ from triton.language.extra import libdevice
 
 # Combine functions for `tl.reduce`, with NumPy's NaN rules (max/min propagate NaN; argmax and
 # argmin give the first NaN, else the first extreme).
+_EXTREME = """
+@triton.jit
+def _{name}(a, b):
+    return tl.where((a {op} b) | (a != a), a, b)
+"""
+_POSITION_OF_EXTREME = """
+@triton.jit
+def _{name}(a, i, b, j):
+    a_nan = a != a
+    b_nan = b != b
+    first = (i < j)
+    take_a = (a_nan & ~b_nan) | (a_nan & b_nan & first) | (~a_nan & ~b_nan & ((a {op} b) | ((a == b) & first)))
+    return tl.where(take_a, a, b), tl.where(take_a, i, j)
+"""
 _HELPERS = {
-    "prod": """
-@triton.jit
-def _prod(a, b):
-    return a * b
-""",
-    "max": """
-@triton.jit
-def _max(a, b):
-    return tl.where((a > b) | (a != a), a, b)
-""",
-    "min": """
-@triton.jit
-def _min(a, b):
-    return tl.where((a < b) | (a != a), a, b)
-""",
-    "argmax": """
-@triton.jit
-def _argmax(a, i, b, j):
-    a_nan = a != a
-    b_nan = b != b
-    first = (i < j)
-    take_a = (a_nan & ~b_nan) | (a_nan & b_nan & first) | (~a_nan & ~b_nan & ((a > b) | ((a == b) & first)))
-    return tl.where(take_a, a, b), tl.where(take_a, i, j)
-""",
-    "argmin": """
-@triton.jit
-def _argmin(a, i, b, j):
-    a_nan = a != a
-    b_nan = b != b
-    first = (i < j)
-    take_a = (a_nan & ~b_nan) | (a_nan & b_nan & first) | (~a_nan & ~b_nan & ((a < b) | ((a == b) & first)))
-    return tl.where(take_a, a, b), tl.where(take_a, i, j)
-""",
+    "prod": "\n@triton.jit\ndef _prod(a, b):\n    return a * b\n",
+    "max": _EXTREME.format(name="max", op=">"),
+    "min": _EXTREME.format(name="min", op="<"),
+    "argmax": _POSITION_OF_EXTREME.format(name="argmax", op=">"),
+    "argmin": _POSITION_OF_EXTREME.format(name="argmin", op="<"),
 }
 
 
