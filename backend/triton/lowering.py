@@ -32,6 +32,7 @@ from .tensors import (
     View,
     broadcast_index,
     contiguous_strides,
+    is_whole,
     strided,
 )
 
@@ -447,7 +448,14 @@ class _Lowering:
         source = self.tensor(self.value(node.args[0]))
         if len(node.args) > 1:
             raise Unlowerable("reduction with positional options")
-        axis = self._known_kw(kwargs, "axis", None)
+        name = getattr(target, "__name__", "")
+        default_axis = None
+        if isinstance(getattr(target, "__self__", None), np.ufunc):  # np.add.reduce(x, axis=0)
+            name = _UFUNC_REDUCTIONS.get(target.__self__)
+            if name is None:
+                raise Unlowerable(f"np.{target.__self__.__name__}.reduce")
+            default_axis = 0
+        axis = self._known_kw(kwargs, "axis", default_axis)
         keepdims = bool(self._known_kw(kwargs, "keepdims", False))
         ddof = self._known_kw(kwargs, "ddof", 0)
         dtype_arg = self._known_kw(kwargs, "dtype", None)
@@ -459,7 +467,6 @@ class _Lowering:
         if any(source.shape[a] == 0 for a in axes):
             raise Unlowerable("a reduction over an empty axis (NumPy decides what it gives)")
         result_dtype = node.tensor.dtype
-        name = target.__name__
         if name in ("argmax", "argmin"):
             if axis is not None and len(axes) != 1:
                 raise Unlowerable("argmax over several axes")
@@ -469,17 +476,11 @@ class _Lowering:
             return Reduction(name, source, axes, keepdims, np.dtype(np.intp))
         if name in ("mean", "var", "std"):
             return self._moments(name, source, axes, keepdims, dtype_arg, ddof, result_dtype)
-        kind = {
-            "sum": "sum",
-            "prod": "prod",
-            "max": "max",
-            "min": "min",
-            "any": "any",
-            "all": "all",
-        }[name]
+        if name not in ir.REDUCTIONS:
+            raise Unlowerable(f"the reduction {name or target!r}")
         acc = result_dtype
         body = source if source.dtype == acc else _cast_tensor(source, acc)
-        return Reduction(kind, body, axes, keepdims, acc)
+        return Reduction(name, body, axes, keepdims, acc)
 
     def _known_kw(self, kwargs: dict, name: str, default):
         if name not in kwargs:
@@ -765,7 +766,7 @@ class _Lowering:
                 if all(s >= 0 for s in strides):  # a view of the device array's own memory
                     return Output(position, scalar, (offset, strides, value.shape))
                 # torch has no negative strides: the view's values, in an array of its own
-            if (offset, strides, value.shape) == (0, buffer.strides, buffer.shape) and not scalar:
+            if is_whole(buffer, offset, strides, value.shape) and not scalar:
                 return Output(buffer, scalar)
             if not scalar and all(s >= 0 for s in strides):
                 return Output(buffer, scalar, (offset, strides, value.shape))
@@ -911,6 +912,11 @@ def _reads(tensor: Tensor) -> set:
     """The buffers ``tensor``'s elements are computed from."""
     probe = tuple(Lin.of(ir.IterVar(ir.Param(max(s, 1), "n"))) for s in tensor.shape)
     return {n.buffer for n in ir.walk(tensor.load(probe)) if isinstance(n, ir.Load)}
+
+
+# ``ufunc.reduce`` as the reduction it computes.
+_UFUNC_REDUCTIONS = {np.add: "sum", np.multiply: "prod", np.maximum: "max", np.minimum: "min",
+                     np.logical_or: "any", np.logical_and: "all"}  # fmt: skip
 
 
 def _is_creation(target) -> bool:

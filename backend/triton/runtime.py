@@ -36,7 +36,7 @@ from .lowering import (
     map_leaves,
     written_nodes,
 )
-from .tensors import BufferTensor, Tensor, strided
+from .tensors import BufferTensor, Tensor, is_whole, strided
 
 
 class GraphRuntimeError(RuntimeError):
@@ -310,10 +310,11 @@ class _Call:
                 self._take(slot, item)
 
     def _take(self, slot, value) -> None:
+        """An extern's result: kept as NumPy made it (a result returned as it is keeps NumPy's
+        layout), and on the device for the kernels that read it."""
         if isinstance(slot, BufferTensor):
-            array = np.ascontiguousarray(value)
-            self.host[id(slot.buffer)] = array
-            self.tensors[id(slot.buffer)] = self.device.from_host(array)
+            self.host[id(slot.buffer)] = value
+            self.tensors[id(slot.buffer)] = self.device.from_host(np.ascontiguousarray(value))
         else:
             self.host[id(slot)] = value
 
@@ -335,7 +336,7 @@ class _Call:
         if whole is None:
             whole = self.device.to_host(self._tensor(buffer), scalar=False)
             self.host[id(buffer)] = whole
-        if (offset, strides, tensor.shape) == (0, buffer.strides, buffer.shape):
+        if is_whole(buffer, offset, strides, tensor.shape):
             return whole
         return _view_at(whole, offset, tensor.shape, strides, buffer)
 
@@ -355,6 +356,8 @@ class _Call:
             return source.value
         if isinstance(source, HostValue):
             return self.host[id(source)]
+        if self.kind == "numpy" and out.view is None and id(source) in self.host:
+            return self.host[id(source)]  # an extern's result, as NumPy made it
         tensor = self._tensor(source)
         if out.view is not None:
             offset, strides, shape = out.view

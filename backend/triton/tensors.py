@@ -198,3 +198,13 @@ def strided(tensor: Tensor):
     coeffs = {v: p.value for v, p in load.index.terms}
     strides = tuple(coeffs.get(v, 0) for v in probe_vars)
     return load.buffer, load.index.offset.value, strides
+
+
+def is_whole(buffer: ir.Buffer, offset: int, strides: tuple, shape: tuple) -> bool:
+    """Whether a view (``offset``, ``strides``, ``shape``) is all of ``buffer`` as it is laid
+    out (the stride of a size-1 dim does not matter)."""
+    return (
+        offset == 0
+        and tuple(shape) == buffer.shape
+        and all(a == b for a, b, n in zip(strides, buffer.strides, shape) if n > 1)
+    )
