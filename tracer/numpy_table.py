@@ -242,7 +242,8 @@ POINTWISE, REDUCTION, SCAN, VIEW, GATHER, SCATTER, MATMUL, EXTERN = (
     "pointwise", "reduction", "scan", "view", "gather", "scatter", "matmul", "extern",
 )  # fmt: skip
 _LOWERING = {
-    POINTWISE: (np.where, np.clip, np.ndarray.astype),
+    POINTWISE: (np.where, np.clip, np.ndarray.astype, np.copy, np.ndarray.copy,
+                np.ndarray.flatten, np.concatenate, np.stack),
     REDUCTION: (np.sum, np.mean, np.prod, np.max, np.min, np.argmax, np.argmin, np.any, np.all,
                 np.var, np.std),
     SCAN: (np.cumsum, np.cumprod),
@@ -289,7 +290,7 @@ def _leaves(obj):
 _NEW_MEMORY = frozenset(
     id(fn)
     for fn in (*_LOWERING[REDUCTION], *_LOWERING[SCAN], *_LOWERING[MATMUL], np.where, np.clip,
-               np.concatenate, np.stack, np.copy)
+               np.concatenate, np.stack, np.copy, np.ndarray.copy, np.ndarray.flatten)
 )  # fmt: skip
 
 

@@ -360,6 +360,8 @@ class _Generator:
             body = ("load", id(expr.buffer), ikey)
         elif isinstance(expr, ir.Constant):
             body = ("const", np.asarray(expr.value, dtype=expr.dtype).tobytes(), str(expr.dtype))
+        elif isinstance(expr, ir.IndexValue):
+            body = ("index", _affine_key(expr.index))
         elif isinstance(expr, ir.Op):
             body = ("op", expr.ufunc.__name__, expr.output, tuple(map(str, expr.in_dtypes)),
                     tuple(self._key(a) for a in expr.args))  # fmt: skip
@@ -386,6 +388,8 @@ class _Generator:
             text = self._load(expr)
         elif isinstance(expr, ir.Constant):
             text = pointwise.constant(expr.value, expr.dtype)
+        elif isinstance(expr, ir.IndexValue):
+            text = f"({self._affine(expr.index)}).to(tl.int64)"
         elif isinstance(expr, ir.Cast):
             text = pointwise.cast(self._value(expr.value), expr.value.dtype, expr.dtype)
         elif isinstance(expr, ir.Where):
@@ -410,9 +414,12 @@ class _Generator:
             value = self._value(index.value)
             size = self.arg(index.size)
             stride = self.arg(index.coefficient)
-            bad = f"(({mask}) & (({value} < -{size}) | ({value} >= {size})))"
-            self._check(bad)
-            wrapped = f"tl.where({bad}, 0, tl.where({value} < 0, {value} + {size}, {value}))"
+            if index.checked:
+                bad = f"(({mask}) & (({value} < -{size}) | ({value} >= {size})))"
+                self._check(bad)
+                wrapped = f"tl.where({bad}, 0, tl.where({value} < 0, {value} + {size}, {value}))"
+            else:
+                wrapped = value  # in range by construction
             address = f"{self._affine(index.base)} + {stride} * {wrapped}"
         else:
             address = self._affine(index)

@@ -102,12 +102,14 @@ class Load(Expr):
 class Gather:
     """An index read from data: ``base + coefficient * wrap(value)`` plus affine terms, where a
     negative value counts from the end (``size``), as NumPy's integer-array indexing does. A
-    value outside ``[-size, size)`` sets the plan's error flag (the call then raises)."""
+    value outside ``[-size, size)`` sets the plan's error flag (the call then raises). An index
+    the lowering computed itself, in range by construction, is not ``checked``."""
 
     base: Affine
     value: Expr
     size: Param
     coefficient: Param
+    checked: bool = True
 
     def children(self):
         return (self.value,)
@@ -160,6 +162,14 @@ class Where(Expr):
         return (self.condition, self.then, self.otherwise)
 
 
+@dataclass(frozen=True, eq=False)
+class IndexValue(Expr):
+    """The value of an affine index (int64): for conditions on positions, as in concatenate."""
+
+    index: Affine
+    dtype: np.dtype = np.dtype(np.int64)
+
+
 REDUCTIONS = ("sum", "prod", "max", "min", "any", "all", "argmax", "argmin")
 
 
@@ -204,6 +214,8 @@ def free_vars(expr: Expr) -> set[IterVar]:
         if isinstance(node, Load):
             index = node.index.base if isinstance(node.index, Gather) else node.index
             found.update(index.vars)
+        elif isinstance(node, IndexValue):
+            found.update(node.index.vars)
     return found - bound
 
 
@@ -308,10 +320,13 @@ def substitute(expr: Expr, exprs: dict[int, Expr] | None = None,
         if isinstance(node, Load):
             index = node.index
             if isinstance(index, Gather):
-                index = Gather(affine(index.base), go(index.value), index.size, index.coefficient)
+                index = Gather(affine(index.base), go(index.value), index.size, index.coefficient,
+                               index.checked)  # fmt: skip
             else:
                 index = affine(index)
             new = Load(node.buffer, index)
+        elif isinstance(node, IndexValue):
+            new = IndexValue(affine(node.index))
         elif isinstance(node, Op):
             new = Op(node.ufunc, tuple(go(a) for a in node.args), node.in_dtypes, node.out_dtypes,
                      node.output)  # fmt: skip

@@ -32,6 +32,7 @@ from .tensors import (
     View,
     broadcast_index,
     contiguous_strides,
+    index_value,
     is_whole,
     strided,
 )
@@ -355,7 +356,66 @@ class _Lowering:
             return self._clip(node)
         if target is np.ndarray.astype:
             return self._astype(node)
+        if target in (np.copy, np.ndarray.copy, np.ndarray.flatten):
+            return self._copy(node)
+        if target in (np.concatenate, np.stack):
+            return self._join(node)
         return self._ufunc(node, target)
+
+    def _copy(self, node: Node) -> Tensor:
+        """A new array with the same values (its layout is NumPy's where it is returned)."""
+        options = set(node.kwargs) - {"order"}
+        order = self._known(node.kwargs.get("order", "C" if node.target is not np.copy else "K"))
+        if options or len(node.args) != 1 or (node.target is np.ndarray.flatten and order != "C"):
+            raise Unlowerable(f"{_describe(node)} with options")
+        source = self.tensor(self.value(node.args[0]))
+        shape = (int(np.prod(source.shape)),) if node.target is np.ndarray.flatten else source.shape
+        if shape != source.shape:
+            source = self._flatten(source)
+        return Pointwise(source.dtype, shape, source.load)
+
+    def _join(self, node: Node) -> Tensor:
+        """``np.concatenate``/``np.stack``: each element is one part's, chosen by where its
+        index falls along the axis (every part is loaded at a clamped index, then selected)."""
+        if set(node.kwargs) - {"axis"} or len(node.args) != 1:
+            raise Unlowerable(f"{_describe(node)} with options")
+        parts = [self.tensor(self.value(p)) for p in node.args[0]]
+        dtype = node.tensor.dtype
+        ndim = len(parts[0].shape)
+        axis = self._known(node.kwargs.get("axis", 0))
+        if axis is None:
+            raise Unlowerable(f"{_describe(node)} with axis=None (it flattens)")
+        if node.target is np.stack:
+            axis = axis % (ndim + 1)
+            parts = [_expand(p, axis) for p in parts]
+        else:
+            axis = axis % max(ndim, 1)
+        if any(len(p.shape) != len(parts[0].shape) for p in parts):
+            raise Unlowerable(f"{_describe(node)} of arrays of different ranks")
+        starts, start = [], 0
+        for p in parts:
+            starts.append(start)
+            start += p.shape[axis]
+        shape = parts[0].shape[:axis] + (start,) + parts[0].shape[axis + 1 :]
+        if any(p.shape[:axis] + p.shape[axis + 1 :] != shape[:axis] + shape[axis + 1 :]
+               for p in parts):  # fmt: skip
+            raise Unlowerable(f"{_describe(node)} of parts that do not line up (NumPy raises)")
+
+        def compute(index):
+            position = index[axis]
+            value = None
+            for part, begin in reversed(list(zip(parts, starts))):
+                size = part.shape[axis]
+                local = _clamped(position, begin, size)
+                load = _cast(part.load(index[:axis] + (local,) + index[axis + 1 :]), dtype)
+                if value is None:
+                    value = load
+                else:
+                    inside = _index_below(position, begin + size)
+                    value = ir.Where(inside, load, value)
+            return value
+
+        return Pointwise(dtype, shape, compute)
 
     def _operands(self, args) -> tuple[list, tuple]:
         """Each operand as a tensor or a weak Python scalar, and the types NumPy resolves with."""
@@ -573,7 +633,7 @@ class _Lowering:
 
     # -- gathers and writes ------------------------------------------------------------------
     def _gather(self, node: Node):
-        source = self.tensor(self.value(node.args[0]))
+        source = self._memory(self.tensor(self.value(node.args[0])))  # checked where it is read
         index = node.args[1] if isinstance(node.args[1], tuple) else (node.args[1],)
         arrays = [i for i, part in enumerate(index) if isinstance(part, Node)
                   and self.values[part] is not None and isinstance(self.value(part), Tensor)]  # fmt: skip
@@ -848,6 +908,29 @@ def map_leaves(value, leaf):
     if isinstance(value, slice):
         return slice(*(map_leaves(p, leaf) for p in (value.start, value.stop, value.step)))
     return leaf(value)
+
+
+_INT64 = np.dtype(np.int64)
+
+
+def _clamped(position: Lin, begin: int, size: int) -> DataIndex:
+    """``position - begin`` held inside ``[0, size)``: where a part of a join is loaded (its
+    value is used only where the position is inside the part)."""
+    local = index_value(position.plus(-begin))
+    low = ir.Op(np.maximum, (local, ir.Constant(0, _INT64)), (_INT64, _INT64), (_INT64,))
+    clamped = ir.Op(np.minimum, (low, ir.Constant(size - 1, _INT64)), (_INT64, _INT64), (_INT64,))
+    return DataIndex(clamped, size, checked=False)
+
+
+def _index_below(position: Lin, limit: int) -> ir.Expr:
+    return ir.Op(np.less, (index_value(position), ir.Constant(limit, _INT64)), (_INT64, _INT64),
+                 (np.dtype(bool),))  # fmt: skip
+
+
+def _expand(tensor: Tensor, axis: int) -> Tensor:
+    """``np.expand_dims(tensor, axis)`` as a view."""
+    shape = tensor.shape[:axis] + (1,) + tensor.shape[axis:]
+    return View(tensor, shape, lambda index: index[:axis] + index[axis + 1 :])
 
 
 def _cast(expr: ir.Expr, dtype: np.dtype) -> ir.Expr:

@@ -42,10 +42,26 @@ class Lin:
 
 @dataclass(frozen=True, eq=False)
 class DataIndex:
-    """An index along a dim of ``size`` elements read from data (NumPy's integer indexing)."""
+    """An index along a dim of ``size`` elements read from data (NumPy's integer indexing;
+    ``checked``: it may be out of range, which raises)."""
 
     value: ir.Expr
     size: int
+    checked: bool = True
+
+    # A view between the index and memory (a join of slices) maps it as it maps any index; a
+    # checked index never meets one (gathers read a buffer directly).
+    def scaled(self, k: int) -> DataIndex:
+        return self._apply(np.multiply, k)
+
+    def plus(self, c: int) -> DataIndex:
+        return self._apply(np.add, c)
+
+    def _apply(self, ufunc, number: int) -> DataIndex:
+        assert not self.checked, "a checked index through a view"
+        int64 = np.dtype(np.int64)
+        value = ir.Op(ufunc, (self.value, ir.Constant(number, int64)), (int64, int64), (int64,))
+        return DataIndex(value, self.size, checked=False)
 
 
 Index = tuple  # of Lin | DataIndex, one per dim
@@ -95,7 +111,12 @@ class BufferTensor(Tensor):
             return ir.Load(self.buffer, affine)
         value, stride = data
         return ir.Load(self.buffer, ir.Gather(affine, value.value, ir.Param(value.size, "n"),
-                                              ir.Param(stride, "s")))  # fmt: skip
+                                              ir.Param(stride, "s"), value.checked))  # fmt: skip
+
+
+def index_value(lin: Lin) -> ir.Expr:
+    """The position ``lin`` stands for, as an int64 value."""
+    return ir.IndexValue(_affine(lin))
 
 
 def _affine(lin: Lin) -> ir.Affine:
@@ -187,7 +208,13 @@ def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
 
 def strided(tensor: Tensor):
     """``(buffer, offset, strides)`` when ``tensor`` is a plain view of one buffer (what a
-    device view or an extern argument needs), else None."""
+    device view or an extern argument needs), else None (a computed value, even one that only
+    reads a buffer, like a copy, is not a view)."""
+    base = tensor
+    while isinstance(base, View):
+        base = base.base
+    if not isinstance(base, BufferTensor):
+        return None
     probe_vars = tuple(ir.IterVar(ir.Param(max(s, 1), "n")) for s in tensor.shape)
     try:
         load = tensor.load(tuple(Lin.of(v) for v in probe_vars))

@@ -209,3 +209,13 @@ def test_matmul_and_scans_run_in_the_array_librarys_kernels():
     assert "extern" not in kinds(report)
     assert "torch.matmul" in report.compiled.sources["plan"]
     assert "torch.cumsum" in report.compiled.sources["plan"]
+
+
+def test_copies_and_joins_are_kernels():
+    def f(x, v):
+        return (x.copy(), np.copy(x.T), (x * 2).flatten(), np.concatenate([x, x[:2] + 1], axis=0),
+                np.stack([v, v * 2, -v], axis=1), np.concatenate((x.T, x.T), axis=1))  # fmt: skip
+
+    got, expected, report = compile_and_run(f, F, V)
+    assert_close(got, expected)
+    assert "extern" not in kinds(report)
