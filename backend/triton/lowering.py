@@ -401,10 +401,14 @@ class _Lowering:
                for p in parts):  # fmt: skip
             raise Unlowerable(f"{_describe(node)} of parts that do not line up (NumPy raises)")
 
+        pieces = [(p, b) for p, b in zip(parts, starts) if p.shape[axis] > 0]  # empty: nothing
+        if not pieces:
+            return _constant_tensor(0, dtype, shape)  # no elements at all
+
         def compute(index):
             position = index[axis]
             value = None
-            for part, begin in reversed(list(zip(parts, starts))):
+            for part, begin in reversed(pieces):
                 size = part.shape[axis]
                 local = _clamped(position, begin, size)
                 load = _cast(part.load(index[:axis] + (local,) + index[axis + 1 :]), dtype)

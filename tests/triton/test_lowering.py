@@ -219,3 +219,10 @@ def test_copies_and_joins_are_kernels():
     got, expected, report = compile_and_run(f, F, V)
     assert_close(got, expected)
     assert "extern" not in kinds(report)
+
+
+def test_joins_with_empty_parts():
+    got, expected, _ = compile_and_run(lambda a, b: np.concatenate([a, b, a]), V, V[:0])
+    assert_close(got, expected)
+    got, expected, _ = compile_and_run(lambda a: np.concatenate([a, a]), V[:0])
+    assert_close(got, expected)
