@@ -101,7 +101,7 @@ class Device:
         """An uninitialised device tensor: C-contiguous, or with ``strides`` (in elements)."""
         if strides is None:
             return self._torch.empty(shape, dtype=torch_dtype(dtype), device=self.torch_device)
-        return self._torch.empty_strided(shape, strides, dtype=torch_dtype(dtype),
+        return self._torch.empty_strided(shape, strides, dtype=_torch_dtype(dtype),
                                          device=self.torch_device)  # fmt: skip
 
     def from_host(self, array: np.ndarray):
@@ -309,6 +309,11 @@ def torch_dtype(dtype: np.dtype):
     import torch
 
     return getattr(torch, name)
+
+
+@functools.lru_cache(maxsize=64)
+def _torch_dtype(dtype: np.dtype):
+    return torch_dtype(dtype)  # per call, a dict lookup rather than the checks
 
 
 def numpy_dtype(tensor) -> np.dtype:

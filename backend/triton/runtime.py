@@ -54,6 +54,14 @@ class Compiled:
     xnumel: int
     configs: list
     chosen: autotune.Config | None = None
+    launcher: object = None  # ``fn[grid]`` for the chosen configuration
+    options: dict = field(default_factory=dict)  # its block sizes and warps
+
+    def __post_init__(self):
+        # The arguments in order: ints fixed now, buffers (and the error flag) filled per call.
+        self.args = [a.value if isinstance(a, ir.Param) else None for a in self.source.args]
+        self.slots = [(i, a) for i, a in enumerate(self.source.args) if not isinstance(a, ir.Param)]
+        self.writes = self.kernel.writes()
 
     @property
     def empty(self) -> bool:  # nothing to compute (a size-0 dim): not launched
@@ -123,40 +131,37 @@ class Runner:
         self._numpy = None
 
     def program_for(self, inputs) -> tuple[Program, list]:
-        tensors, metas, key = [], [], []
+        """The program for these inputs' layouts (made on first sight) and their device
+        tensors. The per-call part is kept small: it runs on every call."""
+        tensors, key = [], []
         for value, copied in zip(inputs, self.copied):
-            kind = device.array_kind(value)
-            if kind not in (None, "numpy"):  # a torch tensor, a CuPy array: used where it is
-                tensor = device.to_device_tensor(value, self.device)
-                if copied:  # written: a copy of its own until the call succeeded (as NumPy's)
-                    tensor = tensor.clone()
-                tensors.append(tensor)
-                dtype, strides = device.numpy_dtype(tensor), tuple(tensor.stride())
-                metas.append(InputMeta("array", dtype, tuple(tensor.shape), strides, True))
-                key.append((kind, dtype.str, tuple(tensor.shape), strides))
-            elif type(value) is np.ndarray and _kernel_dtype(value.dtype):
-                tensor = self.device.from_host(value.copy() if copied and
-                                               self.device.kind == "interpreter" else value)  # fmt: skip
-                tensors.append(tensor)
-                strides = tuple(tensor.stride())
-                metas.append(InputMeta("array", value.dtype, tuple(value.shape), strides))
-                key.append((value.dtype.str, value.shape, strides))
-            elif isinstance(value, np.ndarray):
-                tensors.append(None)
-                metas.append(InputMeta("array", value.dtype, tuple(value.shape), ()))
-                key.append(("host", value.dtype.str, value.shape))
+            if type(value) is np.ndarray:
+                if _kernel_dtype(value.dtype):
+                    if copied and self.device.kind == "interpreter":
+                        value = value.copy()  # the interpreter would write the caller's memory
+                    tensor = self.device.from_host(value)
+                    key.append((value.dtype.str, value.shape, tensor.stride()))
+                else:
+                    tensor = None
+                    key.append(("host", value.dtype.str, value.shape))
             elif isinstance(value, np.generic):
-                tensors.append(None)
-                metas.append(InputMeta("scalar", value.dtype))
+                tensor = None
                 key.append(("scalar", value.dtype.str))
             else:
-                tensors.append(None)
-                metas.append(InputMeta("python"))
-                key.append(type(value).__name__)
+                kind = device.array_kind(value)
+                if kind is None:
+                    tensor = None
+                    key.append(type(value).__name__)
+                else:  # a torch tensor, a CuPy array: used where it is
+                    tensor = device.to_device_tensor(value, self.device)
+                    if copied:  # written: a copy of its own until the call succeeded
+                        tensor = tensor.clone()
+                    key.append((kind, tensor.dtype, tuple(tensor.shape), tensor.stride()))
+            tensors.append(tensor)
         key = tuple(key)
         if key not in self.programs:
             try:
-                self.programs[key] = make_program(self.graph, metas)
+                self.programs[key] = make_program(self.graph, _metas(inputs, tensors))
             except WholeGraphInNumPy as why:
                 self.programs[key] = None
                 self.in_numpy_because[key] = str(why)
@@ -249,32 +254,32 @@ class _Call:
     def _launch(self, compiled: Compiled) -> None:
         if compiled.empty:
             return
-        args = []
-        for buffer in compiled.kernel.writes():
+        for buffer in compiled.writes:
             self.host.pop(id(buffer), None)  # the host copy is out of date from here on
-        for arg in compiled.source.args:
-            if isinstance(arg, ir.Buffer):
-                args.append(self._tensor(arg))
-            elif arg == "error":
-                args.append(self.error)
-            else:
-                args.append(arg.value)
+        args = compiled.args.copy()
+        for i, arg in compiled.slots:
+            args[i] = self.error if arg == "error" else self._tensor(arg)
+        if compiled.launcher is None:
+            self._choose(compiled, args)
+        compiled.launcher(*args, **compiled.options)
+
+    def _choose(self, compiled: Compiled, args: list) -> None:
+        """Pick the launch configuration (`autotune`), measuring on these arguments."""
 
         def run(config: autotune.Config) -> None:
             compiled.fn[compiled.grid(config)](*args, **config.launch_options())
 
-        if compiled.chosen is None:
-            written = [self._tensor(b) for b in compiled.kernel.writes()]
-            saved = [t.clone() for t in written] if len(compiled.configs) > 1 else []
+        written = [self._tensor(b) for b in compiled.writes]
+        saved = [t.clone() for t in written] if len(compiled.configs) > 1 else []
 
-            def restore() -> None:
-                for tensor, copy in zip(written, saved):
-                    tensor.copy_(copy)
+        def restore() -> None:
+            for tensor, copy in zip(written, saved):
+                tensor.copy_(copy)
 
-            key = f"{compiled.source.digest}:{compiled.xnumel}:{compiled.configs}:{self.device!r}"
-            compiled.chosen = autotune.choose(key, compiled.configs, run,
-                                              self.device.synchronize, restore)  # fmt: skip
-        run(compiled.chosen)
+        key = f"{compiled.source.digest}:{compiled.xnumel}:{compiled.configs}:{self.device!r}"
+        chosen = autotune.choose(key, compiled.configs, run, self.device.synchronize, restore)
+        compiled.chosen, compiled.options = chosen, chosen.launch_options()
+        compiled.launcher = compiled.fn[compiled.grid(chosen)]
 
     def _library(self, step: LibraryCall) -> None:
         """torch on the device tensors, in the result's dtype (NumPy's: the trace saw it)."""
@@ -363,6 +368,23 @@ class _Call:
             offset, strides, shape = out.view
             tensor = tensor.as_strided(shape, strides, offset)
         return device.from_device_tensor(tensor, self.kind, scalar=out.scalar, device=self.device)
+
+
+def _metas(inputs, tensors) -> list[InputMeta]:
+    """What a plan is made from: each input's kind, dtype, shape and device layout."""
+    metas = []
+    for value, tensor in zip(inputs, tensors):
+        if tensor is not None:
+            dtype = value.dtype if type(value) is np.ndarray else device.numpy_dtype(tensor)
+            metas.append(InputMeta("array", dtype, tuple(tensor.shape), tuple(tensor.stride()),
+                                   type(value) is not np.ndarray))  # fmt: skip
+        elif isinstance(value, np.ndarray):
+            metas.append(InputMeta("array", value.dtype, tuple(value.shape), ()))
+        elif isinstance(value, np.generic):
+            metas.append(InputMeta("scalar", value.dtype))
+        else:
+            metas.append(InputMeta("python"))
+    return metas
 
 
 def _copy_into(tensor, host: np.ndarray) -> None:
