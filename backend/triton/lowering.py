@@ -542,9 +542,11 @@ class _Lowering:
             return self._moments(name, source, axes, keepdims, dtype_arg, ddof, result_dtype)
         if name not in ir.REDUCTIONS:
             raise Unlowerable(f"the reduction {name or target!r}")
-        acc = result_dtype
+        # float16 sums accumulate in float32, closer to NumPy's pairwise sum than a float16 one
+        wide = name in ("sum", "prod") and result_dtype == np.float16
+        acc = np.dtype(np.float32) if wide else result_dtype
         body = source if source.dtype == acc else _cast_tensor(source, acc)
-        return Reduction(name, body, axes, keepdims, acc)
+        return _cast_tensor(Reduction(name, body, axes, keepdims, acc), result_dtype)
 
     def _known_kw(self, kwargs: dict, name: str, default):
         if name not in kwargs:

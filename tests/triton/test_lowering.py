@@ -226,3 +226,10 @@ def test_joins_with_empty_parts():
     assert_close(got, expected)
     got, expected, _ = compile_and_run(lambda a: np.concatenate([a, a]), V[:0])
     assert_close(got, expected)
+
+
+def test_float16_sums_stay_close_to_numpys():
+    x = np.random.default_rng(5).random(4000).astype(np.float16)
+    got, expected, _ = compile_and_run(lambda x: (x.sum(), x.reshape(40, 100).sum(axis=1)), x)
+    assert got[0].dtype == np.float16 and abs(float(got[0]) - float(expected[0])) <= 2.0
+    assert np.allclose(got[1], expected[1], rtol=2e-3)
