@@ -10,7 +10,7 @@ from tcompile.tracer import entry, report
 from tcompile.tracer import explain as _explain
 
 # Code compiled outside a tc.compile call (tc.disable(recursive=False) callees) uses "auto".
-entry.DEFAULT_BACKEND = lookup_backend("auto")
+entry.use_default_backend(lookup_backend("auto"))
 
 _LRU_CACHE_WRAPPER = type(functools.lru_cache(lambda: None))
 _ACCEPTED = (

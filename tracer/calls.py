@@ -78,8 +78,6 @@ class CallMixin:
 
     # -- user functions -------------------------------------------------------------------------
     def inline(self, fn: UserFunction, args: list[Value], kwargs: dict[str, Value]) -> Value:
-        from .translator import Translator
-
         code = fn.code
         if code.co_flags & _GENERATOR_FLAGS:
             raise self.state.graph_break(
@@ -96,7 +94,7 @@ class CallMixin:
             return None if closure_source is None else ItemSource(closure_source, index)
 
         global_source = getattr(fn, "global_source", None) or self.state.global_source_for(fn)
-        child = Translator(self.state, code, fn.globals, global_source, bound, {}, cell_source,
+        child = type(self)(self.state, code, fn.globals, global_source, bound, {}, cell_source,
                            closure=fn.closure, parent=self)  # fmt: skip
         # A tc.compile(fullgraph=True) function inlined here keeps its promise: it breaks nowhere.
         forced = getattr(fn.wrapper, "fullgraph", False)

@@ -19,6 +19,7 @@ import weakref
 from types import MappingProxyType
 
 from . import code_cache, hatches, report
+from .call_routing import routed_copy
 from .code_cache import CodeCache
 from .compile_frame import Entry, FrameOptions, compile_frame
 from .config import config
@@ -320,8 +321,6 @@ class Router:
 
     def run_eagerly(self, fn, args, kwargs):
         """A skipped frame: its own code runs as Python; the functions it calls are routed."""
-        from .call_routing import routed_copy
-
         if fn.__code__.co_flags & _GENERATOR_FLAGS:
             return fn(*args, **kwargs)
         return routed_copy(fn, self)(*args, **kwargs)
@@ -337,13 +336,23 @@ class Router:
         return resume
 
 
-DEFAULT_BACKEND = None  # set by the facade: the backend of code compiled outside tc.compile
+_DEFAULT_BACKEND = None  # the backend of code compiled outside tc.compile
+
+
+def use_default_backend(backend) -> None:
+    """The backend for functions compiled outside a ``tc.compile`` call (what a
+    ``tc.disable(fn, recursive=False)`` function calls): the facade's "auto"."""
+    global _DEFAULT_BACKEND
+    _DEFAULT_BACKEND = backend
 
 
 def routed_eager_call(fn, args, kwargs):
     """Run ``fn`` as plain Python while the functions it calls are compiled
     (``tc.disable(fn, recursive=False)``)."""
-    return Router(DEFAULT_BACKEND, None).run_eagerly(fn, args, kwargs)
+    return Router(_DEFAULT_BACKEND, None).run_eagerly(fn, args, kwargs)
+
+
+hatches.set_eager_router(routed_eager_call)
 
 
 def run(fn):

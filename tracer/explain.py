@@ -6,6 +6,7 @@ import functools
 from dataclasses import dataclass, field
 
 from . import report
+from .entry import compile_function, reset_all
 from .errors import BreakRecord
 
 
@@ -59,7 +60,6 @@ def explain(fn, rebuild, *, backend, dynamic=None):
     backend=eager)(np.ones(3))``. ``fn`` is a Python function (or a compiled wrapper) and
     ``rebuild(compiled)`` wraps its compiled version like the callable the user passed (binds
     ``self``...: ``tcompile._api._resolve``); ``backend`` is a backend callable."""
-    from .entry import compile_function, reset_all
 
     @functools.wraps(fn, updated=())  # not __dict__: run is no compiled wrapper (__tc_compiled__)
     def run(*args, **kwargs):

@@ -84,12 +84,24 @@ def disable(fn=None, *, recursive: bool = True):
     def disabled(*args, **kwargs):
         if recursive:
             return target(*args, **kwargs)
-        from .entry import routed_eager_call
-
-        return routed_eager_call(target, args, kwargs)
+        return _EAGER_ROUTER(target, args, kwargs)
 
     disabled.__tc_disabled__ = (target, recursive)
     return disabled
+
+
+def _no_router(fn, args, kwargs):
+    return fn(*args, **kwargs)
+
+
+# How ``disable(fn, recursive=False)`` runs ``fn``: as plain Python while the functions it calls
+# are compiled. The compile cache (`entry`), which sits above this module, registers it.
+_EAGER_ROUTER = _no_router
+
+
+def set_eager_router(router) -> None:
+    global _EAGER_ROUTER
+    _EAGER_ROUTER = router
 
 
 _ALLOWED: dict[int, object] = {}
