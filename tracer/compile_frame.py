@@ -111,7 +111,7 @@ def compile_frame(fn, args, kwargs, options: FrameOptions, phases: report.Phases
         except RestartTrace:
             dynamic = DynamicPolicy(dynamic.all_dims, dynamic.marked, force_static=True)
         except GraphBreak as brk:
-            if not allow_breaks or getattr(brk, "error_on_graph_break", False):
+            if not allow_breaks or brk.error_on_graph_break:
                 raise
             record = brk.record
             decision = plan(brk, fn.__code__, Translator.instructions(fn.__code__), RESUME_CODES)

@@ -44,7 +44,7 @@ class Plan:
 
 
 def plan(brk, frame_code: CodeType, instrs, registry: CodeCache) -> Plan:
-    index = getattr(brk, "root_index", None)
+    index = brk.root_index
     if index is None:
         return Plan(frame_code, 0, "the break happened before its first instruction")
     inst = instrs[index]
@@ -54,7 +54,7 @@ def plan(brk, frame_code: CodeType, instrs, registry: CodeCache) -> Plan:
         kind = "bubbled"  # the break is the callee's: this frame resumes after the call
     if offset < 0:
         return Plan(code, offset, "the break happened while re-entering a resume function's state")
-    if getattr(brk, "root_blocked", False):
+    if brk.root_blocked:
         return Plan(code, offset, "it cannot resume inside a try block or a with-block")
     if kind in _SKIP_KINDS:
         return Plan(code, offset, "it cannot resume after this kind of break")

@@ -164,11 +164,26 @@ class BreakRecord:
 
 
 class GraphBreak(Exception):
-    """Internal: raised inside the tracer when it cannot go on; carries the record."""
+    """Internal: the tracer cannot go on here. The protocol between the translator (which
+    raises it and fills in where), the resume planner (`continuation.plan`) and the frame
+    compiler (`compile_frame`):
 
-    def __init__(self, record: BreakRecord):
+    ``record``                what broke and where, as the user sees it
+    ``error_on_graph_break``  the setting in force where it happened: raise `Unsupported`
+                              instead of breaking (a ``fullgraph`` function inlined, a block)
+    ``root_index``            the root frame's instruction it happened at (None: before the first)
+    ``root_blocked``          it happened inside a try block or a user with-block of the root
+                              frame, where no resume function can start
+    ``state``                 the trace up to the break: an eager entry keeps its guards
+    """
+
+    def __init__(self, record: BreakRecord, *, error_on_graph_break: bool = False):
         super().__init__(record.reason)
         self.record = record
+        self.error_on_graph_break = error_on_graph_break
+        self.root_index: int | None = None
+        self.root_blocked = False
+        self.state = None
 
 
 class UserErrorInTrace(Exception):
@@ -181,6 +196,7 @@ class UserErrorInTrace(Exception):
         super().__init__(repr(error))
         self.error = error
         self.stack: tuple[FrameLoc, ...] = ()  # where the traced code raises, innermost last
+        self.state = None  # the trace up to there: the eager entry keeps its guards
 
     def reason(self) -> str:
         where = f" at line {self.stack[-1].lineno}" if self.stack else ""

@@ -124,9 +124,7 @@ class TraceState:
             return brk
         record = BreakRecord(BREAK_KINDS[kind], f"{brk.record.explanation} ({where})",
                              brk.record.stack, brk.record.hints)  # fmt: skip
-        new = GraphBreak(record)
-        new.error_on_graph_break = getattr(brk, "error_on_graph_break", False)
-        return new
+        return GraphBreak(record, error_on_graph_break=brk.error_on_graph_break)
 
     def in_region(self, brk: GraphBreak) -> GraphBreak:
         """A break met inside such a region is reported at its own line, as the region's kind."""
@@ -203,11 +201,10 @@ class TraceState:
     def graph_break(self, kind: str, explanation: str, *hints: str) -> GraphBreak:
         """Build (the caller raises) a located graph break, with the error_on_graph_break
         setting in force where it happens (an inlined fullgraph function forces it)."""
-        brk = GraphBreak(
-            BreakRecord(BREAK_KINDS[kind], explanation, self.user_stack(), tuple(hints))
+        return GraphBreak(
+            BreakRecord(BREAK_KINDS[kind], explanation, self.user_stack(), tuple(hints)),
+            error_on_graph_break=self.forced_errors > 0 or self.error_on_graph_break[-1],
         )
-        brk.error_on_graph_break = self.forced_errors > 0 or self.error_on_graph_break[-1]
-        return brk
 
     # -- supported context managers ------------------------------------------------------------
     def enter_context(self, exit_value) -> None:

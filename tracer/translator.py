@@ -190,7 +190,7 @@ class Translator(CallMixin):
                 if (inst.in_try or self.user_with_depth) and self.parent is None:
                     brk.root_blocked = True
                 brk = self.state.in_region(brk)
-                if self.parent is None and getattr(brk, "root_index", None) is None:
+                if self.parent is None and brk.root_index is None:
                     brk.root_index = index  # the root's instruction the break happened at
                 raise brk from None
             except UserErrorInTrace as error:
