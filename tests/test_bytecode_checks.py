@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import tcompile as tc
-from tcompile.tracer import bytecode_analysis as analysis
-from tcompile.tracer.resume import ResumeSpec, check_code, resume_code
+from tcompile.tracer.bytecode import analysis
+from tcompile.tracer.bytecode.resume import ResumeSpec, check_code, resume_code
 
 
 def _long_function():

@@ -16,13 +16,13 @@ import types
 from dataclasses import dataclass, field, replace
 
 from . import hatches, report
+from .bytecode.resume import RESUME_CODES
 from .codegen import Glue, compile_glue, live_example_inputs
 from .compiled_graph import CompiledGraph
 from .continuation import Continuation, plan
 from .errors import BreakRecord, FrameLoc, GraphBreak, RestartTrace, UserErrorInTrace
 from .graph import Graph
 from .guards import Guard, build_check_function, order_guards
-from .resume import RESUME_CODES
 from .signature import bind, parameter_text
 from .source import (
     CLOSURE,

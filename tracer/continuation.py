@@ -2,7 +2,7 @@
 
 `plan` decides whether a break can be resumed (it cannot inside a loop, a try block, an
 unsupported with-block, after ``tc.skip_frame()``, or at an instruction with no eager form);
-`write_continuation` adds to the glue the eager instruction, written as the Python it stands
+`Continuation.write` adds to the glue the eager instruction, written as the Python it stands
 for, and the call(s) of the resume function(s) with the live stack values and locals.
 """
 
@@ -13,12 +13,12 @@ from types import CodeType
 
 import numpy as np
 
-from . import bytecode_analysis as analysis
 from . import hatches, operators
+from .bytecode import analysis
+from .bytecode.resume import STACK_CONTEXT, STACK_NULL, STACK_VALUE, ResumeSpec, original_location
 from .code_cache import CodeCache
 from .codegen import Glue
 from .operations import const_value
-from .resume import STACK_CONTEXT, STACK_NULL, STACK_VALUE, ResumeSpec, original_location
 from .signature import identifier
 from .trace_state import errstate_settings
 from .values import NULL, UNBOUND, Cell, Const, ContextExit, ContextManager, Value
@@ -27,12 +27,11 @@ _CALLS = {"CALL", "CALL_KW", "CALL_FUNCTION_EX"}
 _JUMPS = {"POP_JUMP_IF_TRUE": True, "POP_JUMP_IF_FALSE": False}
 _BINARY = {"BINARY_SUBSCR": "{0}[{1}]", "COMPARE_OP": "{0} {op} {1}", "CONTAINS_OP": "{0} {op} {1}"}
 _UNARY = {"UNARY_NOT": "not {0}", "UNARY_NEGATIVE": "-{0}", "UNARY_INVERT": "~{0}", "UNARY_POSITIVE": "+{0}",
-          "TO_BOOL": "__tc_bool({0})", "GET_LEN": "__tc_len({0})"}  # fmt: skip
+          "GET_LEN": "__tc_len({0})"}  # fmt: skip
 _SKIP_KINDS = {"skip_frame", "try_block", "context_manager", "generator", "dynamic_code",
                "unsupported_opcode", "recursion_limit", "unroll_limit", "internal_error"}  # fmt: skip
 RESUMABLE_OPS = _CALLS | set(_JUMPS) | set(_BINARY) | set(_UNARY) | {
     "BINARY_OP", "STORE_SUBSCR", "STORE_ATTR", "LOAD_ATTR", "FORMAT_VALUE", "UNPACK_SEQUENCE",
-    "JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP",
 }  # fmt: skip
 
 
@@ -109,10 +108,8 @@ class Continuation:
         op = inst.opname
         if op in _CALLS:
             self._call(inst)
-        elif op in _JUMPS or (op == "TO_BOOL" and self.tx.instrs[self.tx.ip + 1].opname in _JUMPS):
+        elif op in _JUMPS:
             self._jump(inst)
-        elif op in ("JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP"):
-            self._jump_or_pop(inst)
         else:
             self._simple(inst)
 
@@ -150,28 +147,21 @@ class Continuation:
         self._emit("return " + self._resume_call(target, extra=["__tc_r"] * results))
 
     def _jump(self, inst) -> None:
-        jump = inst if inst.opname in _JUMPS else self.tx.instrs[self.tx.ip + 1]
+        """``if cond:`` eagerly, then the resume function of the branch taken. A jump that
+        normalised 3.11's JUMP_IF_*_OR_POP keeps the value when it jumps; when it falls
+        through, the POP_TOP of the same original instruction drops it."""
         cond = self.value(self.pop())
-        if_true = _JUMPS[jump.opname]
-        jump_code, jump_offset = original_location(self.tx.code, jump.offset, self.registry)
-        target_inst = self.tx.instrs[jump.target]
+        if_true = _JUMPS[inst.opname]
+        jump_code, jump_offset = original_location(self.tx.code, inst.offset, self.registry)
+        target_inst = self.tx.instrs[inst.target]
         _, taken = original_location(self.tx.code, target_inst.offset, self.registry)
-        fallthrough = analysis.next_offset(jump_code, jump_offset)
         test = cond if if_true else f"not {cond}"
         self._emit(f"if {test}: return {self._resume_call(taken)}")
+        after = self.tx.instrs[self.tx.ip + 1]
+        if after.opname == "POP_TOP" and after.offset == inst.offset:
+            self.pop()
+        fallthrough = analysis.next_offset(jump_code, jump_offset)
         self._emit(f"return {self._resume_call(fallthrough)}")
-
-    def _jump_or_pop(self, inst) -> None:
-        value = self.stack[-1]
-        cond = self.value(value)
-        taken_when = inst.opname == "JUMP_IF_TRUE_OR_POP"
-        _, taken = original_location(
-            self.tx.code, self.tx.instrs[inst.target].offset, self.registry
-        )
-        test = cond if taken_when else f"not {cond}"
-        self._emit(f"if {test}: return {self._resume_call(taken)}")
-        self.pop()
-        self._emit(f"return {self._resume_call(analysis.next_offset(self.code, self.offset))}")
 
     def _simple(self, inst) -> None:
         op = inst.opname

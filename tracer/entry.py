@@ -19,13 +19,13 @@ import weakref
 from types import MappingProxyType
 
 from . import code_cache, hatches, report
-from .call_routing import routed_copy
+from .bytecode.resume import ResumeSpec, resume_code
+from .bytecode.routing import routed_copy
 from .code_cache import CodeCache
 from .compile_frame import Entry, FrameOptions, compile_frame
 from .config import config
 from .errors import BREAK_KINDS, BreakRecord, FrameLoc, GraphBreak, TCompileError, Unsupported
 from .guards import first_failure, mismatched_dims, same_constant
-from .resume import ResumeSpec, resume_code
 from .signature import bind
 from .source import frame_names
 from .trace_state import DynamicPolicy, is_user_function

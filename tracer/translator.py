@@ -1,6 +1,6 @@
 """The symbolic bytecode interpreter: one handler per normalised opcode.
 
-A `Translator` runs one frame's normalised instructions (see `bytecode_reader`) over symbolic
+A `Translator` runs one frame's normalised instructions (see `bytecode.reader`) over symbolic
 values. User functions it calls are inlined by a child translator (``parent`` set); everything
 NumPy goes into the shared `TraceState`. A handler that meets something untraceable raises a
 located `GraphBreak`; an opcode with no handler is such a break too, never a crash.
@@ -19,7 +19,7 @@ import numpy as np
 
 from . import hatches, operators
 from . import operations as ops
-from .bytecode_reader import Instr, normalize
+from .bytecode.reader import Instruction, normalize
 from .calls import CallMixin
 from .errors import FrameLoc, GraphBreak, RestartTrace, TCompileError, UserErrorInTrace
 from .source import (
@@ -122,9 +122,9 @@ class Translator(CallMixin):
         self.code = code
         self.f_globals = f_globals
         self.global_source = global_source
-        self.instrs: list[Instr] = normalize(code).instrs
+        self.instrs: list[Instruction] = normalize(code).instrs
         self.ip = 0
-        self.current: Instr | None = None
+        self.current: Instruction | None = None
         self.stack: list[Value] = []
         self.locals = locals_
         self.lazy_locals = lazy_locals
@@ -148,7 +148,7 @@ class Translator(CallMixin):
             self.cells[name] = cell if isinstance(cell, Cell) else index
 
     @staticmethod
-    def instructions(code: CodeType) -> list[Instr]:
+    def instructions(code: CodeType) -> list[Instruction]:
         return normalize(code).instrs
 
     # -- running ------------------------------------------------------------------------------
@@ -249,7 +249,7 @@ class Translator(CallMixin):
         return ops.get_attr(self.state, v, name, self)
 
     # -- loads and stores --------------------------------------------------------------------
-    def LOAD_CONST(self, inst: Instr) -> None:
+    def LOAD_CONST(self, inst: Instruction) -> None:
         self.push(
             ops.const_to_value(inst.arg) if not isinstance(inst.arg, CodeType) else Const(inst.arg)
         )
@@ -257,7 +257,7 @@ class Translator(CallMixin):
     def load_lazy(self, name: str) -> Value:
         return self.state.wrap(self.lazy_locals.pop(name), LocalSource(name))
 
-    def LOAD_FAST(self, inst: Instr) -> None:
+    def LOAD_FAST(self, inst: Instruction) -> None:
         name = inst.arg
         value = self.locals.get(name)
         if value is None and name in self.lazy_locals:
@@ -266,14 +266,14 @@ class Translator(CallMixin):
             raise UserErrorInTrace(UnboundLocalError(f"cannot access local variable {name!r}"))
         self.push(value)
 
-    def LOAD_FAST_AND_CLEAR(self, inst: Instr) -> None:
+    def LOAD_FAST_AND_CLEAR(self, inst: Instruction) -> None:
         name = inst.arg
         if name in self.lazy_locals:
             self.locals[name] = self.load_lazy(name)
         value = self.locals.pop(name, None)
         self.push(NULL if value is None or value is UNBOUND else value)
 
-    def STORE_FAST(self, inst: Instr) -> None:
+    def STORE_FAST(self, inst: Instruction) -> None:
         value = self.pop()
         self.lazy_locals.pop(inst.arg, None)
         if value is NULL:
@@ -282,7 +282,7 @@ class Translator(CallMixin):
         self.state.name_value(value, inst.arg)
         self.locals[inst.arg] = value
 
-    def DELETE_FAST(self, inst: Instr) -> None:
+    def DELETE_FAST(self, inst: Instruction) -> None:
         self.lazy_locals.pop(inst.arg, None)
         self.locals[inst.arg] = UNBOUND
 
@@ -311,7 +311,7 @@ class Translator(CallMixin):
         self.cells[name] = model
         return model
 
-    def LOAD_DEREF(self, inst: Instr) -> None:
+    def LOAD_DEREF(self, inst: Instruction) -> None:
         cell = self._cell(inst.arg)
         if cell.contents is None:
             raise UserErrorInTrace(
@@ -319,7 +319,7 @@ class Translator(CallMixin):
             )
         self.push(cell.contents)
 
-    def STORE_DEREF(self, inst: Instr) -> None:
+    def STORE_DEREF(self, inst: Instruction) -> None:
         value = self.pop()
         cell = self._cell(inst.arg)
         if cell.real:
@@ -327,15 +327,15 @@ class Translator(CallMixin):
         self.state.name_value(value, inst.arg)
         cell.contents = value
 
-    def DELETE_DEREF(self, inst: Instr) -> None:
+    def DELETE_DEREF(self, inst: Instruction) -> None:
         raise self.state.graph_break(
             "unsupported_mutation", f"del of closure variable {inst.arg!r}"
         )
 
-    def LOAD_CLOSURE(self, inst: Instr) -> None:
+    def LOAD_CLOSURE(self, inst: Instruction) -> None:
         self.push(self._cell(inst.arg))
 
-    def LOAD_GLOBAL(self, inst: Instr) -> None:
+    def LOAD_GLOBAL(self, inst: Instruction) -> None:
         if inst.push_null == "before":
             self.push(NULL)
         self.push(self.load_global(inst.arg))
@@ -365,7 +365,7 @@ class Translator(CallMixin):
         item = self.global_source("_") if self.global_source is not None else None
         return item.base if isinstance(item, ItemSource) else None
 
-    def STORE_GLOBAL(self, inst: Instr) -> None:
+    def STORE_GLOBAL(self, inst: Instruction) -> None:
         value = self.pop()
         if self.f_globals is not self.state.root_globals:
             raise self.state.graph_break(
@@ -373,7 +373,7 @@ class Translator(CallMixin):
             )
         self.state.record_global_write(self.f_globals, inst.arg, value)
 
-    def LOAD_ATTR(self, inst: Instr) -> None:
+    def LOAD_ATTR(self, inst: Instruction) -> None:
         obj = self.pop()
         if inst.push_null == "before":
             self.push(NULL)
@@ -381,7 +381,7 @@ class Translator(CallMixin):
         if inst.push_null == "after":
             self.push(NULL)
 
-    def LOAD_SUPER_ATTR(self, inst: Instr) -> None:
+    def LOAD_SUPER_ATTR(self, inst: Instruction) -> None:
         self_value, cls, _super = self.pop(), self.pop(), self.pop()
         if inst.push_null == "before":
             self.push(NULL)
@@ -401,14 +401,14 @@ class Translator(CallMixin):
             first = first.contents
         return SuperValue(ops.const_value(cls), first)
 
-    def STORE_ATTR(self, inst: Instr) -> None:
+    def STORE_ATTR(self, inst: Instruction) -> None:
         obj, value = self.pop(), self.pop()
         self.state.store_attr(obj, inst.arg, value)
 
-    def DELETE_ATTR(self, inst: Instr) -> None:
+    def DELETE_ATTR(self, inst: Instruction) -> None:
         raise self.state.graph_break("unsupported_mutation", f"del of attribute {inst.arg!r}")
 
-    def IMPORT_NAME(self, inst: Instr) -> None:
+    def IMPORT_NAME(self, inst: Instruction) -> None:
         fromlist, level = self.pop(), self.pop()
         name = inst.arg
         module = sys.modules.get(name)
@@ -420,25 +420,25 @@ class Translator(CallMixin):
             module = sys.modules.get(name.partition(".")[0])
         self.push(Obj(module))
 
-    def IMPORT_FROM(self, inst: Instr) -> None:
+    def IMPORT_FROM(self, inst: Instruction) -> None:
         module = self.stack[-1]
         self.push(ops.wrap_unguarded(self.state, getattr(module.value, inst.arg)))
 
     # -- stack --------------------------------------------------------------------------------
-    def POP_TOP(self, inst: Instr) -> None:
+    def POP_TOP(self, inst: Instruction) -> None:
         self.pop()
 
-    def PUSH_NULL(self, inst: Instr) -> None:
+    def PUSH_NULL(self, inst: Instruction) -> None:
         self.push(NULL)
 
-    def COPY(self, inst: Instr) -> None:
+    def COPY(self, inst: Instruction) -> None:
         self.push(self.stack[-inst.arg])
 
-    def SWAP(self, inst: Instr) -> None:
+    def SWAP(self, inst: Instruction) -> None:
         i = inst.arg
         self.stack[-1], self.stack[-i] = self.stack[-i], self.stack[-1]
 
-    def BEFORE_WITH(self, inst: Instr) -> None:
+    def BEFORE_WITH(self, inst: Instruction) -> None:
         manager = self.pop()
         supported = _is_supported_context(manager)
         if supported or _is_user_context(manager):
@@ -467,24 +467,21 @@ class Translator(CallMixin):
         self.push(_WITH_EXIT)  # the __exit__ that the block's normal exit calls
         self.push(Const(None))
 
-    def END_FOR(self, inst: Instr) -> None:  # only reached by fall-through in odd code
-        self.pop()
-
     # -- operators ----------------------------------------------------------------------------
-    def BINARY_OP(self, inst: Instr) -> None:
+    def BINARY_OP(self, inst: Instruction) -> None:
         b, a = self.pop(), self.pop()
         op, inplace = operators.of_symbol(inst.arg)
         self.push(ops.binary_op(self.state, op.inplace if inplace else op.fn, a, b, op.name))
 
-    def COMPARE_OP(self, inst: Instr) -> None:
+    def COMPARE_OP(self, inst: Instruction) -> None:
         b, a = self.pop(), self.pop()
         self.push(ops.compare_op(self.state, inst.arg, a, b))
 
-    def IS_OP(self, inst: Instr) -> None:
+    def IS_OP(self, inst: Instruction) -> None:
         b, a = self.pop(), self.pop()
         self.push(Const(ops.identity(self.state, a, b) != bool(inst.arg)))
 
-    def CONTAINS_OP(self, inst: Instr) -> None:
+    def CONTAINS_OP(self, inst: Instruction) -> None:
         container, item = self.pop(), self.pop()
         self.push(Const(self.contains(container, item) != bool(inst.arg)))
 
@@ -515,31 +512,28 @@ class Translator(CallMixin):
             lambda c, i: i in c, ops.const_value(container), ops.const_value(item)
         ).value
 
-    def UNARY_NEGATIVE(self, inst: Instr) -> None:
+    def UNARY_NEGATIVE(self, inst: Instruction) -> None:
         self.push(ops.unary_op(self.state, _operator.neg, self.pop(), "neg"))
 
-    def UNARY_POSITIVE(self, inst: Instr) -> None:
+    def UNARY_POSITIVE(self, inst: Instruction) -> None:
         self.push(ops.unary_op(self.state, _operator.pos, self.pop(), "pos"))
 
-    def UNARY_INVERT(self, inst: Instr) -> None:
+    def UNARY_INVERT(self, inst: Instruction) -> None:
         self.push(ops.unary_op(self.state, _operator.invert, self.pop(), "invert"))
 
-    def UNARY_NOT(self, inst: Instr) -> None:
+    def UNARY_NOT(self, inst: Instruction) -> None:
         self.push(Const(not self.truth(self.pop())))
 
-    def TO_BOOL(self, inst: Instr) -> None:
-        self.push(Const(self.truth(self.pop())))
-
     # -- items --------------------------------------------------------------------------------
-    def BINARY_SUBSCR(self, inst: Instr) -> None:
+    def BINARY_SUBSCR(self, inst: Instruction) -> None:
         index, obj = self.pop(), self.pop()
         self.push(ops.get_item(self.state, obj, index, self))
 
-    def STORE_SUBSCR(self, inst: Instr) -> None:
+    def STORE_SUBSCR(self, inst: Instruction) -> None:
         index, obj, value = self.pop(), self.pop(), self.pop()
         ops.set_item(self.state, obj, index, value)
 
-    def DELETE_SUBSCR(self, inst: Instr) -> None:
+    def DELETE_SUBSCR(self, inst: Instruction) -> None:
         index, obj = self.pop(), self.pop()
         if isinstance(obj, (ListValue, DictValue)) and ops.is_const(index):
             ops.mutate_list(self.state, obj)
@@ -552,28 +546,28 @@ class Translator(CallMixin):
         raise self.state.graph_break("unsupported_mutation", f"del on items of {obj.describe()}")
 
     # -- building -----------------------------------------------------------------------------
-    def BUILD_TUPLE(self, inst: Instr) -> None:
+    def BUILD_TUPLE(self, inst: Instruction) -> None:
         self.push(TupleValue(self.popn(inst.arg)))
 
-    def BUILD_LIST(self, inst: Instr) -> None:
+    def BUILD_LIST(self, inst: Instruction) -> None:
         self.push(ListValue(self.popn(inst.arg)))
 
-    def BUILD_MAP(self, inst: Instr) -> None:
+    def BUILD_MAP(self, inst: Instruction) -> None:
         flat = self.popn(2 * inst.arg)
         self.push(DictValue({ops.const_value(k): v for k, v in zip(flat[::2], flat[1::2])}))
 
-    def BUILD_CONST_KEY_MAP(self, inst: Instr) -> None:
+    def BUILD_CONST_KEY_MAP(self, inst: Instruction) -> None:
         keys = ops.const_value(self.pop())
         self.push(DictValue(dict(zip(keys, self.popn(inst.arg)))))
 
-    def BUILD_SET(self, inst: Instr) -> None:
+    def BUILD_SET(self, inst: Instruction) -> None:
         self.push(SetValue({ops.const_value(v) for v in self.popn(inst.arg)}))
 
-    def SET_ADD(self, inst: Instr) -> None:
+    def SET_ADD(self, inst: Instruction) -> None:
         value = ops.const_value(self.pop())
         self.stack[-inst.arg].values.add(value)
 
-    def SET_UPDATE(self, inst: Instr) -> None:
+    def SET_UPDATE(self, inst: Instruction) -> None:
         # update from the real iterable, as CPython does: a set's iteration order depends on
         # how it was filled (``{*frozenset}`` copies the table, a list adds one by one)
         source = self.pop()
@@ -581,36 +575,36 @@ class Translator(CallMixin):
             ops.const_value(v) for v in ops.iterate(self.state, source)]  # fmt: skip
         self.stack[-inst.arg].values.update(values)
 
-    def BUILD_SLICE(self, inst: Instr) -> None:
+    def BUILD_SLICE(self, inst: Instruction) -> None:
         parts = self.popn(inst.arg) + [Const(None)] * (3 - inst.arg)
         if all(ops.is_const(p) for p in parts):
             self.push(Const(slice(*(ops.const_value(p) for p in parts))))
         else:
             self.push(SliceValue(*parts))
 
-    def BUILD_STRING(self, inst: Instr) -> None:
+    def BUILD_STRING(self, inst: Instruction) -> None:
         self.push(Const("".join(ops.const_value(p) for p in self.popn(inst.arg))))
 
-    def LIST_APPEND(self, inst: Instr) -> None:
+    def LIST_APPEND(self, inst: Instruction) -> None:
         value = self.pop()
         target = self.stack[-inst.arg]
         ops.mutate_list(self.state, target)
         target.items.append(value)
 
-    def LIST_EXTEND(self, inst: Instr) -> None:
+    def LIST_EXTEND(self, inst: Instruction) -> None:
         items = ops.iterate(self.state, self.pop())
         target = self.stack[-inst.arg]
         ops.mutate_list(self.state, target)
         target.items.extend(items)
 
-    def LIST_TO_TUPLE(self, inst: Instr) -> None:
+    def LIST_TO_TUPLE(self, inst: Instruction) -> None:
         self.push(TupleValue(list(self.pop().items)))
 
-    def MAP_ADD(self, inst: Instr) -> None:
+    def MAP_ADD(self, inst: Instruction) -> None:
         value, key = self.pop(), self.pop()
         self.stack[-inst.arg].items[ops.const_value(key)] = value
 
-    def DICT_UPDATE(self, inst: Instr) -> None:
+    def DICT_UPDATE(self, inst: Instruction) -> None:
         other = self.pop()
         if not isinstance(other, DictValue):
             raise self.state.graph_break(
@@ -620,7 +614,7 @@ class Translator(CallMixin):
 
     DICT_MERGE = DICT_UPDATE
 
-    def UNPACK_SEQUENCE(self, inst: Instr) -> None:
+    def UNPACK_SEQUENCE(self, inst: Instruction) -> None:
         items = ops.iterate(self.state, self.pop())
         if len(items) != inst.arg:
             raise UserErrorInTrace(
@@ -628,7 +622,7 @@ class Translator(CallMixin):
             )
         self.stack.extend(reversed(items))
 
-    def UNPACK_EX(self, inst: Instr) -> None:
+    def UNPACK_EX(self, inst: Instruction) -> None:
         before, after = inst.arg & 0xFF, inst.arg >> 8
         items = ops.iterate(self.state, self.pop())
         if len(items) < before + after:
@@ -636,7 +630,7 @@ class Translator(CallMixin):
         middle = ListValue(items[before : len(items) - after])
         self.stack.extend(reversed(items[:before] + [middle] + items[len(items) - after :]))
 
-    def FORMAT_VALUE(self, inst: Instr) -> None:
+    def FORMAT_VALUE(self, inst: Instruction) -> None:
         conversion, has_spec = inst.arg
         spec = ops.const_value(self.pop()) if has_spec else ""
         value = self.pop()
@@ -644,7 +638,7 @@ class Translator(CallMixin):
             value = self._convert(value, conversion)
         self.push(Const(format(self._formattable(value), spec)))
 
-    def CONVERT_VALUE(self, inst: Instr) -> None:
+    def CONVERT_VALUE(self, inst: Instruction) -> None:
         self.push(self._convert(self.pop(), inst.arg))
 
     def _formattable(self, value: Value):
@@ -661,13 +655,13 @@ class Translator(CallMixin):
         return Const(fn(self._formattable(value)))
 
     # -- functions ----------------------------------------------------------------------------
-    def MAKE_FUNCTION(self, inst: Instr) -> None:
+    def MAKE_FUNCTION(self, inst: Instruction) -> None:
         code = self.pop().value
         self.push(UserFunction(code=code, globals=self.f_globals, name=code.co_name,
                                source=None, fn=None))  # fmt: skip
         self.stack[-1].global_source = self.global_source
 
-    def SET_FUNCTION_ATTRIBUTE(self, inst: Instr) -> None:
+    def SET_FUNCTION_ATTRIBUTE(self, inst: Instruction) -> None:
         fn, value = self.pop(), self.pop()
         if inst.arg == 1:
             fn.defaults = tuple(value.items)
@@ -678,44 +672,33 @@ class Translator(CallMixin):
         self.push(fn)
 
     # -- control flow -------------------------------------------------------------------------
-    def JUMP(self, inst: Instr) -> None:
+    def JUMP(self, inst: Instruction) -> None:
         self.ip = inst.target
 
-    def POP_JUMP_IF_TRUE(self, inst: Instr) -> None:
-        if self.truth(self.pop()):
-            self.ip = inst.target
+    def _conditional_jump(test):  # noqa: N805 - makes handlers, in the class body
+        """A POP_JUMP_IF_* handler: pop the value, jump when ``test(self, value)`` holds."""
 
-    def POP_JUMP_IF_FALSE(self, inst: Instr) -> None:
-        if not self.truth(self.pop()):
-            self.ip = inst.target
+        def handler(self, inst: Instruction) -> None:
+            if test(self, self.pop()):
+                self.ip = inst.target
 
-    def POP_JUMP_IF_NONE(self, inst: Instr) -> None:
-        if ops.identity(self.state, self.pop(), Const(None)):
-            self.ip = inst.target
+        return handler
 
-    def POP_JUMP_IF_NOT_NONE(self, inst: Instr) -> None:
-        if not ops.identity(self.state, self.pop(), Const(None)):
-            self.ip = inst.target
+    POP_JUMP_IF_TRUE = _conditional_jump(lambda self, v: self.truth(v))
+    POP_JUMP_IF_FALSE = _conditional_jump(lambda self, v: not self.truth(v))
+    POP_JUMP_IF_NONE = _conditional_jump(lambda self, v: ops.identity(self.state, v, Const(None)))
+    POP_JUMP_IF_NOT_NONE = _conditional_jump(
+        lambda self, v: not ops.identity(self.state, v, Const(None))
+    )
+    del _conditional_jump
 
-    def JUMP_IF_TRUE_OR_POP(self, inst: Instr) -> None:
-        if self.truth(self.stack[-1]):
-            self.ip = inst.target
-        else:
-            self.pop()
-
-    def JUMP_IF_FALSE_OR_POP(self, inst: Instr) -> None:
-        if not self.truth(self.stack[-1]):
-            self.ip = inst.target
-        else:
-            self.pop()
-
-    def GET_ITER(self, inst: Instr) -> None:
+    def GET_ITER(self, inst: Instruction) -> None:
         value = self.pop()
         self.push(
             value if isinstance(value, Iterator) else Iterator(ops.iterate(self.state, value))
         )
 
-    def FOR_ITER(self, inst: Instr) -> None:
+    def FOR_ITER(self, inst: Instruction) -> None:
         it = self.stack[-1]
         if it.position < len(it.items):
             it.position += 1
@@ -724,32 +707,32 @@ class Translator(CallMixin):
             self.pop()
             self.ip = inst.target
 
-    def RETURN_VALUE(self, inst: Instr) -> None:
+    def RETURN_VALUE(self, inst: Instruction) -> None:
         self.return_value = self.pop()
 
-    def RAISE_VARARGS(self, inst: Instr) -> None:
+    def RAISE_VARARGS(self, inst: Instruction) -> None:
         raise UserErrorInTrace(RuntimeError("the traced code raises an exception"))
 
-    def RERAISE(self, inst: Instr) -> None:
+    def RERAISE(self, inst: Instruction) -> None:
         raise self.state.graph_break("try_block", "exception handling")
 
-    def LOAD_ASSERTION_ERROR(self, inst: Instr) -> None:
+    def LOAD_ASSERTION_ERROR(self, inst: Instruction) -> None:
         self.push(Obj(AssertionError))
 
-    def GET_LEN(self, inst: Instr) -> None:
+    def GET_LEN(self, inst: Instruction) -> None:
         raise self.state.graph_break("unsupported_opcode", "match statements (bytecode GET_LEN)")
 
-    def CALL(self, inst: Instr) -> None:
+    def CALL(self, inst: Instruction) -> None:
         args = self.popn(inst.arg)
         self.push(self.call_from_stack(args, {}))
 
-    def CALL_KW(self, inst: Instr) -> None:
+    def CALL_KW(self, inst: Instruction) -> None:
         names = ops.const_value(self.pop())
         values = self.popn(inst.arg)
         split = len(values) - len(names)
         self.push(self.call_from_stack(values[:split], dict(zip(names, values[split:]))))
 
-    def CALL_FUNCTION_EX(self, inst: Instr) -> None:
+    def CALL_FUNCTION_EX(self, inst: Instruction) -> None:
         kwargs = self.pop() if inst.arg & 1 else DictValue({})
         args = self.pop()
         if not isinstance(kwargs, DictValue):

@@ -1,15 +1,17 @@
-"""Read a code object into one instruction vocabulary for CPython 3.11, 3.12 and 3.13.
+"""Read a code object into the one instruction vocabulary the translator handles, the same on
+CPython 3.11, 3.12 and 3.13 (version differences come from `features`).
 
-Every Python-version difference the tracer cares about is absorbed here, so the opcode
-handlers never look at ``sys.version_info``. The normalised stream keeps each original
-instruction's stack effect (a rewrite expands into several instructions with the same net
-effect), its offset and its line, so breaks can be located and resumed.
+The normalised stream keeps each original instruction's stack effect (a rewrite expands into
+several instructions with the same net effect), its offset and its line, so breaks can be
+located and resumed. Vocabulary changes (original -> normalised):
 
-Vocabulary changes (original -> normalised):
   LOAD_GLOBAL/LOAD_ATTR/LOAD_METHOD with a NULL bit -> the plain load + ``push_null``
       ("before" or "after", read from the disassembler's own rendering, not the version);
   KW_NAMES names; CALL n          -> LOAD_CONST names; CALL_KW n      (3.13's form)
   PRECALL, RESUME, NOP, CACHE, EXTENDED_ARG, MAKE_CELL, COPY_FREE_VARS -> dropped
+  TO_BOOL (3.13)                  -> dropped: the jump or UNARY_NOT after it tests the truth
+  END_FOR                         -> dropped: an exhausted FOR_ITER jumps past it (below)
+  JUMP_IF_TRUE/FALSE_OR_POP (3.11) -> COPY 1; POP_JUMP_IF_TRUE/FALSE; POP_TOP
   RETURN_CONST c                  -> LOAD_CONST c; RETURN_VALUE
   BINARY_SLICE / STORE_SLICE      -> BUILD_SLICE 2; BINARY_SUBSCR / STORE_SUBSCR
   LOAD_FAST_LOAD_FAST & co.       -> their parts
@@ -30,11 +32,12 @@ import dis
 from dataclasses import dataclass
 from types import CodeType
 
-from .code_cache import CodeCache
+from ..code_cache import CodeCache
+from . import features, instructions
 
-_END_FOR_POPS_ONLY_VALUE = "END_FOR" in dis.opmap and dis.stack_effect(dis.opmap["END_FOR"]) == -1
-
-_DROPPED = {"PRECALL", "RESUME", "NOP", "CACHE", "EXTENDED_ARG", "MAKE_CELL", "COPY_FREE_VARS"}
+_DROPPED = {"PRECALL", "RESUME", "NOP", "CACHE", "EXTENDED_ARG", "MAKE_CELL", "COPY_FREE_VARS",
+            "TO_BOOL", "END_FOR"}  # fmt: skip
+_OR_POP = {"JUMP_IF_TRUE_OR_POP": "POP_JUMP_IF_TRUE", "JUMP_IF_FALSE_OR_POP": "POP_JUMP_IF_FALSE"}
 _RENAMED = {
     "JUMP_FORWARD": "JUMP",
     "JUMP_BACKWARD": "JUMP",
@@ -53,7 +56,7 @@ _FUNCTION_ATTR_FLAGS = (8, 4, 2, 1)
 
 
 @dataclass(slots=True, eq=False)
-class Instr:
+class Instruction:
     """One normalised instruction.
 
     ``arg`` is already resolved (a name, a constant, a count, an operator text); ``target``
@@ -79,7 +82,7 @@ class Instr:
 @dataclass(slots=True)
 class NormalizedCode:
     code: CodeType
-    instrs: list[Instr]
+    instrs: list[Instruction]
     index_of_offset: dict[int, int]
 
 
@@ -101,10 +104,9 @@ def _protected_offsets(bc: dis.Bytecode, raw: list[dis.Instruction]) -> set[int]
     """
     opnames = [ins.opname for ins in raw]
     position = {ins.offset: i for i, ins in enumerate(raw)}
-    handler_of: dict[int, int] = {}
-    for entry in bc.exception_entries:
-        for offset in range(entry.start, entry.end, 2):
-            handler_of[offset] = entry.target
+    handler_of = {
+        offset: entry.target for offset, entry in instructions.handlers(bc.codeobj).items()
+    }
 
     def protected(offset: int, depth: int = 0) -> bool:
         target = handler_of.get(offset)
@@ -122,20 +124,20 @@ def _normalize(code: CodeType) -> NormalizedCode:
     raw = list(bc)
     protected = _protected_offsets(bc, raw)
     cells = set(code.co_cellvars) | set(code.co_freevars)
-    out: list[Instr] = []
+    out: list[Instruction] = []
     index_of_offset: dict[int, int] = {}
-    jump_offsets: list[tuple[Instr, int]] = []
+    jump_offsets: list[tuple[Instruction, int]] = []
     pending_kwnames: tuple[str, ...] | None = None
     line: int | None = None
 
     for ins in raw:
         index_of_offset[ins.offset] = len(out)
-        line = _line_of(ins, line)
+        line = instructions.line_of(ins, line)
         op = ins.opname
         in_try = ins.offset in protected
 
-        def emit(opname: str, arg: object = None, push_null: str | None = None) -> Instr:
-            instr = Instr(opname, arg, ins.offset, line, None, push_null, in_try)
+        def emit(opname: str, arg: object = None, push_null: str | None = None) -> Instruction:
+            instr = Instruction(opname, arg, ins.offset, line, None, push_null, in_try)
             out.append(instr)
             return instr
 
@@ -158,6 +160,11 @@ def _normalize(code: CodeType) -> NormalizedCode:
             elif "NULL" in ins.argrepr:
                 null = "after"
             emit(_RENAMED.get(op, op), ins.argval, null)
+            continue
+        if op in _OR_POP:  # keeps the value when it jumps: a copy is tested, else popped
+            emit("COPY", 1)
+            jump_offsets.append((emit(_OR_POP[op], ins.arg), ins.argval))
+            emit("POP_TOP")
             continue
         if op == "RETURN_CONST":
             emit("LOAD_CONST", ins.argval)
@@ -220,19 +227,12 @@ def _normalize(code: CodeType) -> NormalizedCode:
     return NormalizedCode(code, out, index_of_offset)
 
 
-def _line_of(ins: dis.Instruction, previous: int | None) -> int | None:
-    line = getattr(ins, "line_number", None)  # 3.13: every instruction knows its line
-    if line is None and not isinstance(ins.starts_line, bool):
-        line = ins.starts_line  # 3.11/3.12: set where a new line starts
-    return previous if line is None else line
-
-
 def _past_end_for(raw: list[dis.Instruction], target_offset: int) -> int:
     """Where an exhausted FOR_ITER really continues (3.11's meaning of its target)."""
     pos = next(i for i, ins in enumerate(raw) if ins.offset == target_offset)
     if raw[pos].opname != "END_FOR":
         return target_offset
     pos += 1
-    if _END_FOR_POPS_ONLY_VALUE and raw[pos].opname == "POP_TOP":
+    if features.END_FOR_POPS_ONLY_VALUE and raw[pos].opname == "POP_TOP":
         pos += 1
     return raw[pos].offset

@@ -9,7 +9,8 @@ from __future__ import annotations
 import dis
 from types import CodeType
 
-from .code_cache import CodeCache
+from ..code_cache import CodeCache
+from . import instructions
 
 _READS = {"LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_AND_CLEAR"}
 _WRITES = {"STORE_FAST", "DELETE_FAST"}
@@ -41,17 +42,13 @@ def _flow(code: CodeType):
 
 
 def _make_flow(code: CodeType):
-    everything = list(dis.get_instructions(code))
-    instrs = [i for i in everything if i.opname not in ("CACHE", "EXTENDED_ARG")]
+    instrs = instructions.original(code)
     index = {ins.offset: n for n, ins in enumerate(instrs)}
     # A jump to an instruction with an EXTENDED_ARG prefix targets the prefix's offset.
-    for ins in reversed(everything):
+    for ins in reversed(list(dis.get_instructions(code))):
         if ins.offset not in index:
             index[ins.offset] = index.get(ins.offset + 2, len(instrs) - 1)
-    handlers: dict[int, list[int]] = {}
-    for entry in dis.Bytecode(code).exception_entries:
-        for offset in range(entry.start, entry.end, 2):
-            handlers.setdefault(offset, []).append(entry.target)
+    handlers = instructions.handlers(code)
     successors: list[list[int]] = []  # normal flow
     with_handlers: list[list[int]] = []  # and where an exception goes
     for n, ins in enumerate(instrs):
@@ -61,7 +58,8 @@ def _make_flow(code: CodeType):
         if ins.opcode in dis.hasjrel or ins.opcode in dis.hasjabs:
             nxt.append(index[ins.argval])
         successors.append(nxt)
-        with_handlers.append(nxt + [index[t] for t in handlers.get(ins.offset, ())])
+        entry = handlers.get(ins.offset)
+        with_handlers.append(nxt + ([index[entry.target]] if entry is not None else []))
     return instrs, index, with_handlers, successors
 
 

@@ -22,8 +22,9 @@ from types import CodeType
 
 from bytecode import Bytecode, CellVar, FreeVar, Instr, Label
 
-from .bytecode_analysis import implicit_self
-from .code_cache import CodeCache
+from ..code_cache import CodeCache
+from . import instructions
+from .analysis import implicit_self
 
 STACK_NULL = "null"
 STACK_VALUE = "value"
@@ -94,7 +95,8 @@ def resume_code(spec: ResumeSpec) -> ResumeCode:
 def _make_resume_code(spec: ResumeSpec) -> ResumeCode:
     original = spec.code
     bc = Bytecode.from_code(original, conserve_exception_block_stackdepth=True)
-    real = [i for i in dis.get_instructions(original) if i.opname != "EXTENDED_ARG"]
+    # The `bytecode` library lists the same instructions as `instructions.original`, in order.
+    real = instructions.original(original)
     instrs = [i for i in bc if isinstance(i, Instr)]
     origin = {id(ins): r.offset for r, ins in zip(real, instrs)}
     target = next(ins for ins, r in zip(instrs, real) if r.offset == spec.offset)
@@ -143,7 +145,7 @@ def _make_resume_code(spec: ResumeSpec) -> ResumeCode:
     new.first_lineno = original.co_firstlineno
     new.docstring = None
     code = assemble(new, original, extra_stack=2)  # the prologue's BEFORE_WITH
-    made = [i for i in dis.get_instructions(code) if i.opname != "EXTENDED_ARG"]
+    made = instructions.original(code)
     ours = [i for i in new if isinstance(i, Instr)]
     offsets = {m.offset: origin[id(o)] for m, o in zip(made, ours) if id(o) in origin}
     _check_handlers(code, original, offsets)
@@ -191,8 +193,7 @@ def _check_handlers(code: CodeType, original: CodeType, offsets: dict) -> None:
 
 
 def _protection(code: CodeType) -> dict[int, tuple[int, bool]]:
-    return {offset: (entry.depth, entry.lasti) for entry in dis.Bytecode(code).exception_entries
-            for offset in range(entry.start, entry.end, 2)}  # fmt: skip
+    return {offset: (e.depth, e.lasti) for offset, e in instructions.handlers(code).items()}
 
 
 def original_location(code: CodeType, offset: int, registry: CodeCache) -> tuple[CodeType, int]:

@@ -8,35 +8,22 @@ compiled wrapper of plain user functions and anything else unchanged:
     ... <callable> [self|NULL] <args>  CALL n
  -> ... <callable> [self|NULL] <args>  SWAP k; <route the top>; SWAP k; CALL n
 
-where k is the callable's depth. The stack layouts differ between Python versions; they are
-detected once from how this interpreter compiles ``f()`` and ``o.m()``, not from its version.
+where k is the callable's depth. The stack layouts differ between Python versions
+(`features`).
 """
 
 from __future__ import annotations
 
-import dis
 import threading
 import types
 
 from bytecode import Bytecode, Instr
 
-from .code_cache import CodeCache
+from ..code_cache import CodeCache
+from .features import HAS_PRECALL, METHOD_LOADS_PUSH_SELF, NULL_FIRST
 from .resume import assemble
 
 _tls = threading.local()
-
-
-def _probe(source: str) -> list[str]:
-    return [
-        i.opname
-        for i in dis.get_instructions(compile(source, "<probe>", "eval"))
-        if i.opname != "RESUME"
-    ]
-
-
-_NULL_FIRST = _probe("f()")[0] == "PUSH_NULL"  # 3.11/3.12: [NULL, callable, args]
-_HAS_PRECALL = "PRECALL" in dis.opmap  # 3.11
-_METHOD_LOADS = _NULL_FIRST  # there, method loads push [method, self]: rewritten as plain loads
 
 
 def route(fn):
@@ -62,13 +49,13 @@ def routed_copy(fn: types.FunctionType, router):
 
 
 def _call(location, count: int) -> list[Instr]:
-    prefix = [Instr("PRECALL", count, location=location)] if _HAS_PRECALL else []
+    prefix = [Instr("PRECALL", count, location=location)] if HAS_PRECALL else []
     return [*prefix, Instr("CALL", count, location=location)]
 
 
 def _route_top(location) -> list[Instr]:
     """[..., x] -> [..., route(x)]"""
-    if _NULL_FIRST:
+    if NULL_FIRST:
         load = [Instr("PUSH_NULL", location=location), Instr("SWAP", 2, location=location),
                 Instr("LOAD_CONST", route, location=location), Instr("SWAP", 2, location=location)]  # fmt: skip
     else:
@@ -110,7 +97,7 @@ def _rewrite(code: types.CodeType) -> types.CodeType:
         if not isinstance(item, Instr):
             out.append(item)
             continue
-        if _METHOD_LOADS:
+        if METHOD_LOADS_PUSH_SELF:
             plain = _plain_method_load(item)
             if plain is not None:
                 out += plain
@@ -119,10 +106,10 @@ def _rewrite(code: types.CodeType) -> types.CodeType:
             pending.append(item)
             continue
         if item.name in ("CALL", "CALL_KW"):
-            depth = item.arg + (1 if _NULL_FIRST else 2) + (1 if item.name == "CALL_KW" else 0)
+            depth = item.arg + (1 if NULL_FIRST else 2) + (1 if item.name == "CALL_KW" else 0)
             out += _routing(depth, item.location)
         elif item.name == "CALL_FUNCTION_EX":
-            depth = (2 if _NULL_FIRST else 3) + (item.arg & 1)
+            depth = (2 if NULL_FIRST else 3) + (item.arg & 1)
             out += _routing(depth, item.location)
         out += pending
         pending = []
