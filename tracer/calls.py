@@ -13,7 +13,7 @@ import types
 
 import numpy as np
 
-from . import hatches, markers, operators, quiet, signature
+from . import contexts, hatches, markers, operators, quiet, signature
 from . import numpy_table as table
 from . import operations as ops
 from .builtins_impl import (
@@ -26,6 +26,7 @@ from .builtins_impl import (
 from .errors import UserErrorInTrace
 from .nonstrict import NonstrictRunner
 from .source import AttrSource, ItemSource
+from .user_code import GENERATOR_FLAGS
 from .values import (
     ArrayMethod,
     ArrayValue,
@@ -46,8 +47,6 @@ from .values import (
 MAX_INLINE_DEPTH = 48
 _LRU_CACHE_WRAPPER = type(functools.lru_cache(lambda: None))
 # Context managers that survive graph breaks: made as values, entered by BEFORE_WITH.
-CONTEXT_MANAGERS = (contextlib.nullcontext, np.errstate, hatches.error_on_graph_break)
-_GENERATOR_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 
 
 class CallMixin:
@@ -67,7 +66,7 @@ class CallMixin:
             return self.call_object(fn.value, args, kwargs)
         if isinstance(fn, ContextExit):
             if fn.owner is None:
-                self.state.exit_context(fn)
+                self.state.contexts.exit(fn)
                 return Const(None)
             fn.owner.user_with_depth -= 1
             return self.call(ops.get_attr(self.state, fn.manager, "__exit__", self), args, kwargs)
@@ -79,7 +78,7 @@ class CallMixin:
     # -- user functions -------------------------------------------------------------------------
     def inline(self, fn: UserFunction, args: list[Value], kwargs: dict[str, Value]) -> Value:
         code = fn.code
-        if code.co_flags & _GENERATOR_FLAGS:
+        if code.co_flags & GENERATOR_FLAGS:
             raise self.state.graph_break(
                 "generator", f"call to generator/coroutine function {code.co_qualname}"
             )
@@ -93,16 +92,15 @@ class CallMixin:
         def cell_source(index, name):
             return None if closure_source is None else ItemSource(closure_source, index)
 
-        global_source = getattr(fn, "global_source", None) or self.state.global_source_for(fn)
+        global_source = getattr(fn, "global_source", None) or self.state.inputs.global_source_for(
+            fn
+        )
         child = type(self)(self.state, code, fn.globals, global_source, bound, {}, cell_source,
                            closure=fn.closure, parent=self)  # fmt: skip
         # A tc.compile(fullgraph=True) function inlined here keeps its promise: it breaks nowhere.
         forced = getattr(fn.wrapper, "fullgraph", False)
-        self.state.forced_errors += forced
-        try:
+        with self.state.breaks.forced(forced):
             return child.run()
-        finally:
-            self.state.forced_errors -= forced
 
     # -- escape hatches and settings (tracer/hatches.py) ----------------------------------------
     def call_hatch(self, fn_value: Obj, args: list[Value], kwargs: dict) -> Value | None:
@@ -127,11 +125,8 @@ class CallMixin:
         if setting is not None:
             inner = state.wrap(setting[1], ItemSource(AttrSource(fn_value.source, "__tc_error_on_graph_break__"), 1)) \
                 if fn_value.source is not None else ops.wrap_unguarded(state, setting[1])  # fmt: skip
-            state.error_on_graph_break.append(setting[0])
-            try:
+            with state.breaks.setting(setting[0]):
                 return self.call(inner, args, kwargs)
-            finally:
-                state.error_on_graph_break.pop()
         if getattr(fn, "__tc_disabled__", None) is not None:
             raise state.graph_break(
                 "unsupported_call", f"{_name(fn)} is tc.disable()d: it runs eagerly"
@@ -186,7 +181,7 @@ class CallMixin:
                 "graph_break", f"tc.graph_break() was called{': ' + msg if msg else ''}"
             )
         hashable = _hashable(fn)  # callables like np.poly1d objects are not
-        if any(fn is cm for cm in CONTEXT_MANAGERS):
+        if any(fn is cm for cm in contexts.SUPPORTED):
             return ContextManager(fn, list(args), dict(kwargs))
         if hashable and fn in IO_BUILTINS:
             raise state.graph_break("io_call", f"call to {fn.__name__}()")
@@ -365,7 +360,7 @@ def _default(tx, fn: UserFunction, defaults: tuple, index: int) -> Value:
     if fn.source is None:
         return ops.wrap_unguarded(tx.state, value)
     source = AttrSource(fn.source, "__defaults__")
-    tx.state.guard(source, "len", len(defaults))  # which parameter index i belongs to
+    tx.state.guards.add(source, "len", len(defaults))  # which parameter index i belongs to
     return tx.state.wrap(value, ItemSource(source, index))
 
 

@@ -28,6 +28,7 @@ from types import CodeType
 from . import graph_failure
 from .graph import Graph, literal_text
 from .graph_passes import eliminate_common_subexpressions
+from .side_effects import Write
 from .signature import forwarding_text, parameter_text
 from .trace_state import TraceState
 from .values import (
@@ -187,34 +188,28 @@ class GlueWriter:
         return self._bound[id(value)]
 
     def side_effect_lines(self) -> tuple[list[str], list[str]]:
-        """(reads, writes) replaying the trace's writes to pre-existing state."""
+        """(reads, writes) replaying the trace's writes to pre-existing state: all the values
+        are read first, then written, so a write cannot change what a later one reads."""
         reads: list[str] = []
         writes: list[str] = []
-        seen: set = set()
-        for effect in reversed(self.state.side_effects):  # last write of each target wins
-            key = (effect[0], *(id(e) if not isinstance(e, str) else e for e in effect[1:]))
-            if key in seen:
-                continue
-            seen.add(key)
-            target, value_text = self._effect(effect)
+        for write in reversed(self.state.effects.last_writes()):
+            target, value_text = self._effect(write)
             tmp = f"__tc_s{len(reads)}"
             reads.append(f"{tmp} = {value_text}")
             writes.append(target.format(tmp))
         return reads, list(reversed(writes))
 
-    def _effect(self, effect: tuple) -> tuple[str, str]:
-        kind = effect[0]
-        if kind == "global":
-            name = effect[1]
-            value = self.state.global_writes[(id(self.state.root_globals), name)]
-            return f"__tc_g[{name!r}] = {{}}", self.expr(value)
-        if kind == "cell":
-            cell = effect[1]
+    def _effect(self, write: Write) -> tuple[str, str]:
+        if write.kind == "global":
+            value = self.state.effects.global_value(self.state.root_globals, write.name)
+            return f"__tc_g[{write.name!r}] = {{}}", self.expr(value)
+        if write.kind == "cell":
+            cell = write.target
             return f"{cell.preexisting.expr()}.cell_contents = {{}}", self.expr(cell.contents)
-        if kind == "attr":
-            obj, name = effect[1], effect[2]
-            return f"{obj.source.expr()}.{name} = {{}}", self.expr(obj.overlay[name])
-        container = effect[1]
+        if write.kind == "attr":
+            obj = write.target
+            return f"{obj.source.expr()}.{write.name} = {{}}", self.expr(obj.overlay[write.name])
+        container = write.target
         if isinstance(container, ListValue):
             items = "[" + ", ".join(self.expr(i) for i in container.items) + "]"
             return f"{container.source.expr()}[:] = {{}}", items
@@ -285,7 +280,7 @@ class Glue:
 
     def _graph_call(self, graph: Graph) -> list[str]:
         """The graph's call; if it raises, the frame runs again eagerly (`graph_failure`)."""
-        sources = dict(zip(self.state.input_nodes, self.state.input_sources))
+        sources = dict(zip(self.state.inputs.nodes, self.state.inputs.sources))
         inputs = ", ".join(sources[node].expr() for node in graph.inputs)
         always, fp_only = graph_failure.inputs_to_save(graph)
         forward = forwarding_text(self.code)
@@ -333,5 +328,5 @@ def compile_glue(source: str, lines: list, filename: str, first_line: int):
 
 
 def live_example_inputs(state: TraceState) -> list:
-    by_node = dict(zip((id(n) for n in state.input_nodes), state.example_inputs))
+    by_node = dict(zip((id(n) for n in state.inputs.nodes), state.inputs.examples))
     return [by_node[id(n)] for n in state.graph.inputs]

@@ -32,8 +32,9 @@ from .source import (
     GlobalSource,
     frame_names,
 )
-from .trace_state import DynamicPolicy, TraceState
+from .trace_state import TraceState
 from .translator import StopTrace, Translator
+from .wrapping import DynamicPolicy
 
 
 @dataclass
@@ -76,14 +77,14 @@ def trace(fn: types.FunctionType, args: tuple, kwargs: dict, dynamic: DynamicPol
     if root:  # a user's function: its code and defaults can be replaced between calls
         function = FunctionSource(fn.__qualname__)
         for attr in ("__code__", "__defaults__", "__kwdefaults__"):
-            state.guard(AttrSource(function, attr), "id", getattr(fn, attr))
+            state.guards.add(AttrSource(function, attr), "id", getattr(fn, attr))
     tx = Translator(state, fn.__code__, fn.__globals__, GlobalSource, {}, arguments,
                     lambda index, var: ClosureCellSource(index, var), closure=fn.__closure__ or (),
                     stop_at=stop_at)  # fmt: skip
     try:
         result = tx.run()
-        if state.region_break is not None:
-            raise GraphBreak(state.region_break)
+        if state.breaks.region is not None:
+            raise GraphBreak(state.breaks.region)
     except StopTrace as stop:
         return state, stop
     except (GraphBreak, UserErrorInTrace) as error:
@@ -150,8 +151,8 @@ def compile_frame(fn, args, kwargs, options: FrameOptions, phases: report.Phases
             else None
         )  # fmt: skip
     with phases.time("guards"):
-        state.guard_mutable_aliasing()
-        check, check_code = make_check(fn, state.guards, options.closure_param)
+        state.inputs.guard_mutable_aliasing()
+        check, check_code = make_check(fn, state.guards.items, options.closure_param)
     ns.update(frame_names(fn))
     ns["__tc_graph"] = compiled_graph.fn if compiled_graph is not None else None
     line = getattr(outcome, "tx", None) and outcome.tx.instrs[outcome.tx.ip].line
@@ -164,7 +165,7 @@ def compile_frame(fn, args, kwargs, options: FrameOptions, phases: report.Phases
         sources["resume"] = "\n".join(glue.resumes)
     if compiled_graph is not None and compiled_graph.sources:
         sources["backend"] = compiled_graph.source_text()
-    entry = Entry(check, run, order_guards(state.guards), graph, record, sources=sources,
+    entry = Entry(check, run, order_guards(state.guards.items), graph, record, sources=sources,
                   phases=phases, compiled=compiled_graph)  # fmt: skip
     return entry, record
 
@@ -189,7 +190,7 @@ def _with_defaults(made, fn):
 
 
 def _eager_entry(fn, state, record, reason: str, options: FrameOptions, phases) -> Entry:
-    guards = order_guards(state.guards) if state is not None else []
+    guards = order_guards(state.guards.items) if state is not None else []
     with phases.time("guards"):
         check, check_code = make_check(fn, guards, options.closure_param)
     return Entry(check, options.eager_run, guards, break_record=record, eager_reason=reason,

@@ -18,9 +18,9 @@ from .bytecode import analysis
 from .bytecode.resume import STACK_CONTEXT, STACK_NULL, STACK_VALUE, ResumeSpec, original_location
 from .code_cache import CodeCache
 from .codegen import Glue
+from .contexts import errstate_settings
 from .operations import const_value
 from .signature import identifier
-from .trace_state import errstate_settings
 from .values import NULL, UNBOUND, Cell, Const, ContextExit, ContextManager, Value
 
 _CALLS = {"CALL", "CALL_KW", "CALL_FUNCTION_EX"}

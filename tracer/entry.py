@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import inspect
 import traceback
 import types
 import warnings
@@ -28,9 +27,9 @@ from .errors import BREAK_KINDS, BreakRecord, FrameLoc, GraphBreak, TCompileErro
 from .guards import first_failure, mismatched_dims, same_constant
 from .signature import bind
 from .source import frame_names
-from .trace_state import DynamicPolicy, is_user_function
+from .user_code import GENERATOR_FLAGS, is_user_function
+from .wrapping import DynamicPolicy
 
-_GENERATOR_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 _frame_ids = iter(range(1 << 62))
 
 
@@ -85,7 +84,7 @@ class CompiledFrame:
             reasons = self._recompile_reasons(scope) if self.entries else ()
             if len(self.entries) >= config.cache_size_limit:
                 entry = None
-            elif fn.__code__.co_flags & _GENERATOR_FLAGS:
+            elif fn.__code__.co_flags & GENERATOR_FLAGS:
                 entry = self._generator(fn, eager, reasons)
             else:
                 entry = self._compile(fn, args, kwargs, eager, reasons)
@@ -294,7 +293,7 @@ class Router:
         if (
             type(fn) is not types.FunctionType
             or not is_user_function(fn)
-            or fn.__code__.co_flags & _GENERATOR_FLAGS
+            or fn.__code__.co_flags & GENERATOR_FLAGS
         ):
             return fn
         if "<locals>" in fn.__qualname__ and not fn.__defaults__ and not fn.__kwdefaults__:
@@ -321,7 +320,7 @@ class Router:
 
     def run_eagerly(self, fn, args, kwargs):
         """A skipped frame: its own code runs as Python; the functions it calls are routed."""
-        if fn.__code__.co_flags & _GENERATOR_FLAGS:
+        if fn.__code__.co_flags & GENERATOR_FLAGS:
             return fn(*args, **kwargs)
         return routed_copy(fn, self)(*args, **kwargs)
 

@@ -20,9 +20,8 @@ from . import operations as ops
 from .errors import TCompileError
 from .examples import as_example
 from .trace_state import TraceState
+from .user_code import OWN_DIR
 from .values import ArrayValue, Const, ListValue, ScalarValue, TupleValue, Value
-
-_OWN_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
 class NonstrictTraceError(TCompileError):
@@ -41,7 +40,7 @@ class NonstrictTraceError(TCompileError):
 
 def _user_location() -> str:
     frame = sys._getframe(1)
-    while frame is not None and (os.path.abspath(frame.f_code.co_filename).startswith(_OWN_DIR)
+    while frame is not None and (os.path.abspath(frame.f_code.co_filename).startswith(OWN_DIR)
                                  or "numpy" in frame.f_code.co_filename.split(os.sep)[-3:-1]):  # fmt: skip
         frame = frame.f_back
     if frame is None:

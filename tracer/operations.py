@@ -17,7 +17,8 @@ from . import operators, quiet
 from .errors import RestartTrace, UserErrorInTrace
 from .graph import Node
 from .source import AttrSource, TypeSource
-from .trace_state import CONST_TYPES, TraceState, function_value, is_user_function
+from .trace_state import TraceState
+from .user_code import is_user_function
 from .values import (
     ArrayFlags,
     ArrayMethod,
@@ -40,6 +41,7 @@ from .values import (
     UserObject,
     Value,
 )
+from .wrapping import CONST_TYPES, function_value
 
 _SYMINT_OPS = {operator.add, operator.sub, operator.mul, operator.floordiv, operator.mod}
 _SILENT_INT_OPS = {operator.add, operator.sub, operator.mul, operator.neg}  # no ZeroDivisionError
@@ -137,7 +139,7 @@ def concretize(state: TraceState, v: SymInt) -> int:
             f"a size of an intermediate array ({v.node.name}) was used as a Python int"
         )
     for source_name, dim in v.deps:
-        state.specialize_dim(source_name, dim)
+        state.inputs.specialize_dim(source_name, dim)
     return v.hint
 
 
@@ -316,7 +318,7 @@ def identity(state: TraceState, a: Value, b: Value) -> bool:
     if is_array_like(a) and is_array_like(b):
         same = a.example is b.example
         if a.source is not None and b.source is not None:
-            state.guard(a.source, "alias", (b.source, same))
+            state.guards.add(a.source, "alias", (b.source, same))
         return same
     known_a, known_b = _known_object(a), _known_object(b)
     if known_a is not _UNKNOWN and known_b is not _UNKNOWN:
@@ -324,7 +326,7 @@ def identity(state: TraceState, a: Value, b: Value) -> bool:
         if a.source and b.source and not isinstance(a, Obj) and not isinstance(b, Obj):
             # constants and objects are guarded by value or type, not identity: whether these
             # two are one object is a guard of its own (Obj values are guarded by identity)
-            state.guard(a.source, "alias", (b.source, same))
+            state.guards.add(a.source, "alias", (b.source, same))
         return same
     return False  # a value made in the trace is never one of these objects
 
@@ -411,7 +413,7 @@ def _array_attr(state: TraceState, v: ArrayValue, name: str) -> Value:
             f"{name} of a device array: its layout is its library's ({v.node.tensor.placement})",
         )
     if name in ("strides", "flags"):
-        state.guard_layout()
+        state.inputs.guard_layout()
         return ArrayFlags(v) if name == "flags" else const_to_value(v.example.strides)
     if name in table.LAYOUT_ATTRS:
         raise state.graph_break(
@@ -430,7 +432,7 @@ def array_dims(state: TraceState, v: ArrayValue) -> list[Value]:
     intermediate array while the trace has dynamic inputs."""
     if v.sym_dims is not None:
         return [Const(s) if d is None else d for s, d in zip(v.example.shape, v.sym_dims)]
-    if v.source is None and state.has_dynamic_dims:
+    if v.source is None and state.inputs.has_dynamic_dims:
         shape = state.graph.add("call", np.shape, (v.node,), name=f"{v.node.name}_shape", meta="tuple",
                                 stack=state.user_stack(), risk="silent")  # fmt: skip
         dims = []
@@ -484,7 +486,7 @@ def _bound_method(state: TraceState, v: Value, name: str, attr) -> Value | None:
     class_attr = inspect.getattr_static(type(v.value), name, None)
     if class_attr is None:
         return None
-    state.guard(v.source, "no_shadow", name)
+    state.guards.add(v.source, "no_shadow", name)
     state.wrap(class_attr, AttrSource(TypeSource(v.source), name))
     return Obj(attr, AttrSource(v.source, name))
 
@@ -534,17 +536,39 @@ def _user_attr(state: TraceState, v: UserObject, name: str, tx) -> Value:
             return BoundMethod(wrap_unguarded(state, class_attr.__func__), Obj(cls))
         return wrap_unguarded(state, class_attr)
     if isinstance(class_attr, types.FunctionType):
-        state.guard(v.source, "no_shadow", name)
+        state.guards.add(v.source, "no_shadow", name)
         return BoundMethod(state.wrap(class_attr, class_source), v)
     if isinstance(class_attr, staticmethod):
-        state.guard(v.source, "no_shadow", name)
+        state.guards.add(v.source, "no_shadow", name)
         return state.wrap(class_attr.__func__, class_source)  # type(o).name is the plain function
     if isinstance(class_attr, classmethod):
-        state.guard(v.source, "no_shadow", name)
+        state.guards.add(v.source, "no_shadow", name)
         return BoundMethod(state.wrap(class_attr.__func__, AttrSource(class_source, "__func__")),
                            state.wrap(cls, TypeSource(v.source)))  # fmt: skip
     attr = getattr(obj, name)
     return _bound_method(state, v, name, attr) or state.wrap(attr, AttrSource(v.source, name))
+
+
+# ``arr.flags.<name> = v`` is ``arr.setflags(<keyword>=v)``
+_SETFLAGS = {"writeable": "write", "aligned": "align", "writebackifcopy": "uic"}
+
+
+def store_attr(state: TraceState, obj: Value, name: str, value: Value) -> None:
+    if isinstance(obj, UserObject) and obj.new_cls is not None:
+        obj.overlay[name] = value  # an object made in the trace: no side effect to replay
+        return
+    if isinstance(obj, UserObject) and obj.source is not None:
+        obj.overlay[name] = value
+        obj.mutated = True
+        state.effects.write_attr(obj, name)
+        return
+    if isinstance(obj, ArrayFlags) and name in _SETFLAGS:
+        state.graph_call("method", "setflags", (obj.array,), {_SETFLAGS[name]: value},
+                         name="setflags")  # fmt: skip
+        return
+    raise state.graph_break(
+        "unsupported_mutation", f"setting attribute {name!r} of {obj.describe()}"
+    )
 
 
 def super_attr(state: TraceState, sup: SuperValue, name: str) -> Value:
@@ -680,7 +704,7 @@ def set_item(state: TraceState, obj: Value, index: Value, value: Value) -> None:
 def mutate_list(state: TraceState, container: Value) -> None:
     """Containers made in the trace mutate freely; pre-existing ones are replayed after the graph."""
     if container.source is not None:
-        state.record_mutation(container)
+        state.effects.mutate(container)
 
 
 # -- iteration -----------------------------------------------------------------------------

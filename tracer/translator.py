@@ -15,10 +15,9 @@ import sys
 import types
 from types import CodeType
 
-import numpy as np
-
-from . import hatches, operators
+from . import contexts, graph_calls, operators
 from . import operations as ops
+from .break_policy import blocked_by
 from .bytecode.reader import Instruction, normalize
 from .calls import CallMixin
 from .errors import FrameLoc, GraphBreak, RestartTrace, TCompileError, UserErrorInTrace
@@ -71,21 +70,12 @@ _UNSUPPORTED_KINDS = {
 }
 
 
-_SUPPORTED_CONTEXTS = (contextlib.nullcontext, np.errstate, hatches.error_on_graph_break)
-
-
 def _is_user_context(manager: Value) -> bool:
     cls = manager.python_type() if isinstance(manager, UserObject) else None
     return cls is not None and all(
         isinstance(getattr(cls, name, None), types.FunctionType)
         for name in ("__enter__", "__exit__")
     )
-
-
-def _is_supported_context(manager: Value) -> bool:
-    if isinstance(manager, ContextManager):
-        return manager.cls in _SUPPORTED_CONTEXTS
-    return isinstance(manager, Obj) and isinstance(manager.value, _SUPPORTED_CONTEXTS)
 
 
 def _cell_is_set(cell) -> bool:
@@ -184,18 +174,18 @@ class Translator(CallMixin):
             except GraphBreak as brk:
                 # try bodies and user with-blocks are traced; a break inside one cannot resume
                 if inst.in_try:
-                    brk = self.state.blocked_by(brk, "try_block", "inside a try block")
+                    brk = blocked_by(brk, "try_block", "inside a try block")
                 if self.user_with_depth:
-                    brk = self.state.blocked_by(brk, "context_manager", "inside a user with-block")
+                    brk = blocked_by(brk, "context_manager", "inside a user with-block")
                 if (inst.in_try or self.user_with_depth) and self.parent is None:
                     brk.root_blocked = True
-                brk = self.state.in_region(brk)
+                brk = self.state.breaks.in_region(brk)
                 if self.parent is None and brk.root_index is None:
                     brk.root_index = index  # the root's instruction the break happened at
                 raise brk from None
             except UserErrorInTrace as error:
-                if self.state.region_break is not None:  # tracing past a with/try is only a probe
-                    raise GraphBreak(self.state.region_break) from None
+                if self.state.breaks.region is not None:  # tracing past a with/try is only a probe
+                    raise GraphBreak(self.state.breaks.region) from None
                 error.stack = error.stack or self.state.user_stack()
                 raise
             except (RestartTrace, TCompileError):
@@ -279,7 +269,7 @@ class Translator(CallMixin):
         if value is NULL:
             self.locals.pop(inst.arg, None)
             return
-        self.state.name_value(value, inst.arg)
+        graph_calls.name_value(self.state, value, inst.arg)
         self.locals[inst.arg] = value
 
     def DELETE_FAST(self, inst: Instruction) -> None:
@@ -323,8 +313,12 @@ class Translator(CallMixin):
         value = self.pop()
         cell = self._cell(inst.arg)
         if cell.real:
-            self.state.record_cell_write(cell)
-        self.state.name_value(value, inst.arg)
+            if cell.preexisting is None:
+                raise self.state.graph_break(
+                    "unsupported_mutation", "write to a closure cell tcompile cannot address"
+                )
+            self.state.effects.write_cell(cell)
+        graph_calls.name_value(self.state, value, inst.arg)
         cell.contents = value
 
     def DELETE_DEREF(self, inst: Instruction) -> None:
@@ -343,7 +337,7 @@ class Translator(CallMixin):
             self.push(NULL)
 
     def load_global(self, name: str) -> Value:
-        overlay = self.state.global_writes.get((id(self.f_globals), name))
+        overlay = self.state.effects.global_value(self.f_globals, name)
         if overlay is not None:
             return overlay
         if name in self.f_globals:
@@ -355,7 +349,7 @@ class Translator(CallMixin):
             dict_source = self._globals_dict_source()
             if dict_source is None or builtins is not builtins_of(self.state.root_globals):
                 return ops.wrap_unguarded(self.state, builtins[name])
-            self.state.guard(dict_source, "not_global", name)
+            self.state.guards.add(dict_source, "not_global", name)
             return self.state.wrap(builtins[name], BuiltinSource(name))
         raise UserErrorInTrace(NameError(f"name {name!r} is not defined"))
 
@@ -371,7 +365,7 @@ class Translator(CallMixin):
             raise self.state.graph_break(
                 "unsupported_mutation", f"write to global {inst.arg!r} of another module"
             )
-        self.state.record_global_write(self.f_globals, inst.arg, value)
+        self.state.effects.write_global(self.f_globals, inst.arg, value)
 
     def LOAD_ATTR(self, inst: Instruction) -> None:
         obj = self.pop()
@@ -403,7 +397,7 @@ class Translator(CallMixin):
 
     def STORE_ATTR(self, inst: Instruction) -> None:
         obj, value = self.pop(), self.pop()
-        self.state.store_attr(obj, inst.arg, value)
+        ops.store_attr(self.state, obj, inst.arg, value)
 
     def DELETE_ATTR(self, inst: Instruction) -> None:
         raise self.state.graph_break("unsupported_mutation", f"del of attribute {inst.arg!r}")
@@ -440,14 +434,14 @@ class Translator(CallMixin):
 
     def BEFORE_WITH(self, inst: Instruction) -> None:
         manager = self.pop()
-        supported = _is_supported_context(manager)
+        supported = contexts.is_supported(manager)
         if supported or _is_user_context(manager):
             # nullcontext, np.errstate, tc.error_on_graph_break survive breaks; a user-defined
             # manager is traced (__enter__/__exit__ inlined) but a break inside skips the frame.
             exit_value = ContextExit(manager, owner=self if not supported else None)
             entered = Const(None)
             if supported:
-                self.state.enter_context(exit_value)
+                self.state.contexts.enter(exit_value)
                 if (
                     isinstance(manager, ContextManager)
                     and manager.cls is contextlib.nullcontext
@@ -460,10 +454,10 @@ class Translator(CallMixin):
             self.push(exit_value)
             self.push(entered)
             return
-        self.state.enter_region(
+        self.state.breaks.enter_region(self.state.graph_break(
             "context_manager",
             f"with-block of {manager.describe()}: only supported context managers are traced",
-        )
+        ))  # fmt: skip
         self.push(_WITH_EXIT)  # the __exit__ that the block's normal exit calls
         self.push(Const(None))
 

@@ -1,0 +1,194 @@
+"""Operations entering the graph: `graph_call` adds a NumPy call (or a method, attribute,
+item or in-place operation) and runs it on the example values, so shapes, dtypes and NumPy
+scalar types are exactly NumPy's, without ever mutating a real input (writes go to private
+copies, see `examples.ExampleMemory`). Its result becomes a value of the trace. ``state`` is
+the `trace_state.TraceState` the operation belongs to."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from . import effects
+from .canonical import canonicalize
+from .examples import run_with_stand_ins, traced_leaves, value_dependent_shape
+from .graph import Node, TensorMeta, describe_value
+from .source import AttrSource
+from .values import (
+    ArrayValue,
+    Const,
+    ListValue,
+    Obj,
+    ScalarValue,
+    SymFloat,
+    SymInt,
+    TupleValue,
+    Value,
+    rebuild,
+)
+
+
+def graph_call(state, op: str, target, args: tuple, kwargs: dict, *, name: str,
+               writes: list | None = None, example_fn=None) -> Value:  # fmt: skip
+    """Add ``target(*args, **kwargs)`` (or a method/attr/getitem) and return its value.
+
+    The operation runs on the examples, writes included (see `examples.ExampleMemory`):
+    ``writes`` are the arguments it writes into, found from NumPy's signatures
+    (``out=``, in-place methods and functions) unless given (custom ops).
+    """
+    what = _op_text(op, target)
+    if writes is None:
+        try:
+            writes = effects.written_values(op, target, args, kwargs)
+        except effects.UnknownWrites:
+            raise state.graph_break("unsupported_numpy", f"{what}: NumPy does not say "
+                                   "whether it writes into its arguments") from None  # fmt: skip
+    for w in writes:
+        if not isinstance(w, ArrayValue):
+            raise state.graph_break("unsupported_numpy", f"{what} writing into {w.describe()}")
+    g_args, g_kwargs = as_graph_arg(state, args), as_graph_arg(state, kwargs)
+    written_inputs = _prepare_writes(state, writes)
+    example = run_with_stand_ins(op, example_fn or target, args, kwargs, writes)
+    if not writes and not effects.shape_from_meta(op, target):
+        _check_static_shape(state, what, op, example_fn or target, args, kwargs, example)
+    node = state.graph.add(*canonicalize(op, target, g_args, g_kwargs), name=name,
+                          stack=state.user_stack())  # fmt: skip
+    node.mutates = bool(writes)
+    node.writes_inputs = written_inputs
+    node.errstate = state.contexts.errstate()
+    node.risk = effects.risk(op, target, args, kwargs, dynamic=state.inputs.has_dynamic_dims)
+    if node.risk == effects.FP and any(v in ("raise", "call") for _, v in node.errstate):
+        node.risk = effects.RAISE  # traced inside np.errstate(...="raise")
+    if op == "inplace":  # canonical form: ``np.add(a, b, out=a)``, whose value is ``a``
+        example = writes[0].example
+    if op == "setitem":
+        return writes[0]
+    node.tensor = tensor_meta(state, example)
+    node.meta = node.tensor.text()
+    return value_of(state, node, example, writes) if op != "inplace" else writes[0]
+
+
+def tensor_meta(state, example) -> TensorMeta:
+    """The structured meta of a value computed in the graph, with the graph input whose
+    memory it views, if any."""
+    meta = TensorMeta.of(example, symbolic=state.inputs.has_dynamic_dims)
+    if isinstance(example, np.ndarray):
+        block = state.memory.block_of(example)
+        if block is not None and block.inputs:
+            meta = dataclasses.replace(meta, view_of=block.inputs[0][0].node.name)
+    return meta
+
+
+def _check_static_shape(state, what: str, op: str, target, args, kwargs, example) -> None:
+    """A result shape that follows array values is a break; one that follows a dynamic
+    float argument pins that float's value instead (``np.arange(step)``)."""
+    leaves = traced_leaves((args, kwargs))
+    data = [v for v in leaves if not isinstance(v, SymFloat)]
+    if value_dependent_shape(op, target, args, kwargs, example, data):
+        raise state.graph_break(
+            "data_dependent_shape", f"{what}: its output shape depends on array values",
+            "Keep sizes static, or compute them outside the compiled function.",
+        )  # fmt: skip
+    floats = [v for v in leaves if isinstance(v, SymFloat)]
+    if value_dependent_shape(op, target, args, kwargs, example, floats):
+        for value in floats:
+            value.pin()
+
+
+def _prepare_writes(state, writes: list) -> tuple:
+    """Make the written examples private; the graph inputs whose memory gets written."""
+    inputs: list = []
+    for w in writes:
+        block = state.memory.prepare_write(w)
+        if block is None:
+            continue
+        for value, writeable in block.inputs:
+            # the caller's flag decides whether eager code raises here (a device array
+            # has no flags: it is always writeable)
+            if not value.device:
+                state.guards.add(AttrSource(AttrSource(value.source, "flags"), "writeable"),
+                           "const", writeable)  # fmt: skip
+            if value.node not in inputs:
+                inputs.append(value.node)
+    return tuple(inputs)
+
+
+def value_of(state, node: Node, example: object, writes=()) -> Value:
+    """Wrap an operation's example result, unpacking tuples/lists of arrays into items.
+    A result that *is* a written argument (``out=``) is that argument's value."""
+    for w in writes:
+        if example is w.example:
+            return w
+    if type(example) is np.ndarray:
+        if example.dtype == object:
+            raise state.graph_break("unsupported_object", f"{_op_text(node.op, node.target)} "
+                                   "makes an object array (its items are Python objects)")  # fmt: skip
+        value = ArrayValue(node, example)
+        state.memory.add(value)
+        return value
+    if isinstance(example, np.ndarray):
+        raise state.graph_break("unsupported_object", f"{_op_text(node.op, node.target)} "
+                               f"returns a {type(example).__qualname__} (an ndarray subclass)")  # fmt: skip
+    if isinstance(example, np.generic):
+        return ScalarValue(node, example)
+    if isinstance(example, (tuple, list)) and all(
+        isinstance(e, (np.ndarray, np.generic)) for e in example
+    ):
+        items = []
+        for i, ex in enumerate(example):
+            written = next((w for w in writes if w.example is ex), None)
+            if written is not None:
+                items.append(written)
+                continue
+            item = state.graph.add("getitem", None, (node, i), name=f"{node.name}_{i}",
+                                  meta=describe_value(ex), stack=node.stack, risk="silent")  # fmt: skip
+            item.tensor = tensor_meta(state, ex)
+            items.append(value_of(state, item, ex))
+        return TupleValue(items) if isinstance(example, tuple) else ListValue(items)
+    if example is None:
+        return Const(None)
+    raise state.graph_break(
+        "data_dependent_value",
+        f"{_op_text(node.op, node.target)} returns a {type(example).__name__} computed from array data",
+    )
+
+
+def name_value(state, value: Value, name: str) -> None:
+    """Name a graph node after the user's variable the first time it is stored."""
+    node = getattr(value, "node", None)
+    if isinstance(node, Node) and node.op != "input" and id(node) not in state.named_nodes:
+        state.named_nodes.add(id(node))
+        state.graph.rename(node, name)
+
+
+def _op_text(op: str, target) -> str:
+    if op == "method":
+        return f"ndarray.{target}()"
+    return getattr(target, "__name__", str(target)) + "()"
+
+
+# -- converting values to graph arguments and examples -------------------------------------
+
+
+def as_graph_arg(state, value):
+    """The graph-side form of an argument: nodes for graph values, constants as they are."""
+
+    def graph_arg(v):
+        if isinstance(v, (ArrayValue, ScalarValue, SymInt, SymFloat)):
+            return v.node
+        if isinstance(v, Const):
+            return v.value
+        if isinstance(v, Obj) and _is_graph_constant(v.value):
+            return v.value
+        raise state.graph_break(
+            "unsupported_object", f"{v.describe()} cannot be passed to a NumPy operation"
+        )
+
+    return rebuild(value, graph_arg)
+
+
+def _is_graph_constant(obj: object) -> bool:
+    """Objects a graph may hold as constants: dtypes, NumPy types and callables."""
+    return isinstance(obj, (np.dtype, np.ufunc)) or (isinstance(obj, type) and issubclass(obj, np.generic)) \
+        or obj in (float, int, bool, complex)  # fmt: skip
