@@ -12,6 +12,7 @@ import ast
 from types import MappingProxyType
 
 from tcompile.tracer.compiled_graph import CompiledGraph
+from tcompile.tracer.line_numbers import place_at_user_lines
 
 from .memory_plan import plan_memory
 
@@ -26,7 +27,9 @@ def eager_backend(graph, example_inputs):
     filename, lines = _user_lines(graph, plan)
     tree = ast.parse(source)
     if filename is not None:
-        _renumber(tree, lines)
+        fn = tree.body[0]
+        first = min((line for line in lines if line), default=1)
+        place_at_user_lines(fn, list(_flatten(fn.body)), lines, first)
     exec(compile(tree, filename or f"<tcompile graph {graph.name}>", "exec"), namespace)  # noqa: S102
     return CompiledGraph(namespace[graph.name], "eager", MappingProxyType({"python": source}))
 
@@ -46,22 +49,6 @@ def _user_lines(graph, plan) -> tuple[str | None, list[int | None]]:
         if plan.released_after(node):
             lines.append(lines[-1])
     return filename, lines
-
-
-def _renumber(tree: ast.Module, lines: list[int | None]) -> None:
-    fn = tree.body[0]
-    statements = [s for s in _flatten(fn.body)]
-    known = [line for line in lines if line]
-    first = min(known) if known else 1
-    fn.lineno = fn.end_lineno = first
-    for node in ast.walk(fn):
-        if hasattr(node, "lineno"):
-            node.lineno = node.end_lineno = first
-    for stmt, line in zip(statements, lines + [None] * len(statements)):
-        for node in ast.walk(stmt):
-            if hasattr(node, "lineno") and not isinstance(node, ast.With):
-                node.lineno = node.end_lineno = line or first
-    fn.end_lineno = max(known, default=first)
 
 
 def _flatten(body):

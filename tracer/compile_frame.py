@@ -17,10 +17,10 @@ from dataclasses import dataclass, field, replace
 
 from . import hatches, report
 from .bytecode.resume import RESUME_CODES
-from .codegen import Glue, compile_glue, live_example_inputs
 from .compiled_graph import CompiledGraph
-from .continuation import Continuation, plan
 from .errors import BreakRecord, FrameLoc, GraphBreak, RestartTrace, UserErrorInTrace
+from .glue.continuation import Continuation, plan
+from .glue.function import GlueFunction, live_example_inputs
 from .graph import Graph
 from .guards import Guard, build_check_function, order_guards
 from .signature import bind, parameter_text
@@ -126,16 +126,15 @@ def compile_frame(fn, args, kwargs, options: FrameOptions, phases: report.Phases
     else:  # pragma: no cover - restarts are bounded: static shapes once, the break once
         raise RuntimeError("tcompile: trace restarted too often")
 
-    glue = Glue(state, fn.__code__, options.closure_param)
-    glue.writer.ns["__tc_call"] = options.call
-    glue.writer.ns["__tc_rerun"] = options.eager_run
+    glue = GlueFunction(state, fn.__code__, options.closure_param, call=options.call,
+                        rerun=options.eager_run)  # fmt: skip
     with phases.time("codegen"):
         try:
             if isinstance(outcome, StopTrace):
                 Continuation(glue, outcome.tx, RESUME_CODES, options.make_resume).write()
-                source, ns, graph, lines, fname = glue.finish(None)
+                made = glue.finish(None)
             else:
-                source, ns, graph, lines, fname = glue.finish(glue.writer.expr(outcome))
+                made = glue.finish(outcome)
         except GraphBreak as brk:  # a value the glue cannot rebuild: run the frame eagerly
             code = fn.__code__
             here = brk.record.stack or (
@@ -146,21 +145,21 @@ def compile_frame(fn, args, kwargs, options: FrameOptions, phases: report.Phases
             return _eager_entry(fn, state, record, reason, options, phases), record
     with phases.time("backend"):
         compiled_graph = (
-            CompiledGraph.of(options.backend(graph, live_example_inputs(state)), options.backend)
-            if graph.op_count() or graph.output.args[0]
+            CompiledGraph.of(options.backend(made.graph, live_example_inputs(state)), options.backend)
+            if made.graph.op_count() or made.graph.output.args[0]
             else None
         )  # fmt: skip
     with phases.time("guards"):
         state.inputs.guard_mutable_aliasing()
         check, check_code = make_check(fn, state.guards.items, options.closure_param)
+    ns = made.namespace
     ns.update(frame_names(fn))
     ns["__tc_graph"] = compiled_graph.fn if compiled_graph is not None else None
     line = getattr(outcome, "tx", None) and outcome.tx.instrs[outcome.tx.ip].line
-    exec(
-        compile_glue(source, lines, fn.__code__.co_filename, line or fn.__code__.co_firstlineno), ns
-    )  # noqa: S102
-    run = _with_defaults(ns[fname], fn)
-    sources = {"graph": graph.python_code(), "glue": source, "guards": check_code}
+    exec(made.compile(fn.__code__.co_filename, line or fn.__code__.co_firstlineno), ns)  # noqa: S102
+    run = _with_defaults(ns[made.name], fn)
+    graph = made.graph
+    sources = {"graph": graph.python_code(), "glue": made.text, "guards": check_code}
     if glue.resumes:
         sources["resume"] = "\n".join(glue.resumes)
     if compiled_graph is not None and compiled_graph.sources:

@@ -11,7 +11,7 @@ Every node gets a *risk*, decided when it is traced (where the argument values a
               out-of-range index, an integer to a negative power, an opaque custom op), or on
               sizes a dynamic shape leaves open.
 
-A graph that raises at run time makes its frame run again eagerly (see `codegen.Glue`), so the
+A graph that raises at run time makes its frame run again eagerly (see `glue.function`), so the
 user sees eager's exception, side effects and handlers. The risk says when the arrays the graph
 wrote before failing must be restored first.
 """

@@ -165,7 +165,7 @@ class BreakRecord:
 
 class GraphBreak(Exception):
     """Internal: the tracer cannot go on here. The protocol between the translator (which
-    raises it and fills in where), the resume planner (`continuation.plan`) and the frame
+    raises it and fills in where), the resume planner (`glue.continuation.plan`) and the frame
     compiler (`compile_frame`):
 
     ``record``                what broke and where, as the user sees it

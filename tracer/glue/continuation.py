@@ -13,15 +13,15 @@ from types import CodeType
 
 import numpy as np
 
-from . import hatches, operators
-from .bytecode import analysis
-from .bytecode.resume import STACK_CONTEXT, STACK_NULL, STACK_VALUE, ResumeSpec, original_location
-from .code_cache import CodeCache
-from .codegen import Glue
-from .contexts import errstate_settings
-from .operations import const_value
-from .signature import identifier
-from .values import NULL, UNBOUND, Cell, Const, ContextExit, ContextManager, Value
+from .. import hatches, operators
+from ..bytecode import analysis
+from ..bytecode.resume import STACK_CONTEXT, STACK_NULL, STACK_VALUE, ResumeSpec, original_location
+from ..code_cache import CodeCache
+from ..contexts import errstate_settings
+from ..operations import const_value
+from ..signature import identifier
+from ..values import NULL, UNBOUND, Cell, Const, ContextExit, ContextManager, Value
+from .function import GlueFunction
 
 _CALLS = {"CALL", "CALL_KW", "CALL_FUNCTION_EX"}
 _JUMPS = {"POP_JUMP_IF_TRUE": True, "POP_JUMP_IF_FALSE": False}
@@ -67,10 +67,10 @@ def plan(brk, frame_code: CodeType, instrs, registry: CodeCache) -> Plan:
 
 
 class Continuation:
-    """Writes the glue's tail for one stopped root translator ``tx``."""
+    """Writes the tail of ``glue`` for one stopped root translator ``tx``."""
 
-    def __init__(self, glue: Glue, tx, registry: CodeCache, make_resume):
-        self.glue, self.tx, self.writer = glue, tx, glue.writer
+    def __init__(self, glue: GlueFunction, tx, registry: CodeCache, make_resume):
+        self.glue, self.tx, self.values = glue, tx, glue.values
         self.registry = registry
         self.make_resume = make_resume  # ResumeSpec -> callable(cells, *args)
         self.code, self.offset = original_location(tx.code, tx.instrs[tx.ip].offset, registry)
@@ -80,16 +80,16 @@ class Continuation:
     # -- values --------------------------------------------------------------------------------
     def value(self, v: Value) -> str:
         """A name holding ``v``, computed now: nothing is rebuilt after the eager instruction."""
-        text = self.writer.expr(v)
+        text = self.values.expr(v)
         if text.isidentifier() or _is_literal(text):
             return text
-        return self.writer.temp(text)  # graph outputs too: the glue drops the rest (see write)
+        return self.values.temp(text)  # graph outputs too: the glue drops the rest (see write)
 
     def fresh_manager(self, manager: Value) -> str:
         """A new context manager like ``manager`` (np.errstate objects cannot be re-entered)."""
         cls, args, kwargs = manager_arguments(manager)
         parts = [self.value(a) for a in args] + [f"{k}={self.value(v)}" for k, v in kwargs.items()]
-        return self.writer.temp(f"{self.writer.bind(cls)}({', '.join(parts)})")
+        return self.values.temp(f"{self.values.bind(cls)}({', '.join(parts)})")
 
     def pop(self) -> Value:
         return self.stack.pop()
@@ -114,7 +114,7 @@ class Continuation:
             self._simple(inst)
 
     def _emit(self, statement: str) -> None:
-        self.glue.tail.append((statement, self.line))
+        self.glue.emit(statement, self.line)
 
     def _emit_eager(self, statement: str) -> None:
         """The breaking instruction, inside the supported with-blocks active at the break."""
@@ -176,7 +176,7 @@ class Continuation:
             self._emit_eager(f"__tc_r = {text}")
         elif op == "BINARY_OP":
             b, a = self.pop(), self.pop()
-            fn = self.writer.bind(_binary_function(inst.arg))
+            fn = self.values.bind(_binary_function(inst.arg))
             self._emit_eager(f"__tc_r = {fn}({self.value(a)}, {self.value(b)})")
         elif op == "STORE_SUBSCR":
             index, obj, value = self.pop(), self.pop(), self.pop()
@@ -225,7 +225,7 @@ class Continuation:
         spec = ResumeSpec(self.code, target_offset, tuple(kinds), tuple(live))
         args = spec.arrange(tuple(args), tuple(self._local(name) for name in live))
         made = self.make_resume(spec)
-        resume = self.writer.bind(made)
+        resume = self.values.bind(made)
         self.glue.resumes.append(f"{resume}: {made.frame.display_name}, stack [{', '.join(kinds)}],"
                                  f" live locals ({', '.join(live)})")  # fmt: skip
         cells = "(" + "".join(f"{self._cell(name)}, " for name in spec.cell_names) + ")"
@@ -243,7 +243,7 @@ class Continuation:
     def _cell(self, name: str) -> str:
         cell = self.tx.cells.get(name)
         if isinstance(cell, Cell):
-            return self.writer.cell(cell)
+            return self.values.cell(cell)
         return f"__tc_cl[{self.tx.code.co_freevars.index(name)}]"
 
 
