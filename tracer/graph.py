@@ -201,8 +201,9 @@ class Graph:
             seen.add(id(node))
 
     def eliminate_dead_code(self) -> None:
-        """Drop nodes nothing uses (inputs too). Statements, writes, and nodes that may raise
-        or warn (any risk but "silent") always stay: eager code would raise or warn there."""
+        """Drop nodes nothing uses. Statements, writes, and nodes that may raise or warn (any
+        risk but "silent") always stay: eager code would raise or warn there. Inputs stay too
+        (their risk is not "silent"): the graph takes what the glue passes it."""
         live: set[int] = set()
         for node in reversed(self.nodes):
             keep = node.op in STATEMENT_OPS or node.op == "output" or node.mutates

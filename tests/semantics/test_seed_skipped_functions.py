@@ -296,6 +296,32 @@ def test_graph_break_in_a_try_block_skips_the_frame():
     assert report.break_reasons[0].location.lineno == line_of(fn, "# inside the try block")
 
 
+def test_graph_break_in_a_with_block_inside_a_try_block_skips_the_frame():
+    # The with-block's exit handler is covered by a cleanup handler, which the try protects:
+    # the break is inside the try, and resuming would run the rest outside it (the raise
+    # would escape the except).
+    def boom(y):
+        raise ValueError("boom")
+
+    @tc.compile
+    def fn(x):
+        try:
+            with contextlib.nullcontext():
+                y = x + 1
+                tc.graph_break()  # inside the with, inside the try
+                boom(y)
+        except ValueError:
+            return -1
+        return y
+
+    x = randn(3)
+    assert eager(fn, x) == -1
+    assert fn(x.copy()) == -1
+    report = explain_fresh(fn, x)
+    assert has_frame(report.skipped_frames, "fn")
+    assert not has_frame(report.compiled_frames, "fn")
+
+
 def test_graph_break_moved_out_of_the_try_block_resumes_with_two_graphs():
     @tc.compile
     def fn(x):

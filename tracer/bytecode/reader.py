@@ -98,9 +98,10 @@ def _protected_offsets(bc: dis.Bytecode, raw: list[dis.Instruction]) -> set[int]
     """Offsets inside a try/except/finally block (where a graph break cannot resume).
 
     A handler starting with PUSH_EXC_INFO catches; one that goes on with WITH_EXCEPT_START is
-    a with-block's cleanup, whose body counts as protected only if the with-block itself sits
-    inside a try. 3.12+ inlined comprehensions add handlers that only restore a local and
-    re-raise: those do not change what the code means and are ignored.
+    a with-block's exit, whose body counts as protected only if the with-block itself sits
+    inside a try. Any other handler only cleans up and re-raises (``COPY 3; POP_EXCEPT;
+    RERAISE``, 3.12+'s inlined comprehensions restoring a local): what it covers is protected
+    exactly when the handler itself is.
     """
     opnames = [ins.opname for ins in raw]
     position = {ins.offset: i for i, ins in enumerate(raw)}
@@ -110,9 +111,10 @@ def _protected_offsets(bc: dis.Bytecode, raw: list[dis.Instruction]) -> set[int]
 
     def protected(offset: int, depth: int = 0) -> bool:
         target = handler_of.get(offset)
-        if target is None or depth > 20 or opnames[position[target]] != "PUSH_EXC_INFO":
+        if target is None or depth > 20:
             return False
-        if opnames[position[target] + 1] == "WITH_EXCEPT_START":
+        first = position[target]
+        if opnames[first] != "PUSH_EXC_INFO" or opnames[first + 1] == "WITH_EXCEPT_START":
             return protected(target, depth + 1)
         return True
 
@@ -202,7 +204,8 @@ def _normalize(code: CodeType) -> NormalizedCode:
             emit("CONVERT_VALUE", ins.arg)
             continue
         if op == "CALL_INTRINSIC_1":
-            emit(_INTRINSICS.get(ins.argrepr, "UNSUPPORTED"), ins.argrepr)
+            known = _INTRINSICS.get(ins.argrepr)  # as 3.11 spells them, with no argument
+            emit(known or "UNSUPPORTED", None if known else ins.argrepr)
             continue
         if op == "COMPARE_OP":
             text = ins.argrepr
