@@ -15,14 +15,10 @@ import numpy as np
 
 from .errors import UserErrorInTrace
 from .operations import (
-    NotConstant,
     array_dims,
     binary_op,
     const_to_value,
-    const_value,
     fold,
-    is_array_like,
-    is_const,
     iterate,
     mutate_list,
     python_int,
@@ -35,6 +31,8 @@ from .values import (
     DictValue,
     Iterator,
     ListValue,
+    NotConstant,
+    NumpyValue,
     Obj,
     ScalarValue,
     SetValue,
@@ -63,7 +61,7 @@ def _len(tx, args, kwargs):
         return array_dims(tx.state, v)[0]
     if isinstance(v, UserObject):
         return tx.call(tx.get_attr(v, "__len__"), [], {})
-    return fold(len, const_value(v))
+    return fold(len, v.constant())
 
 
 def _range(tx, args, kwargs):
@@ -75,7 +73,7 @@ def _items_of(tx, v):
 
 
 def _zip(tx, args, kwargs):
-    strict = const_value(kwargs["strict"]) if "strict" in kwargs else False
+    strict = kwargs["strict"].constant() if "strict" in kwargs else False
     columns = [_items_of(tx, a) for a in args]
     if strict and len({len(c) for c in columns}) > 1:
         raise UserErrorInTrace(ValueError("zip() arguments have different lengths"))
@@ -126,21 +124,21 @@ def _dict(tx, args, kwargs):
         else:
             for pair in _items_of(tx, source):
                 key, value = _items_of(tx, pair)
-                items[const_value(key)] = value
+                items[key.constant()] = value
     items.update(kwargs)
     return DictValue(items)
 
 
 def _isinstance(tx, args, kwargs):
     value, classes = args
-    cls = const_value(classes)
+    cls = classes.constant()
     return Const(isinstance_of(value, cls))
 
 
 def isinstance_of(value: Value, cls) -> bool:
     if isinstance(value, UserObject):
         return issubclass(value.cls, cls)
-    if isinstance(value, (ArrayValue, ScalarValue)):
+    if isinstance(value, NumpyValue):
         return isinstance(value.example, cls)
     if isinstance(value, SymInt):
         return issubclass(int, cls)
@@ -154,24 +152,24 @@ def _minmax(fn):
         items = _items_of(tx, args[0]) if len(args) == 1 else list(args)
         key = kwargs.pop("key", None)
         if key is not None and not (isinstance(key, Const) and key.value is None):
-            keys = [const_value(tx.call(key, [i], {})) for i in items]
+            keys = [tx.call(key, [i], {}).constant() for i in items]
             if not items:
                 return kwargs["default"] if "default" in kwargs else fold(fn, [])
             return items[keys.index(fn(keys))]
-        if any(is_array_like(i) or isinstance(i, SymInt) for i in items):
+        if any(isinstance(i, NumpyValue) or isinstance(i, SymInt) for i in items):
             if kwargs:
                 raise tx.state.graph_break(
                     "unsupported_call", f"{fn.__name__}() with key= on traced values"
                 )
             values = [python_int(tx.state, i) if isinstance(i, SymInt) else i for i in items]
-            if any(is_array_like(v) for v in values):
+            if any(isinstance(v, NumpyValue) for v in values):
                 raise tx.state.graph_break(
                     "data_dependent_branch", f"{fn.__name__}() compares array values in Python",
                     f"Use np.{'maximum' if fn is max else 'minimum'} or np.{fn.__name__}() instead.",
                 )  # fmt: skip
             items = [Const(v) if not isinstance(v, Value) else v for v in values]
         return fold(
-            fn, [const_value(i) for i in items], **{k: const_value(v) for k, v in kwargs.items()}
+            fn, [i.constant() for i in items], **{k: v.constant() for k, v in kwargs.items()}
         )
 
     return handle
@@ -192,16 +190,16 @@ def _sum(tx, args, kwargs):
 def _sorted(tx, args, kwargs):
     items = _items_of(tx, args[0])
     key = kwargs.get("key")
-    keys = [const_value(tx.call(key, [i], {})) for i in items] if key is not None and not (
-        isinstance(key, Const) and key.value is None) else [const_value(i) for i in items]  # fmt: skip
-    reverse = const_value(kwargs.get("reverse", Const(False)))
+    keys = [tx.call(key, [i], {}).constant() for i in items] if key is not None and not (
+        isinstance(key, Const) and key.value is None) else [i.constant() for i in items]  # fmt: skip
+    reverse = kwargs.get("reverse", Const(False)).constant()
     order = sorted(range(len(items)), key=keys.__getitem__, reverse=reverse)
     return ListValue([items[i] for i in order])
 
 
 def _scalar_conversion(kind):
     def handle(tx, args, kwargs):
-        if args and (is_array_like(args[0])):
+        if args and (isinstance(args[0], NumpyValue)):
             raise tx.state.graph_break(
                 "data_dependent_value",
                 f"{kind.__name__}() of {args[0].describe()} turns array data into a Python value",
@@ -215,7 +213,7 @@ def _scalar_conversion(kind):
 
 
 def _str(tx, args, kwargs):
-    if args and (is_array_like(args[0])):
+    if args and (isinstance(args[0], NumpyValue)):
         raise tx.state.graph_break(
             "data_dependent_value", f"str() of {args[0].describe()} formats array data"
         )
@@ -226,8 +224,8 @@ def _slice(tx, args, kwargs):
     parts = list(args) + [Const(None)] * (3 - len(args))
     if len(args) == 1:
         parts = [Const(None), args[0], Const(None)]
-    if all(is_const(p) for p in parts):
-        return Const(slice(*(const_value(p) for p in parts)))
+    if all(p.is_constant() for p in parts):
+        return Const(slice(*(p.constant() for p in parts)))
     return SliceValue(*parts)
 
 
@@ -235,11 +233,11 @@ def _type(tx, args, kwargs):
     (v,) = args
     if isinstance(v, UserObject):
         return Obj(v.cls)
-    return Obj(type(v.example) if is_array_like(v) else v.python_type())
+    return Obj(type(v.example) if isinstance(v, NumpyValue) else v.python_type())
 
 
 def _getattr(tx, args, kwargs):
-    obj, name = args[0], const_value(args[1])
+    obj, name = args[0], args[1].constant()
     if len(args) == 3:
         try:
             return tx.get_attr(obj, name)
@@ -252,7 +250,7 @@ def _getattr(tx, args, kwargs):
 
 def _hasattr(tx, args, kwargs):
     try:
-        tx.get_attr(args[0], const_value(args[1]))
+        tx.get_attr(args[0], args[1].constant())
         return Const(True)
     except UserErrorInTrace as error:
         if isinstance(error.error, AttributeError):
@@ -271,12 +269,12 @@ def _callable(tx, args, kwargs):
 
 def _divmod_pow_round(fn):
     def handle(tx, args, kwargs):
-        if any(is_array_like(a) for a in args):
+        if any(isinstance(a, NumpyValue) for a in args):
             return tx.state.graph_call("call", fn, tuple(args), kwargs, name=fn.__name__)
         return fold(
             fn,
             *(python_int(tx.state, a) for a in args),
-            **{k: const_value(v) for k, v in kwargs.items()},
+            **{k: v.constant() for k, v in kwargs.items()},
         )
 
     return handle
@@ -285,7 +283,7 @@ def _divmod_pow_round(fn):
 def _any_all(fn):
     def handle(tx, args, kwargs):
         items = _items_of(tx, args[0])
-        if any(is_array_like(i) for i in items):
+        if any(isinstance(i, NumpyValue) for i in items):
             raise tx.state.graph_break("data_dependent_value", f"{fn.__name__}() over array values in Python",
                                        f"Use np.{fn.__name__}() on an array instead.")  # fmt: skip
         return Const(fn(tx.truth(i) for i in items))
@@ -312,7 +310,7 @@ def _filter(tx, args, kwargs):
 
 def _super(tx, args, kwargs):
     if args:
-        return SuperValue(const_value(args[0]), args[1])
+        return SuperValue(args[0].constant(), args[1])
     return tx.zero_arg_super()
 
 
@@ -355,10 +353,10 @@ BUILTINS = {
 }
 for _pure in (hash, ord, chr, bin, hex, oct, format, ascii, frozenset, set):
     BUILTINS[_pure] = lambda tx, args, kwargs, _fn=_pure: fold(
-        _fn, *(const_value(a) for a in args), **{k: const_value(v) for k, v in kwargs.items()}
+        _fn, *(a.constant() for a in args), **{k: v.constant() for k, v in kwargs.items()}
     )
-BUILTINS[repr] = lambda tx, args, kwargs: (_str(tx, args, kwargs) if not args or not is_const(args[0])
-                                            else fold(repr, const_value(args[0])))  # fmt: skip
+BUILTINS[repr] = lambda tx, args, kwargs: (_str(tx, args, kwargs) if not args or not args[0].is_constant()
+                                            else fold(repr, args[0].constant()))  # fmt: skip
 # Pure functions of the math module, folded when every argument is a constant.
 MATH_FUNCTIONS = {id(getattr(math, n)) for n in dir(math) if callable(getattr(math, n))}
 
@@ -377,11 +375,11 @@ def call_const_method(tx, method: ConstMethod, args: list[Value], kwargs: dict) 
     if isinstance(owner, SetValue):
         return _set_method(owner, name, args, kwargs)
     if isinstance(owner, TupleValue) and name in ("index", "count"):
-        return fold(getattr(const_value(owner), name), *(const_value(a) for a in args))
+        return fold(getattr(owner.constant(), name), *(a.constant() for a in args))
     try:
-        value = const_value(owner)
-        const_args = [const_value(a) for a in args]
-        const_kwargs = {k: const_value(v) for k, v in kwargs.items()}
+        value = owner.constant()
+        const_args = [a.constant() for a in args]
+        const_kwargs = {k: v.constant() for k, v in kwargs.items()}
     except NotConstant:
         raise tx.state.graph_break(
             "unsupported_call", f"{type(owner).__name__}.{name}() on traced values"
@@ -396,7 +394,7 @@ def _list_method(tx, lst: ListValue, name: str, args, kwargs) -> Value:
     if name in ("index", "count", "copy", "__len__"):
         if name == "copy":
             return ListValue(list(items))
-        return fold(getattr([const_value(i) for i in items], name), *(const_value(a) for a in args))
+        return fold(getattr([i.constant() for i in items], name), *(a.constant() for a in args))
     mutate_list(tx.state, lst)
     if name == "append":
         items.append(args[0])
@@ -414,9 +412,9 @@ def _list_method(tx, lst: ListValue, name: str, args, kwargs) -> Value:
     elif name == "reverse":
         items.reverse()
     elif name == "remove":
-        target = const_value(args[0])
+        target = args[0].constant()
         for i, item in enumerate(items):
-            if is_const(item) and const_value(item) == target:
+            if item.is_constant() and item.constant() == target:
                 del items[i]
                 break
         else:
@@ -428,15 +426,15 @@ def _list_method(tx, lst: ListValue, name: str, args, kwargs) -> Value:
 
 def _set_method(owner: SetValue, name: str, args, kwargs) -> Value:
     """Methods of a set made in the trace run on its real set of constants."""
-    result = fold(getattr(owner.values, name), *(const_value(a) for a in args),
-                  **{k: const_value(v) for k, v in kwargs.items()})  # fmt: skip
+    result = fold(getattr(owner.values, name), *(a.constant() for a in args),
+                  **{k: v.constant() for k, v in kwargs.items()})  # fmt: skip
     return result
 
 
 def _dict_method(tx, d: DictValue, name: str, args, kwargs) -> Value:
     items = d.items
     if name == "get":
-        return items.get(const_value(args[0]), args[1] if len(args) > 1 else Const(None))
+        return items.get(args[0].constant(), args[1] if len(args) > 1 else Const(None))
     if name == "keys":
         return Iterator([const_to_value(k) for k in items])
     if name == "values":
@@ -446,7 +444,7 @@ def _dict_method(tx, d: DictValue, name: str, args, kwargs) -> Value:
     if name == "copy":
         return DictValue(dict(items))
     if name == "__contains__":
-        return Const(const_value(args[0]) in items)
+        return Const(args[0].constant() in items)
     mutate_list(tx.state, d)
     if name == "update":
         other = args[0] if args else DictValue({})
@@ -456,9 +454,9 @@ def _dict_method(tx, d: DictValue, name: str, args, kwargs) -> Value:
         items.update(kwargs)
         return Const(None)
     if name == "setdefault":
-        return items.setdefault(const_value(args[0]), args[1] if len(args) > 1 else Const(None))
+        return items.setdefault(args[0].constant(), args[1] if len(args) > 1 else Const(None))
     if name == "pop":
-        key = const_value(args[0])
+        key = args[0].constant()
         if key in items:
             return items.pop(key)
         if len(args) > 1:

@@ -36,8 +36,8 @@ from .values import (
     ContextExit,
     ContextManager,
     DictValue,
+    NumpyValue,
     Obj,
-    ScalarValue,
     TupleValue,
     UserFunction,
     UserObject,
@@ -174,9 +174,7 @@ class CallMixin:
     def call_object(self, fn: object, args: list[Value], kwargs: dict) -> Value:
         state = self.state
         if fn is markers.graph_break:
-            msg = (
-                ops.const_value(args[0]) if args else ops.const_value(kwargs.get("msg", Const("")))
-            )
+            msg = args[0].constant() if args else kwargs.get("msg", Const("")).constant()
             raise state.graph_break(
                 "graph_break", f"tc.graph_break() was called{': ' + msg if msg else ''}"
             )
@@ -195,8 +193,8 @@ class CallMixin:
             return ops.binary_op(state, fn, args[0], args[1], known.name)
         if known is not None and known.arity == len(args) == 1:
             return ops.unary_op(state, fn, args[0], known.name)
-        if id(fn) in MATH_FUNCTIONS and all(ops.is_const(a) for a in args):
-            return ops.fold(fn, *(ops.const_value(a) for a in args))
+        if id(fn) in MATH_FUNCTIONS and all(a.is_constant() for a in args):
+            return ops.fold(fn, *(a.constant() for a in args))
         kind, _ = table.classify_callable(fn)
         if kind is not None:
             return self.call_numpy(fn, kind, args, kwargs)
@@ -224,19 +222,19 @@ class CallMixin:
         name = getattr(fn, "__name__", "np_call")
         if kind == table.SHAPE_QUERY:
             (value,) = args
-            if isinstance(value, (ArrayValue, ScalarValue)):
+            if isinstance(value, NumpyValue):
                 return ops.get_attr(state, value, name, self)
-            return ops.fold(fn, ops.const_value(value))
+            return ops.fold(fn, value.constant())
         if kind == table.CONST_ONLY:
             if fn is np.result_type:  # depends on dtypes only (NEP 50: arrays are strongly typed)
                 args = [Const(a.example.dtype) if isinstance(a, ArrayValue) else a for a in args]
-            if all(ops.is_const(a) for a in [*args, *kwargs.values()]):
-                return ops.fold(fn, *(ops.const_value(a) for a in args),
-                                **{k: ops.const_value(v) for k, v in kwargs.items()})  # fmt: skip
+            if all(a.is_constant() for a in [*args, *kwargs.values()]):
+                return ops.fold(fn, *(a.constant() for a in args),
+                                **{k: v.constant() for k, v in kwargs.items()})  # fmt: skip
             self._numpy_break(table.PY_VALUE, f"np.{name}() on traced values")
         if fn is np.where and len(args) == 1:
             kind = table.DATA_SHAPE  # np.where(cond) is np.nonzero(cond)
-        if kind == table.PURE and all(ops.is_const(a) for a in [*args, *kwargs.values()]):
+        if kind == table.PURE and all(a.is_constant() for a in [*args, *kwargs.values()]):
             folded = self._fold_numpy(fn, args, kwargs)
             if folded is not None:
                 return folded
@@ -247,8 +245,8 @@ class CallMixin:
     def _fold_numpy(self, fn, args, kwargs) -> Value | None:
         """Constant arguments and an immutable result (a NumPy scalar): fold it now, unless it
         warns (then it runs in the graph, which warns at the user's line on every call)."""
-        c_args = [ops.const_value(a) for a in args]
-        c_kwargs = {k: ops.const_value(v) for k, v in kwargs.items()}
+        c_args = [a.constant() for a in args]
+        c_kwargs = {k: v.constant() for k, v in kwargs.items()}
         try:
             with quiet.strict():
                 result = fn(*c_args, **c_kwargs)

@@ -24,7 +24,7 @@ import numpy as np
 
 from . import numpy_table as table
 from . import operators
-from .values import ArrayValue, Const, ScalarValue, SymInt, Value, leaves
+from .values import ArrayValue, Const, NumpyValue, ScalarValue, SymInt, Value, leaves
 
 SILENT, FP, RAISE = "silent", "fp", "raise"
 
@@ -114,7 +114,7 @@ _POWERS = frozenset(id(f) for f in (np.power, operator.pow, operator.ipow))
 def risk(op: str, target, args: tuple, kwargs: dict, *, dynamic: bool) -> str:
     """The node risk (``silent``/``fp``/``raise``) of an operation on these traced values."""
     values = leaves((args, kwargs))
-    if any(v.example.dtype == object for v in values if isinstance(v, (ArrayValue, ScalarValue))):
+    if any(v.example.dtype == object for v in values if isinstance(v, NumpyValue)):
         return RAISE  # object arrays run arbitrary Python
     if op == "attr":
         return SILENT

@@ -20,7 +20,17 @@ import numpy as np
 
 from . import quiet
 from .errors import UserErrorInTrace
-from .values import ArrayValue, Const, Obj, ScalarValue, SymFloat, SymInt, leaves, rebuild
+from .values import (
+    ArrayValue,
+    Const,
+    NumpyValue,
+    Obj,
+    ScalarValue,
+    SymFloat,
+    SymInt,
+    leaves,
+    rebuild,
+)
 
 try:  # NumPy >= 2.0
     from numpy.lib.array_utils import byte_bounds
@@ -156,7 +166,7 @@ def as_example(value, replace: dict | None = None):
     def example(v):
         if replace and id(v) in replace:
             return replace[id(v)]
-        if isinstance(v, (ArrayValue, ScalarValue)):
+        if isinstance(v, NumpyValue):
             return v.example
         if isinstance(v, (SymInt, SymFloat)):
             return v.hint

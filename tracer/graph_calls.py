@@ -19,10 +19,9 @@ from .values import (
     ArrayValue,
     Const,
     ListValue,
-    Obj,
+    NotGraphArgument,
     ScalarValue,
     SymFloat,
-    SymInt,
     TupleValue,
     Value,
     rebuild,
@@ -175,20 +174,11 @@ def as_graph_arg(state, value):
     """The graph-side form of an argument: nodes for graph values, constants as they are."""
 
     def graph_arg(v):
-        if isinstance(v, (ArrayValue, ScalarValue, SymInt, SymFloat)):
-            return v.node
-        if isinstance(v, Const):
-            return v.value
-        if isinstance(v, Obj) and _is_graph_constant(v.value):
-            return v.value
-        raise state.graph_break(
-            "unsupported_object", f"{v.describe()} cannot be passed to a NumPy operation"
-        )
+        try:
+            return v.graph_arg()
+        except NotGraphArgument:
+            raise state.graph_break(
+                "unsupported_object", f"{v.describe()} cannot be passed to a NumPy operation"
+            ) from None
 
     return rebuild(value, graph_arg)
-
-
-def _is_graph_constant(obj: object) -> bool:
-    """Objects a graph may hold as constants: dtypes, NumPy types and callables."""
-    return isinstance(obj, (np.dtype, np.ufunc)) or (isinstance(obj, type) and issubclass(obj, np.generic)) \
-        or obj in (float, int, bool, complex)  # fmt: skip

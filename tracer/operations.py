@@ -29,6 +29,8 @@ from .values import (
     DictValue,
     Iterator,
     ListValue,
+    NotConstant,
+    NumpyValue,
     Obj,
     ScalarValue,
     SetValue,
@@ -47,43 +49,6 @@ _SYMINT_OPS = {operator.add, operator.sub, operator.mul, operator.floordiv, oper
 _SILENT_INT_OPS = {operator.add, operator.sub, operator.mul, operator.neg}  # no ZeroDivisionError
 
 
-class NotConstant(Exception):
-    pass
-
-
-def const_value(v: Value):
-    """The Python value of a fully known value (constants and containers of them). A dynamic
-    float is known from here on: its value gets pinned by a guard."""
-    if isinstance(v, (Const, Obj)):
-        return v.value
-    if isinstance(v, SymFloat):
-        return v.pin()
-    if isinstance(v, TupleValue):
-        return tuple(const_value(i) for i in v.items)
-    if isinstance(v, ListValue):
-        return [const_value(i) for i in v.items]
-    if isinstance(v, DictValue):
-        return {k: const_value(i) for k, i in v.items.items()}
-    if isinstance(v, SliceValue):
-        return slice(const_value(v.start), const_value(v.stop), const_value(v.step))
-    if isinstance(v, SetValue):
-        return v.values  # the real set: its iteration order is its own history's
-    raise NotConstant(v)
-
-
-def is_const(v: Value) -> bool:
-    """Whether `const_value` would succeed, asked without pinning any dynamic float."""
-    if isinstance(v, (Const, Obj, SetValue)):
-        return True
-    if isinstance(v, (TupleValue, ListValue)):
-        return all(is_const(i) for i in v.items)
-    if isinstance(v, DictValue):
-        return all(is_const(i) for i in v.items.values())
-    if isinstance(v, SliceValue):
-        return all(is_const(p) for p in (v.start, v.stop, v.step))
-    return False
-
-
 def fold(fn, *args, **kwargs) -> Value:
     """Run a pure Python operation on constants; the user's own error if it raises."""
     try:
@@ -97,7 +62,7 @@ def fold_operator(state: TraceState, fn, values: list[Value], name: str) -> Valu
     """An operator on constants, folded now; but when NumPy scalars are involved and the
     operation warns (overflow, division by zero), it goes into the graph instead, so it warns
     at the user's line on every call, as eager code does."""
-    args = [const_value(v) for v in values]
+    args = [v.constant() for v in values]
     if not any(isinstance(a, np.generic) for a in args):
         return fold(fn, *args)
     try:
@@ -125,10 +90,6 @@ def const_to_value(result) -> Value:
     return Obj(result)
 
 
-def is_array_like(v: Value) -> bool:
-    return isinstance(v, (ArrayValue, ScalarValue))
-
-
 # -- sizes ---------------------------------------------------------------------------------
 
 
@@ -144,7 +105,7 @@ def concretize(state: TraceState, v: SymInt) -> int:
 
 
 def python_int(state: TraceState, v: Value):
-    return concretize(state, v) if isinstance(v, SymInt) else const_value(v)
+    return concretize(state, v) if isinstance(v, SymInt) else v.constant()
 
 
 # -- operators -----------------------------------------------------------------------------
@@ -153,7 +114,7 @@ def python_int(state: TraceState, v: Value):
 def binary_op(state: TraceState, fn, a: Value, b: Value, name: str) -> Value:
     """``a <op> b`` for an ``operator`` function (``operator.iadd`` for ``+=``)."""
     plain = operators.plain(fn)
-    if is_array_like(a) or is_array_like(b):
+    if isinstance(a, NumpyValue) or isinstance(b, NumpyValue):
         if operators.is_inplace(fn) and isinstance(a, ArrayValue):
             return state.graph_call("inplace", fn, (a, b), {}, name=name)
         return state.graph_call("call", plain, (a, b), {}, name=name)
@@ -243,7 +204,7 @@ def sequence_op(state: TraceState, fn, a: Value, b: Value) -> Value:
         return type(seq)(list(seq.items) * n)
     if fn in (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge):
         try:
-            return fold(fn, const_value(a), const_value(b))
+            return fold(fn, a.constant(), b.constant())
         except NotConstant:
             pass
     raise state.graph_break(
@@ -257,7 +218,7 @@ def compare_op(state: TraceState, symbol: str, a: Value, b: Value) -> Value:
 
 
 def unary_op(state: TraceState, fn, v: Value, name: str) -> Value:
-    if is_array_like(v):
+    if isinstance(v, NumpyValue):
         return state.graph_call("call", fn, (v,), {}, name=name)
     if isinstance(v, SymFloat):
         result = symfloat_op(state, fn, [v], name)
@@ -277,7 +238,7 @@ def unary_op(state: TraceState, fn, v: Value, name: str) -> Value:
 
 def truth(state: TraceState, v: Value) -> bool:
     """``bool(v)`` for a branch; a data-dependent break for arrays and NumPy scalars."""
-    if isinstance(v, (ArrayValue, ScalarValue)):
+    if isinstance(v, NumpyValue):
         raise state.graph_break(
             "data_dependent_branch",
             f"the condition depends on the value of {v.describe()} ({v.node.name})",
@@ -315,7 +276,7 @@ def identity(state: TraceState, a: Value, b: Value) -> bool:
         return True
     if isinstance(a, TupleValue) and isinstance(b, TupleValue) and not a.items and not b.items:
         return a.namedtuple is b.namedtuple is None  # () is a singleton
-    if is_array_like(a) and is_array_like(b):
+    if isinstance(a, NumpyValue) and isinstance(b, NumpyValue):
         same = a.example is b.example
         if a.source is not None and b.source is not None:
             state.guards.add(a.source, "alias", (b.source, same))
@@ -620,7 +581,7 @@ def index_arg(state: TraceState, index: Value) -> Value:
     parts = index.items if isinstance(index, TupleValue) else [index]
     for part in parts:
         if isinstance(part, SliceValue) and any(
-            isinstance(p, (ArrayValue, ScalarValue)) for p in (part.start, part.stop, part.step)
+            isinstance(p, NumpyValue) for p in (part.start, part.stop, part.step)
         ):
             raise state.graph_break(
                 "data_dependent_shape",
@@ -641,14 +602,14 @@ def index_arg(state: TraceState, index: Value) -> Value:
 
 
 def get_item(state: TraceState, obj: Value, index: Value, tx) -> Value:
-    if is_array_like(obj):
+    if isinstance(obj, NumpyValue):
         return state.graph_call(
             "getitem", None, (obj, index_arg(state, index)), {}, name=f"{_hint(obj)}_item"
         )
     if isinstance(index, SymInt):
         index = Const(concretize(state, index))
     if isinstance(obj, (TupleValue, ListValue)):
-        key = const_value(index) if is_const(index) else None
+        key = index.constant() if index.is_constant() else None
         if isinstance(key, slice):
             return (
                 type(obj)(obj.items[key])
@@ -660,8 +621,8 @@ def get_item(state: TraceState, obj: Value, index: Value, tx) -> Value:
                 return obj.items[key]
             except IndexError as error:
                 raise UserErrorInTrace(error) from error
-    if isinstance(obj, DictValue) and is_const(index):
-        key = const_value(index)
+    if isinstance(obj, DictValue) and index.is_constant():
+        key = index.constant()
         if key not in obj.items:
             raise UserErrorInTrace(KeyError(key))
         return obj.items[key]
@@ -669,9 +630,9 @@ def get_item(state: TraceState, obj: Value, index: Value, tx) -> Value:
         method = get_attr(state, obj, "__getitem__", tx)
         return tx.call(method, [index], {})
     if isinstance(obj, ArrayFlags):
-        return fold(operator.getitem, obj.array.example.flags, const_value(index))
+        return fold(operator.getitem, obj.array.example.flags, index.constant())
     try:
-        return fold(operator.getitem, const_value(obj), const_value(index))
+        return fold(operator.getitem, obj.constant(), index.constant())
     except NotConstant:
         raise state.graph_break(
             "unsupported_object", f"indexing {obj.describe()} with {index.describe()}"
@@ -687,16 +648,16 @@ def set_item(state: TraceState, obj: Value, index: Value, value: Value) -> None:
     if isinstance(obj, ArrayValue):
         state.graph_call("setitem", None, (obj, index_arg(state, index), value), {}, name="setitem")
         return
-    if isinstance(obj, ListValue) and is_const(index):
+    if isinstance(obj, ListValue) and index.is_constant():
         mutate_list(state, obj)
         try:
-            obj.items[const_value(index)] = value
+            obj.items[index.constant()] = value
         except (IndexError, TypeError) as error:
             raise UserErrorInTrace(error) from error
         return
-    if isinstance(obj, DictValue) and is_const(index):
+    if isinstance(obj, DictValue) and index.is_constant():
         mutate_list(state, obj)
-        obj.items[const_value(index)] = value
+        obj.items[index.constant()] = value
         return
     raise state.graph_break("unsupported_mutation", f"item assignment on {obj.describe()}")
 

@@ -34,7 +34,6 @@ from .trace_state import TraceState
 from .values import (
     NULL,
     UNBOUND,
-    ArrayValue,
     Cell,
     Const,
     ContextExit,
@@ -42,8 +41,9 @@ from .values import (
     DictValue,
     Iterator,
     ListValue,
+    NotConstant,
+    NumpyValue,
     Obj,
-    ScalarValue,
     SetValue,
     SliceValue,
     SuperValue,
@@ -190,7 +190,7 @@ class Translator(CallMixin):
                 raise
             except (RestartTrace, TCompileError):
                 raise
-            except ops.NotConstant as error:
+            except NotConstant as error:
                 raise self.state.graph_break(
                     "unsupported_object",
                     f"{inst.opname} needs a Python constant here, got {error.args[0].describe()}",
@@ -379,9 +379,7 @@ class Translator(CallMixin):
         self_value, cls, _super = self.pop(), self.pop(), self.pop()
         if inst.push_null == "before":
             self.push(NULL)
-        self.push(
-            ops.super_attr(self.state, SuperValue(ops.const_value(cls), self_value), inst.arg)
-        )
+        self.push(ops.super_attr(self.state, SuperValue(cls.constant(), self_value), inst.arg))
         if inst.push_null == "after":
             self.push(NULL)
 
@@ -393,7 +391,7 @@ class Translator(CallMixin):
             raise UserErrorInTrace(RuntimeError("super(): no arguments"))
         if isinstance(first, Cell):
             first = first.contents
-        return SuperValue(ops.const_value(cls), first)
+        return SuperValue(cls.constant(), first)
 
     def STORE_ATTR(self, inst: Instruction) -> None:
         obj, value = self.pop(), self.pop()
@@ -406,11 +404,11 @@ class Translator(CallMixin):
         fromlist, level = self.pop(), self.pop()
         name = inst.arg
         module = sys.modules.get(name)
-        if ops.const_value(level) != 0 or module is None:
+        if level.constant() != 0 or module is None:
             raise self.state.graph_break(
                 "unsupported_call", f"import of {name!r} (not yet imported)"
             )
-        if not ops.const_value(fromlist):
+        if not fromlist.constant():
             module = sys.modules.get(name.partition(".")[0])
         self.push(Obj(module))
 
@@ -481,12 +479,10 @@ class Translator(CallMixin):
 
     def contains(self, container: Value, item: Value) -> bool:
         if isinstance(container, DictValue):
-            return ops.const_value(item) in container.items
+            return item.constant() in container.items
         if isinstance(container, SetValue):
-            return ops.const_value(item) in container.values
-        if isinstance(container, (ArrayValue, ScalarValue)) or isinstance(
-            item, (ArrayValue, ScalarValue)
-        ):
+            return item.constant() in container.values
+        if isinstance(container, NumpyValue) or isinstance(item, NumpyValue):
             raise self.state.graph_break(
                 "data_dependent_value", "`in` on array values gives a Python bool from data"
             )
@@ -496,15 +492,13 @@ class Translator(CallMixin):
             for candidate in container.items:
                 if ops.identity(self.state, candidate, item):
                     return True
-                if ops.is_const(candidate) and ops.is_const(item):
-                    if ops.const_value(candidate) == ops.const_value(item):
+                if candidate.is_constant() and item.is_constant():
+                    if candidate.constant() == item.constant():
                         return True
-                elif not ops.is_const(candidate) or not ops.is_const(item):
+                elif not candidate.is_constant() or not item.is_constant():
                     raise self.state.graph_break("unsupported_object", "`in` over traced values")
             return False
-        return ops.fold(
-            lambda c, i: i in c, ops.const_value(container), ops.const_value(item)
-        ).value
+        return ops.fold(lambda c, i: i in c, container.constant(), item.constant()).value
 
     def UNARY_NEGATIVE(self, inst: Instruction) -> None:
         self.push(ops.unary_op(self.state, _operator.neg, self.pop(), "neg"))
@@ -529,9 +523,9 @@ class Translator(CallMixin):
 
     def DELETE_SUBSCR(self, inst: Instruction) -> None:
         index, obj = self.pop(), self.pop()
-        if isinstance(obj, (ListValue, DictValue)) and ops.is_const(index):
+        if isinstance(obj, (ListValue, DictValue)) and index.is_constant():
             ops.mutate_list(self.state, obj)
-            key = ops.const_value(index)
+            key = index.constant()
             try:
                 del obj.items[key]
             except (IndexError, KeyError) as error:
@@ -548,36 +542,36 @@ class Translator(CallMixin):
 
     def BUILD_MAP(self, inst: Instruction) -> None:
         flat = self.popn(2 * inst.arg)
-        self.push(DictValue({ops.const_value(k): v for k, v in zip(flat[::2], flat[1::2])}))
+        self.push(DictValue({k.constant(): v for k, v in zip(flat[::2], flat[1::2])}))
 
     def BUILD_CONST_KEY_MAP(self, inst: Instruction) -> None:
-        keys = ops.const_value(self.pop())
+        keys = self.pop().constant()
         self.push(DictValue(dict(zip(keys, self.popn(inst.arg)))))
 
     def BUILD_SET(self, inst: Instruction) -> None:
-        self.push(SetValue({ops.const_value(v) for v in self.popn(inst.arg)}))
+        self.push(SetValue({v.constant() for v in self.popn(inst.arg)}))
 
     def SET_ADD(self, inst: Instruction) -> None:
-        value = ops.const_value(self.pop())
+        value = self.pop().constant()
         self.stack[-inst.arg].values.add(value)
 
     def SET_UPDATE(self, inst: Instruction) -> None:
         # update from the real iterable, as CPython does: a set's iteration order depends on
         # how it was filled (``{*frozenset}`` copies the table, a list adds one by one)
         source = self.pop()
-        values = ops.const_value(source) if ops.is_const(source) else [
-            ops.const_value(v) for v in ops.iterate(self.state, source)]  # fmt: skip
+        values = source.constant() if source.is_constant() else [
+            v.constant() for v in ops.iterate(self.state, source)]  # fmt: skip
         self.stack[-inst.arg].values.update(values)
 
     def BUILD_SLICE(self, inst: Instruction) -> None:
         parts = self.popn(inst.arg) + [Const(None)] * (3 - inst.arg)
-        if all(ops.is_const(p) for p in parts):
-            self.push(Const(slice(*(ops.const_value(p) for p in parts))))
+        if all(p.is_constant() for p in parts):
+            self.push(Const(slice(*(p.constant() for p in parts))))
         else:
             self.push(SliceValue(*parts))
 
     def BUILD_STRING(self, inst: Instruction) -> None:
-        self.push(Const("".join(ops.const_value(p) for p in self.popn(inst.arg))))
+        self.push(Const("".join(p.constant() for p in self.popn(inst.arg))))
 
     def LIST_APPEND(self, inst: Instruction) -> None:
         value = self.pop()
@@ -596,7 +590,7 @@ class Translator(CallMixin):
 
     def MAP_ADD(self, inst: Instruction) -> None:
         value, key = self.pop(), self.pop()
-        self.stack[-inst.arg].items[ops.const_value(key)] = value
+        self.stack[-inst.arg].items[key.constant()] = value
 
     def DICT_UPDATE(self, inst: Instruction) -> None:
         other = self.pop()
@@ -626,7 +620,7 @@ class Translator(CallMixin):
 
     def FORMAT_VALUE(self, inst: Instruction) -> None:
         conversion, has_spec = inst.arg
-        spec = ops.const_value(self.pop()) if has_spec else ""
+        spec = self.pop().constant() if has_spec else ""
         value = self.pop()
         if conversion:
             value = self._convert(value, conversion)
@@ -636,13 +630,13 @@ class Translator(CallMixin):
         self.push(self._convert(self.pop(), inst.arg))
 
     def _formattable(self, value: Value):
-        if isinstance(value, (ArrayValue, ScalarValue)):
+        if isinstance(value, NumpyValue):
             raise self.state.graph_break(
                 "data_dependent_value", "formatting array data into a string"
             )
         if isinstance(value, SymInt):
             return ops.concretize(self.state, value)
-        return ops.const_value(value)
+        return value.constant()
 
     def _convert(self, value: Value, conversion: int) -> Value:
         fn = {1: str, 2: repr, 3: ascii}[conversion]
@@ -721,7 +715,7 @@ class Translator(CallMixin):
         self.push(self.call_from_stack(args, {}))
 
     def CALL_KW(self, inst: Instruction) -> None:
-        names = ops.const_value(self.pop())
+        names = self.pop().constant()
         values = self.popn(inst.arg)
         split = len(values) - len(names)
         self.push(self.call_from_stack(values[:split], dict(zip(names, values[split:]))))

@@ -2,6 +2,9 @@
 
 Each class stands for one kind of Python value during tracing; ``source`` says where a
 pre-existing value was read from (for guards and for rebuilding it after the graph runs).
+Each answers, by its own methods, what the rest of the tracer asks of every value: its Python
+value when it is fully known (`Value.constant`), what a graph call takes for it
+(`Value.graph_arg`), and the glue's text for it after the graph ran (`Value.rebuild_text`).
 
   Const         an immutable Python constant known at trace time (int, str, tuple of consts...)
   Obj           a known object used by identity (module, function, class, dtype, ufunc)
@@ -16,19 +19,28 @@ pre-existing value was read from (for guards and for rebuilding it after the gra
   ArrayFlags    ``arr.flags``
   UserObject    an instance of a user class (attributes read through its source)
   Iterator      iteration over known items (for loops are unrolled)
-  Cell          a closure cell created in the traced code
+  Cell          a closure cell (made in the traced code, or standing for a real one)
   Null          the NULL of the call protocol; Unbound marks a deleted/unset local
 """
 
 from __future__ import annotations
 
+import types
 from dataclasses import dataclass, field
 from types import CodeType
 
 import numpy as np
 
-from .graph import Node
+from .graph import Node, literal_text
 from .source import Source
+
+
+class NotConstant(Exception):
+    """`Value.constant` of a value whose Python value is not known at trace time."""
+
+
+class NotGraphArgument(Exception):
+    """`Value.graph_arg` of a value a graph call cannot take (it exists only while tracing)."""
 
 
 class Value:
@@ -39,6 +51,49 @@ class Value:
 
     def describe(self) -> str:
         return self.python_type().__name__
+
+    def constant(self):
+        """The Python value of a fully known value (constants and containers of them). A
+        dynamic float is known from here on: its value gets pinned by a guard."""
+        raise NotConstant(self)
+
+    def is_constant(self) -> bool:
+        """Whether `constant` would succeed, asked without pinning any dynamic float."""
+        return False
+
+    def graph_arg(self):
+        """What a graph call takes in this value's place: its node, or a constant."""
+        raise NotGraphArgument(self)
+
+    def rebuild_text(self, rb) -> str:
+        """Python text for this value in the glue, after the graph ran (``rb`` is the
+        `glue.rebuild.Rebuilder`): the source a pre-existing object is read from (a list or
+        dict read so gets its new contents replayed), else how it is made."""
+        if self.source is not None:
+            return self.source.expr()
+        return self.made_text(rb)
+
+    def made_text(self, rb) -> str:
+        """Text making this value anew; a value that exists only while tracing has none."""
+        raise rb.cannot_leave(self)
+
+
+class GraphValue(Value):
+    """A value the graph computes or takes as an input: ``node`` is its node."""
+
+    node: Node
+
+    def graph_arg(self):
+        return self.node
+
+    def rebuild_text(self, rb) -> str:
+        return rb.output(self.node)
+
+
+class NumpyValue(GraphValue):
+    """An ndarray or NumPy scalar of the graph; ``example`` is a real value of its kind."""
+
+    example: object
 
 
 @dataclass(eq=False)
@@ -51,6 +106,19 @@ class Const(Value):
 
     def describe(self) -> str:
         return repr(self.value)
+
+    def constant(self):
+        return self.value
+
+    def is_constant(self) -> bool:
+        return True
+
+    def graph_arg(self):
+        return self.value
+
+    def rebuild_text(self, rb) -> str:
+        literal = literal_text(self.value)
+        return literal if literal is not None else rb.bind(self.value)
 
 
 @dataclass(eq=False)
@@ -65,9 +133,23 @@ class Obj(Value):
         name = getattr(self.value, "__qualname__", None) or getattr(self.value, "__name__", None)
         return f"{type(self.value).__name__} {name}" if name else repr(self.value)
 
+    def constant(self):
+        return self.value
+
+    def is_constant(self) -> bool:
+        return True
+
+    def graph_arg(self):
+        if _is_graph_constant(self.value):
+            return self.value
+        raise NotGraphArgument(self)
+
+    def made_text(self, rb) -> str:
+        return rb.bind(self.value)
+
 
 @dataclass(eq=False)
-class ArrayValue(Value):
+class ArrayValue(NumpyValue):
     node: Node
     example: np.ndarray
     source: Source | None = None
@@ -83,7 +165,7 @@ class ArrayValue(Value):
 
 
 @dataclass(eq=False)
-class ScalarValue(Value):
+class ScalarValue(NumpyValue):
     node: Node
     example: np.generic
     source: Source | None = None
@@ -93,7 +175,7 @@ class ScalarValue(Value):
 
 
 @dataclass(eq=False)
-class SymInt(Value):
+class SymInt(GraphValue):
     """A size known only at run time. ``deps``: the (input ArrayValue, dim) pairs it is made
     of, or None when it comes from an intermediate array (then concretising it restarts the
     trace with static shapes)."""
@@ -108,7 +190,7 @@ class SymInt(Value):
 
 
 @dataclass(eq=False)
-class SymFloat(Value):
+class SymFloat(GraphValue):
     """A Python float argument traced as a graph input (automatic dynamic floats), or float
     arithmetic on such inputs. NumPy calls and ``+ - * /`` keep it symbolic; any other use
     needs its value and pins the ``inputs`` it is made of with value guards (`pin`)."""
@@ -127,6 +209,9 @@ class SymFloat(Value):
             value.guard_value()
         return self.hint
 
+    def constant(self) -> float:
+        return self.pin()
+
 
 @dataclass(eq=False)
 class TupleValue(Value):
@@ -136,6 +221,19 @@ class TupleValue(Value):
 
     def python_type(self) -> type:
         return self.namedtuple or tuple
+
+    def constant(self) -> tuple:
+        return tuple(i.constant() for i in self.items)
+
+    def is_constant(self) -> bool:
+        return all(i.is_constant() for i in self.items)
+
+    def rebuild_text(self, rb) -> str:
+        if self.source is not None and all(_read_or_const(i) for i in self.items):
+            return self.source.expr()
+        inner = "".join(f"{rb.expr(i)}, " for i in self.items)
+        return rb.temp(f"{rb.bind(self.namedtuple)}({inner})" if self.namedtuple else f"({inner})",
+                       self)  # fmt: skip
 
 
 @dataclass(eq=False)
@@ -147,6 +245,15 @@ class ListValue(Value):
     def python_type(self) -> type:
         return list
 
+    def constant(self) -> list:
+        return [i.constant() for i in self.items]
+
+    def is_constant(self) -> bool:
+        return all(i.is_constant() for i in self.items)
+
+    def made_text(self, rb) -> str:
+        return rb.temp("[" + ", ".join(rb.expr(i) for i in self.items) + "]", self)
+
 
 @dataclass(eq=False)
 class DictValue(Value):
@@ -156,6 +263,16 @@ class DictValue(Value):
 
     def python_type(self) -> type:
         return dict
+
+    def constant(self) -> dict:
+        return {k: i.constant() for k, i in self.items.items()}
+
+    def is_constant(self) -> bool:
+        return all(i.is_constant() for i in self.items.values())
+
+    def made_text(self, rb) -> str:
+        pairs = ", ".join(f"{rb.bind(k)}: {rb.expr(i)}" for k, i in self.items.items())
+        return rb.temp("{" + pairs + "}", self)
 
 
 @dataclass(eq=False)
@@ -168,6 +285,19 @@ class SetValue(Value):
     def python_type(self) -> type:
         return set
 
+    def constant(self) -> set:
+        return self.values  # the real set: its iteration order is its own history's
+
+    def is_constant(self) -> bool:
+        return True
+
+    def made_text(self, rb) -> str:
+        # a copy of the set the trace built: same members, and (checked) the same order
+        if list(self.values.copy()) != list(self.values):
+            raise rb.state.graph_break("unsupported_object", "a set built in the trace cannot "
+                                       "be rebuilt with its iteration order")  # fmt: skip
+        return rb.temp(f"{rb.bind(self.values)}.copy()", self)
+
 
 @dataclass(eq=False)
 class SliceValue(Value):
@@ -177,6 +307,18 @@ class SliceValue(Value):
 
     def python_type(self) -> type:
         return slice
+
+    def parts(self) -> tuple[Value, Value, Value]:
+        return self.start, self.stop, self.step
+
+    def constant(self) -> slice:
+        return slice(*(p.constant() for p in self.parts()))
+
+    def is_constant(self) -> bool:
+        return all(p.is_constant() for p in self.parts())
+
+    def made_text(self, rb) -> str:
+        return f"__tc_slice({', '.join(rb.expr(p) for p in self.parts())})"
 
 
 @dataclass(eq=False)
@@ -189,7 +331,10 @@ class Cell(Value):
     real: bool = False
 
     def python_type(self) -> type:
-        return type(Cell)
+        return types.CellType
+
+    def made_text(self, rb) -> str:
+        return rb.cell(self)
 
 
 @dataclass(eq=False)
@@ -208,10 +353,15 @@ class UserFunction(Value):
     wrapper: object = None  # the tc.compile wrapper it was reached through, if any
 
     def python_type(self) -> type:
-        return type(lambda: None)
+        return types.FunctionType
 
     def describe(self) -> str:
         return f"function {self.code.co_qualname}"
+
+    def made_text(self, rb) -> str:
+        if self.fn is not None:
+            return rb.bind(self.fn)
+        return rb.temp(rb.function_text(self), self)
 
 
 @dataclass(eq=False)
@@ -221,7 +371,11 @@ class BoundMethod(Value):
     source: Source | None = None
 
     def python_type(self) -> type:
-        return type(Value().describe)
+        return types.MethodType
+
+    def made_text(self, rb) -> str:
+        method = rb.bind(types.MethodType)
+        return rb.temp(f"{method}({rb.expr(self.func)}, {rb.expr(self.self_value)})", self)
 
 
 @dataclass(eq=False)
@@ -233,6 +387,9 @@ class ArrayMethod(Value):
 
     def python_type(self) -> type:
         return type(np.zeros(0).sum)
+
+    def made_text(self, rb) -> str:
+        return f"{rb.expr(self.self_value)}.{self.name}"
 
 
 @dataclass(eq=False)
@@ -247,6 +404,9 @@ class ArrayFlags(Value):
     def describe(self) -> str:
         return f"flags of {self.array.describe()}"
 
+    def made_text(self, rb) -> str:
+        return f"{rb.expr(self.array)}.flags"
+
 
 @dataclass(eq=False)
 class ConstMethod(Value):
@@ -257,6 +417,9 @@ class ConstMethod(Value):
 
     def python_type(self) -> type:
         return type("".split)
+
+    def made_text(self, rb) -> str:
+        return f"{rb.expr(self.self_value)}.{self.name}"
 
 
 @dataclass(eq=False)
@@ -279,6 +442,14 @@ class UserObject(Value):
 
     def describe(self) -> str:
         return f"{self.cls.__qualname__} object"
+
+    def rebuild_text(self, rb) -> str:
+        if self.new_cls is None:
+            return self.source.expr()
+        name = rb.temp(f"__tc_new_object({rb.bind(self.new_cls)})", self)
+        attrs = ", ".join(f"{a!r}: {rb.expr(x)}" for a, x in self.overlay.items())
+        rb.prelude.append(f"{name}.__dict__.update({{{attrs}}})")
+        return name
 
 
 @dataclass(eq=False)
@@ -315,6 +486,12 @@ class ContextManager(Value):
     def describe(self) -> str:
         return f"{self.cls.__qualname__}()"
 
+    def made_text(self, rb) -> str:
+        args = [rb.expr(a) for a in self.args] + [
+            f"{k}={rb.expr(a)}" for k, a in self.kwargs.items()
+        ]
+        return rb.temp(f"{rb.bind(self.cls)}({', '.join(args)})", self)
+
 
 @dataclass(eq=False)
 class ContextExit(Value):
@@ -324,7 +501,7 @@ class ContextExit(Value):
     owner: object = None  # for a user-defined manager: the translator whose block it closes
 
     def python_type(self) -> type:
-        return type(lambda: None)
+        return types.FunctionType
 
     def describe(self) -> str:
         return f"exit of {self.manager.describe()}"
@@ -342,6 +519,17 @@ class UnboundValue(Value):
 
 NULL = NullValue()
 UNBOUND = UnboundValue()
+
+
+def _read_or_const(v: Value) -> bool:
+    """Read from a source, or a constant: a container of only those can be re-read as is."""
+    return v.source is not None or isinstance(v, Const)
+
+
+def _is_graph_constant(obj: object) -> bool:
+    """Objects a graph may hold as constants: dtypes, NumPy types and callables."""
+    return isinstance(obj, (np.dtype, np.ufunc)) or (isinstance(obj, type) and issubclass(obj, np.generic)) \
+        or obj in (float, int, bool, complex)  # fmt: skip
 
 
 # -- walking arguments: Python containers and container values hold the leaves ------------------

@@ -23,6 +23,7 @@ from .values import (
     ConstMethod,
     DictValue,
     ListValue,
+    NumpyValue,
     Obj,
     ScalarValue,
     SymFloat,
@@ -155,7 +156,7 @@ class Inputs:
             # e.g. ``x.reshape`` or ``lst.append`` left on the stack at a break: a new object
             # each call, so guard what it is bound to instead of its identity.
             owner = self.wrap(obj.__self__, AttrSource(source, "__self__"))
-            if isinstance(owner, (ArrayValue, ScalarValue)):
+            if isinstance(owner, NumpyValue):
                 return ArrayMethod(owner, obj.__name__)
             return ConstMethod(owner, obj.__name__)
         if (

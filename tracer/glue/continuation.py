@@ -18,7 +18,6 @@ from ..bytecode import analysis
 from ..bytecode.resume import STACK_CONTEXT, STACK_NULL, STACK_VALUE, ResumeSpec, original_location
 from ..code_cache import CodeCache
 from ..contexts import errstate_settings
-from ..operations import const_value
 from ..signature import identifier
 from ..values import NULL, UNBOUND, Cell, Const, ContextExit, ContextManager, Value
 from .function import GlueFunction
@@ -124,7 +123,7 @@ class Continuation:
     def _call(self, inst) -> None:
         kw_text = ""
         if inst.opname == "CALL_KW":
-            names = const_value(self.pop())
+            names = self.pop().constant()
             values = self.popn(inst.arg)
             args, kwvalues = values[: len(values) - len(names)], values[len(values) - len(names) :]
             kw_text = "".join(f", {k}={self.value(v)}" for k, v in zip(names, kwvalues))

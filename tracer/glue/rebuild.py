@@ -10,28 +10,10 @@ from __future__ import annotations
 
 import types
 
-from ..graph import literal_text
 from ..trace_state import TraceState
 from ..values import (
-    ArrayFlags,
-    ArrayMethod,
-    ArrayValue,
-    BoundMethod,
     Cell,
-    Const,
-    ConstMethod,
-    ContextManager,
-    DictValue,
-    ListValue,
-    Obj,
-    ScalarValue,
-    SetValue,
-    SliceValue,
-    SymFloat,
-    SymInt,
-    TupleValue,
     UserFunction,
-    UserObject,
     Value,
 )
 
@@ -63,66 +45,20 @@ class Rebuilder:
         return name
 
     def expr(self, v: Value) -> str:
-        """Python text rebuilding ``v`` after the graph ran."""
+        """Python text rebuilding ``v`` after the graph ran (each value says how)."""
         if id(v) in self._memo:
             return self._memo[id(v)]
-        if isinstance(v, (ArrayValue, ScalarValue, SymInt, SymFloat)):
-            if v.node not in self.outputs:
-                self.outputs.append(v.node)
-            return f"__tc_o[{self.outputs.index(v.node)}]"
-        if isinstance(v, Const):
-            literal = literal_text(v.value)
-            return literal if literal is not None else self.bind(v.value)
-        if getattr(v, "source", None) is not None and not isinstance(v, UserObject | TupleValue):
-            return v.source.expr()  # the same object (lists/dicts: new contents are replayed)
-        if isinstance(v, TupleValue):
-            if v.source is not None and not any(_made_in_trace(i) for i in v.items):
-                return v.source.expr()
-            inner = "".join(f"{self.expr(i)}, " for i in v.items)
-            text = f"{self.bind(v.namedtuple)}({inner})" if v.namedtuple else f"({inner})"
-            return self.temp(text, v)
-        if isinstance(v, ListValue):
-            return self.temp("[" + ", ".join(self.expr(i) for i in v.items) + "]", v)
-        if isinstance(v, DictValue):
-            pairs = ", ".join(f"{self.bind(k)}: {self.expr(i)}" for k, i in v.items.items())
-            return self.temp("{" + pairs + "}", v)
-        if isinstance(v, SetValue):
-            # a copy of the set the trace built: same members, and (checked) the same order
-            if list(v.values.copy()) != list(v.values):
-                raise self.state.graph_break("unsupported_object", "a set built in the trace "
-                                             "cannot be rebuilt with its iteration order")  # fmt: skip
-            return self.temp(f"{self.bind(v.values)}.copy()", v)
-        if isinstance(v, SliceValue):
-            return f"__tc_slice({self.expr(v.start)}, {self.expr(v.stop)}, {self.expr(v.step)})"
-        if isinstance(v, UserObject):
-            if v.new_cls is None:
-                return v.source.expr()
-            name = self.temp(f"__tc_new_object({self.bind(v.new_cls)})", v)
-            attrs = ", ".join(f"{a!r}: {self.expr(x)}" for a, x in v.overlay.items())
-            self.prelude.append(f"{name}.__dict__.update({{{attrs}}})")
-            return name
-        if isinstance(v, Obj):
-            return self.bind(v.value)
-        if isinstance(v, UserFunction):
-            if v.fn is not None:
-                return self.bind(v.fn)
-            return self.temp(self._function_text(v), v)
-        if isinstance(v, Cell):
-            return self.cell(v)
-        if isinstance(v, BoundMethod):
-            return self.temp(
-                f"{self.bind(types.MethodType)}({self.expr(v.func)}, {self.expr(v.self_value)})", v
-            )
-        if isinstance(v, ContextManager):
-            args = [self.expr(a) for a in v.args] + [
-                f"{k}={self.expr(a)}" for k, a in v.kwargs.items()
-            ]
-            return self.temp(f"{self.bind(v.cls)}({', '.join(args)})", v)
-        if isinstance(v, ArrayFlags):
-            return f"{self.expr(v.array)}.flags"
-        if isinstance(v, (ArrayMethod, ConstMethod)):
-            return f"{self.expr(v.self_value)}.{v.name}"
-        raise self.state.graph_break(
+        return v.rebuild_text(self)
+
+    def output(self, node) -> str:
+        """A graph node's value: one of the graph's outputs."""
+        if node not in self.outputs:
+            self.outputs.append(node)
+        return f"__tc_o[{self.outputs.index(node)}]"
+
+    def cannot_leave(self, v: Value):
+        """The break for a value that exists only while tracing (the caller raises it)."""
+        return self.state.graph_break(
             "unsupported_object",
             f"{v.describe()} cannot leave the compiled region (it exists only while tracing)",
         )
@@ -138,7 +74,8 @@ class Rebuilder:
             self.fill_cells.append((name, cell))
         return name
 
-    def _function_text(self, fn: UserFunction) -> str:
+    def function_text(self, fn: UserFunction) -> str:
+        """A function made in the trace, made again from its code and pieces."""
         closure = (
             "(" + "".join(f"{self.expr(c)}, " for c in fn.closure) + ")" if fn.closure else "None"
         )
@@ -166,10 +103,6 @@ class Rebuilder:
             self._bound[id(value)] = name
             self.ns[name] = value
         return self._bound[id(value)]
-
-
-def _made_in_trace(v: Value) -> bool:
-    return getattr(v, "source", None) is None and not isinstance(v, Const)
 
 
 def _new_object(cls: type):
