@@ -1,126 +1,144 @@
 """Guards: what a compiled entry assumed, checked by one generated straight-line function.
 
 Each `Guard` is one assumption about a source (type, identity, value, dtype, shape, length,
-dict keys). `build_check_function` turns an entry's guards into Python source, cheapest and
-most discriminating checks first, each source read once into a local; `first_failure` explains
-a miss one guard at a time, only after the fast check failed.
+dict keys); `KINDS` says once per kind how to check it, describe it and explain a miss.
+`build_check_function` turns an entry's guards into Python source, cheapest and most
+discriminating checks first, each source read once into a local; `first_failure` explains a
+miss one guard at a time, only after the fast check failed.
 """
 
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from .device_arrays import guard_key
 from .source import CLOSURE, GLOBALS, Source
 
-# Kind -> rank: lower runs first (identity and type checks before attribute reads).
-_ORDER = {"type": 0, "id": 0, "not_global": 1, "const": 1, "len": 2, "keys": 2, "dtype": 3,
-          "device_array": 3, "shape": 4, "strides": 5, "no_shadow": 5, "alias": 6}  # fmt: skip
+
+@dataclass(frozen=True)
+class GuardKind:
+    """How one kind of guard is checked, shown and explained (one entry of `KINDS`).
+
+    The functions take ``v``: the local holding the source's value in the generated check;
+    ``k``: the name bound to the expected value there; ``n``: the source's human name;
+    ``e``: the expected value; ``a``: the actual value, for explaining a miss.
+    """
+
+    rank: int  # lower runs first: identity and type checks before attribute reads
+    condition: Callable[[str, str, Any], str]  # (v, k, e) -> Python text true when it holds
+    describe: Callable[[str, Any], str]  # (n, e) -> the assumption, for people
+    # (n, e, a) -> why ``a`` fails, or a false value when it holds. None for kinds explained by
+    # evaluating the condition instead (`first_failure`): an alias guard needs a second value.
+    failure: Callable[[str, Any, Any], str | bool | None] | None = None
 
 
 @dataclass(frozen=True)
 class Guard:
     source: Source
-    kind: str
+    kind: str  # a key of KINDS
     expected: object
 
-    # -- the check as an expression over the local name ``v`` ---------------------------------
     def condition(self, v: str, const: str) -> str:
-        """Python text true when the guard holds; ``const`` names the bound expected value."""
-        k = self.kind
-        if k == "type" or k == "id":
-            return f"__tc_type({v}) is {const}" if k == "type" else f"{v} is {const}"
-        if k == "const":
-            e = self.expected
-            if e is None or type(e) is bool:
-                return f"{v} is {const}"
-            if type(e) in (int, str, bytes) or (type(e) is float and e == e and e != 0):
-                return f"__tc_type({v}) is __tc_type({const}) and {v} == {const}"
-            return f"__tc_same({v}, {const})"  # -0.0 is not 0.0, NaN is NaN
-        if k == "len":
-            return f"__tc_len({v}) == {self.expected}"
-        if k == "keys":
-            return f"__tc_tuple({v}) == {const}"
-        if k == "dtype":
-            return f"({v}.dtype is {const} or {v}.dtype == {const})"
-        if k == "device_array":
-            return f"__tc_device_key({v}) == {const}"
-        if k == "shape":
-            return _shape_condition(v, self.expected)
-        if k == "strides":
-            return f"{v}.strides == {self.expected!r}"
-        if k == "not_global":
-            return f"{self.expected!r} not in {v}"
-        if k == "no_shadow":
-            return f"{self.expected!r} not in __tc_getattr({v}, '__dict__', ())"
-        if k == "alias":
-            other, same = self.expected
-            return f"({v} is {other.expr()}) is {same}"
-        raise AssertionError(k)
+        """Python text true when the guard holds for the local ``v``; ``const`` names the bound
+        expected value."""
+        return KINDS[self.kind].condition(v, const, self.expected)
 
     def describe(self) -> str:
-        name = self.source.name()
-        k, e = self.kind, self.expected
-        if k == "type":
-            return f"type({name}) is {e.__qualname__}"
-        if k == "id":
-            return f"{name} is {_short(e)}  (id {id(e):#x})"
-        if k == "const":
-            return f"{name} == {e!r}"
-        if k == "len":
-            return f"len({name}) == {e}"
-        if k == "keys":
-            return f"keys of {name} == {e!r}"
-        if k == "dtype":
-            return f"{name}.dtype == {e}"
-        if k == "device_array":
-            (kind, device), dtype = e
-            where = f"on device {device}" if device is not None else "on the CPU"
-            return f"{name} is a {kind} array of {np.dtype(dtype)} {where}"
-        if k == "shape":
-            dims = ", ".join("s>=2" if d is None else str(d) for d in e)
-            return f"{name}.shape == ({dims}{',' if len(e) == 1 else ''})"
-        if k == "strides":
-            return f"{name}.strides == {e!r}"
-        if k == "not_global":
-            return f"{e!r} not shadowed in globals (builtin)"
-        if k == "no_shadow":
-            return f"{name} has no instance attribute {e!r}"
-        if k == "alias":
-            other, same = e
-            return f"{name} {'is' if same else 'is not'} {other.name()}"
-        return f"{name} {k} {e!r}"
+        return KINDS[self.kind].describe(self.source.name(), self.expected)
 
     def failure(self, actual: object) -> str | None:
         """Why the guard fails for the source's actual value, or None if it holds."""
-        name, k, e = self.source.name(), self.kind, self.expected
+        explain = KINDS[self.kind].failure
+        if explain is None:
+            return None
+        name = self.source.name()
         try:
-            if k == "type" and type(actual) is not e:
-                return f"type of {name} changed: expected {e.__qualname__}, actual {type(actual).__qualname__}"
-            if k == "id" and actual is not e:
-                return f"{name} is a different object than the one traced ({_short(e)})"
-            if k == "const" and not same_constant(actual, e):
-                return f"{name} == {e!r} failed: actual {actual!r}"
-            if k == "len" and len(actual) != e:
-                return f"len({name}) changed: expected {e}, actual {len(actual)}"
-            if k == "keys" and tuple(actual) != e:
-                return f"keys of {name} changed: expected {e!r}, actual {tuple(actual)!r}"
-            if k == "dtype" and actual.dtype != e:
-                return f"array {name} dtype mismatch: expected {e}, actual {actual.dtype}"
-            if k == "device_array" and guard_key(actual) != e:
-                return f"{name} changed: expected {self.describe()}, actual {guard_key(actual)}"
-            if k == "shape":
-                return _shape_failure(name, e, actual.shape)
-            if k == "strides" and actual.strides != e:
-                return f"array {name} strides changed: expected {e}, actual {actual.strides}"
-            if k == "no_shadow" and e in getattr(actual, "__dict__", ()):
-                return f"{name} now has an instance attribute {e!r} shadowing the traced method"
+            return explain(name, self.expected, actual) or None
         except Exception as error:  # the value no longer supports the check
-            return f"{name}: {k} check raised {type(error).__name__}: {error}"
-        return None
+            return f"{name}: {self.kind} check raised {type(error).__name__}: {error}"
+
+
+def _const_condition(v: str, k: str, e: object) -> str:
+    if e is None or type(e) is bool:
+        return f"{v} is {k}"
+    if type(e) in (int, str, bytes) or (type(e) is float and e == e and e != 0):
+        return f"__tc_type({v}) is __tc_type({k}) and {v} == {k}"
+    return f"__tc_same({v}, {k})"  # -0.0 is not 0.0, NaN is NaN
+
+
+def _device_describe(n: str, e: tuple) -> str:
+    (kind, device), dtype = e
+    where = f"on device {device}" if device is not None else "on the CPU"
+    return f"{n} is a {kind} array of {np.dtype(dtype)} {where}"
+
+
+def _shape_condition(v: str, k: str, dims: tuple) -> str:
+    if all(d is not None for d in dims):
+        return f"{v}.shape == {tuple(dims)!r}"
+    parts = [f"len({v}.shape) == {len(dims)}"]
+    for i, d in enumerate(dims):
+        parts.append(f"{v}.shape[{i}] >= 2" if d is None else f"{v}.shape[{i}] == {d}")
+    return " and ".join(parts)
+
+
+def _shape_describe(n: str, dims: tuple) -> str:
+    text = ", ".join("s>=2" if d is None else str(d) for d in dims)
+    return f"{n}.shape == ({text}{',' if len(dims) == 1 else ''})"
+
+
+def _shape_failure(n: str, expected: tuple, a: object) -> str | None:
+    actual = a.shape
+    if len(actual) != len(expected):
+        return f"array {n} rank mismatch: expected {len(expected)}, actual {len(actual)}"
+    for i, (e, size) in enumerate(zip(expected, actual)):
+        if e is None and size < 2:
+            return f"array {n} size at dim {i} is {size}; the dynamic dim assumed a size >= 2"
+        if e is not None and size != e:
+            return f"array {n} size mismatch at dim {i}: expected {e}, actual {size}"
+    return None
+
+
+# Every guard kind, once, by rank: GuardKind(rank, condition, describe, failure).
+KINDS: dict[str, GuardKind] = {
+    "type": GuardKind(0, condition=lambda v, k, e: f"__tc_type({v}) is {k}",
+        describe=lambda n, e: f"type({n}) is {e.__qualname__}",
+        failure=lambda n, e, a: type(a) is not e and f"type of {n} changed: expected {e.__qualname__}, actual {type(a).__qualname__}"),
+    "id": GuardKind(0, condition=lambda v, k, e: f"{v} is {k}",
+        describe=lambda n, e: f"{n} is {_short(e)}  (id {id(e):#x})",
+        failure=lambda n, e, a: a is not e and f"{n} is a different object than the one traced ({_short(e)})"),
+    "not_global": GuardKind(1, condition=lambda v, k, e: f"{e!r} not in {v}",
+        describe=lambda n, e: f"{e!r} not shadowed in globals (builtin)"),
+    "const": GuardKind(1, condition=_const_condition,
+        describe=lambda n, e: f"{n} == {e!r}",
+        failure=lambda n, e, a: not same_constant(a, e) and f"{n} == {e!r} failed: actual {a!r}"),
+    "len": GuardKind(2, condition=lambda v, k, e: f"__tc_len({v}) == {e}",
+        describe=lambda n, e: f"len({n}) == {e}",
+        failure=lambda n, e, a: len(a) != e and f"len({n}) changed: expected {e}, actual {len(a)}"),
+    "keys": GuardKind(2, condition=lambda v, k, e: f"__tc_tuple({v}) == {k}",
+        describe=lambda n, e: f"keys of {n} == {e!r}",
+        failure=lambda n, e, a: tuple(a) != e and f"keys of {n} changed: expected {e!r}, actual {tuple(a)!r}"),
+    "dtype": GuardKind(3, condition=lambda v, k, e: f"({v}.dtype is {k} or {v}.dtype == {k})",
+        describe=lambda n, e: f"{n}.dtype == {e}",
+        failure=lambda n, e, a: a.dtype != e and f"array {n} dtype mismatch: expected {e}, actual {a.dtype}"),
+    "device_array": GuardKind(3, condition=lambda v, k, e: f"__tc_device_key({v}) == {k}",
+        describe=_device_describe,
+        failure=lambda n, e, a: guard_key(a) != e and f"{n} changed: expected {_device_describe(n, e)}, actual {guard_key(a)}"),
+    "shape": GuardKind(4, condition=_shape_condition, describe=_shape_describe, failure=_shape_failure),
+    "strides": GuardKind(5, condition=lambda v, k, e: f"{v}.strides == {e!r}",
+        describe=lambda n, e: f"{n}.strides == {e!r}",
+        failure=lambda n, e, a: a.strides != e and f"array {n} strides changed: expected {e}, actual {a.strides}"),
+    "no_shadow": GuardKind(5, condition=lambda v, k, e: f"{e!r} not in __tc_getattr({v}, '__dict__', ())",
+        describe=lambda n, e: f"{n} has no instance attribute {e!r}",
+        failure=lambda n, e, a: e in getattr(a, "__dict__", ()) and f"{n} now has an instance attribute {e!r} shadowing the traced method"),
+    # expected: (the other source, whether the two are the same object)
+    "alias": GuardKind(6, condition=lambda v, k, e: f"({v} is {e[0].expr()}) is {e[1]}",
+        describe=lambda n, e: f"{n} {'is' if e[1] else 'is not'} {e[0].name()}"),
+}  # fmt: skip
 
 
 def same_constant(a: object, b: object) -> bool:
@@ -156,26 +174,6 @@ def _short(obj) -> str:
     )
 
 
-def _shape_condition(v: str, dims: tuple) -> str:
-    if all(d is not None for d in dims):
-        return f"{v}.shape == {tuple(dims)!r}"
-    parts = [f"len({v}.shape) == {len(dims)}"]
-    for i, d in enumerate(dims):
-        parts.append(f"{v}.shape[{i}] >= 2" if d is None else f"{v}.shape[{i}] == {d}")
-    return " and ".join(parts)
-
-
-def _shape_failure(name: str, expected: tuple, actual: tuple) -> str | None:
-    if len(actual) != len(expected):
-        return f"array {name} rank mismatch: expected {len(expected)}, actual {len(actual)}"
-    for i, (e, a) in enumerate(zip(expected, actual)):
-        if e is None and a < 2:
-            return f"array {name} size at dim {i} is {a}; the dynamic dim assumed a size >= 2"
-        if e is not None and a != e:
-            return f"array {name} size mismatch at dim {i}: expected {e}, actual {a}"
-    return None
-
-
 def mismatched_dims(guard: Guard, actual: object) -> list[int]:
     """Dims of a shape guard whose static size differs (for automatic dynamic shapes)."""
     if (
@@ -192,7 +190,7 @@ def mismatched_dims(guard: Guard, actual: object) -> list[int]:
 def order_guards(guards: list[Guard]) -> list[Guard]:
     """Dedupe, then order by source depth (a base before its attributes) and cost."""
     unique = list({_key(g): g for g in guards}.values())
-    return sorted(unique, key=lambda g: (_depth(g.source), _ORDER[g.kind]))
+    return sorted(unique, key=lambda g: (_depth(g.source), KINDS[g.kind].rank))
 
 
 def _key(guard: Guard) -> tuple:
@@ -240,7 +238,7 @@ def first_failure(guards: list[Guard], scope: dict) -> str | None:
             actual = eval(guard.source.expr(), dict(scope))
         except Exception as error:
             return f"{guard.source.name()} can no longer be read ({type(error).__name__}: {error})"
-        if guard.kind in ("not_global", "alias"):
+        if KINDS[guard.kind].failure is None:  # explained by evaluating its condition
             ns = dict(scope) | CHECK_NAMES
             ns["__tc_probe"] = actual
             if not eval(guard.condition("__tc_probe", "None"), ns):
