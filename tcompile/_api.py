@@ -126,12 +126,12 @@ def explain(fn, *, backend="eager", dynamic=None):
 def reset() -> None:
     """Forget every compiled entry, cache and counter."""
     entry.reset_all()
-    report.reset_recorder()
+    report.recorder.reset()
 
 
 def counters() -> dict[str, int]:
     """Counts since the last reset: frames compiled/skipped, graphs, breaks, recompiles, hits..."""
-    return report.current().snapshot()
+    return report.recorder.snapshot()
 
 
 class CompileProfiler:
@@ -146,11 +146,11 @@ class CompileProfiler:
         self.reports: list[report.CompileReport] = []
 
     def __enter__(self):
-        report.current().listeners.append(self)
+        report.recorder.listeners.append(self)
         return self
 
     def __exit__(self, *exc):
-        report.current().listeners.remove(self)
+        report.recorder.listeners.remove(self)
         return False
 
     def on_report(self, compile_report: report.CompileReport) -> None:

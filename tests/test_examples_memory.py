@@ -8,7 +8,8 @@ import pytest
 
 from tcompile.tracer.errors import UserErrorInTrace
 from tcompile.tracer.examples import ExampleMemory, run_with_stand_ins, value_dependent_shape
-from tcompile.tracer.values import ArrayValue, Const, ScalarValue
+from tcompile.tracer.values.arrays import ArrayValue, ScalarValue
+from tcompile.tracer.values.core import Const
 
 
 class Example:

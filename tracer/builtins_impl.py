@@ -1,4 +1,4 @@
-"""Python builtins and container methods on symbolic values.
+"""Python builtins on symbolic values.
 
 ``BUILTINS`` maps a builtin to its handler ``(tx, args, kwargs) -> Value``. Builtins not listed
 here are graph breaks (``print``, ``open``, ``input`` as I/O; ``exec``/``eval``/``locals``
@@ -11,38 +11,25 @@ import builtins
 import math
 import operator
 
-import numpy as np
-
 from .errors import UserErrorInTrace
 from .operations import (
     array_dims,
     binary_op,
-    const_to_value,
     fold,
     iterate,
-    mutate_list,
     python_int,
     unary_op,
 )
-from .values import (
-    ArrayValue,
-    Const,
-    ConstMethod,
+from .values.arrays import ArrayValue, NumpyValue, ScalarValue, SymInt
+from .values.containers import (
     DictValue,
     Iterator,
     ListValue,
-    NotConstant,
-    NumpyValue,
-    Obj,
-    ScalarValue,
-    SetValue,
     SliceValue,
-    SuperValue,
-    SymInt,
     TupleValue,
-    UserObject,
-    Value,
 )
+from .values.core import Const, Obj, Value
+from .values.objects import SuperValue, UserObject
 
 IO_BUILTINS = {builtins.print, builtins.open, builtins.input, builtins.breakpoint, builtins.help}
 DYNAMIC_CODE_BUILTINS = {builtins.exec, builtins.eval, builtins.locals, builtins.vars, builtins.globals,
@@ -359,110 +346,3 @@ BUILTINS[repr] = lambda tx, args, kwargs: (_str(tx, args, kwargs) if not args or
                                             else fold(repr, args[0].constant()))  # fmt: skip
 # Pure functions of the math module, folded when every argument is a constant.
 MATH_FUNCTIONS = {id(getattr(math, n)) for n in dir(math) if callable(getattr(math, n))}
-
-
-# -- methods of known containers and constants ----------------------------------------------
-
-_PURE_CONST_TYPES = (str, bytes, int, float, complex, tuple, range, np.dtype, bool, type(None))
-
-
-def call_const_method(tx, method: ConstMethod, args: list[Value], kwargs: dict) -> Value:
-    owner, name = method.self_value, method.name
-    if isinstance(owner, ListValue):
-        return _list_method(tx, owner, name, args, kwargs)
-    if isinstance(owner, DictValue):
-        return _dict_method(tx, owner, name, args, kwargs)
-    if isinstance(owner, SetValue):
-        return _set_method(owner, name, args, kwargs)
-    if isinstance(owner, TupleValue) and name in ("index", "count"):
-        return fold(getattr(owner.constant(), name), *(a.constant() for a in args))
-    try:
-        value = owner.constant()
-        const_args = [a.constant() for a in args]
-        const_kwargs = {k: v.constant() for k, v in kwargs.items()}
-    except NotConstant:
-        raise tx.state.graph_break(
-            "unsupported_call", f"{type(owner).__name__}.{name}() on traced values"
-        ) from None
-    if isinstance(value, _PURE_CONST_TYPES):
-        return fold(getattr(value, name), *const_args, **const_kwargs)
-    raise tx.state.graph_break("unsupported_call", f"method {name}() of {owner.describe()}")
-
-
-def _list_method(tx, lst: ListValue, name: str, args, kwargs) -> Value:
-    items = lst.items
-    if name in ("index", "count", "copy", "__len__"):
-        if name == "copy":
-            return ListValue(list(items))
-        return fold(getattr([i.constant() for i in items], name), *(a.constant() for a in args))
-    mutate_list(tx.state, lst)
-    if name == "append":
-        items.append(args[0])
-    elif name == "extend":
-        items.extend(iterate(tx.state, args[0]))
-    elif name == "insert":
-        items.insert(python_int(tx.state, args[0]), args[1])
-    elif name == "pop":
-        index = python_int(tx.state, args[0]) if args else -1
-        if not items:
-            raise UserErrorInTrace(IndexError("pop from empty list"))
-        return items.pop(index)
-    elif name == "clear":
-        items.clear()
-    elif name == "reverse":
-        items.reverse()
-    elif name == "remove":
-        target = args[0].constant()
-        for i, item in enumerate(items):
-            if item.is_constant() and item.constant() == target:
-                del items[i]
-                break
-        else:
-            raise UserErrorInTrace(ValueError("list.remove(x): x not in list"))
-    else:
-        raise tx.state.graph_break("unsupported_call", f"list.{name}()")
-    return Const(None)
-
-
-def _set_method(owner: SetValue, name: str, args, kwargs) -> Value:
-    """Methods of a set made in the trace run on its real set of constants."""
-    result = fold(getattr(owner.values, name), *(a.constant() for a in args),
-                  **{k: v.constant() for k, v in kwargs.items()})  # fmt: skip
-    return result
-
-
-def _dict_method(tx, d: DictValue, name: str, args, kwargs) -> Value:
-    items = d.items
-    if name == "get":
-        return items.get(args[0].constant(), args[1] if len(args) > 1 else Const(None))
-    if name == "keys":
-        return Iterator([const_to_value(k) for k in items])
-    if name == "values":
-        return Iterator(list(items.values()))
-    if name == "items":
-        return Iterator([TupleValue([const_to_value(k), v]) for k, v in items.items()])
-    if name == "copy":
-        return DictValue(dict(items))
-    if name == "__contains__":
-        return Const(args[0].constant() in items)
-    mutate_list(tx.state, d)
-    if name == "update":
-        other = args[0] if args else DictValue({})
-        if not isinstance(other, DictValue):
-            raise tx.state.graph_break("unsupported_call", "dict.update() with a non-dict")
-        items.update(other.items)
-        items.update(kwargs)
-        return Const(None)
-    if name == "setdefault":
-        return items.setdefault(args[0].constant(), args[1] if len(args) > 1 else Const(None))
-    if name == "pop":
-        key = args[0].constant()
-        if key in items:
-            return items.pop(key)
-        if len(args) > 1:
-            return args[1]
-        raise UserErrorInTrace(KeyError(key))
-    if name == "clear":
-        items.clear()
-        return Const(None)
-    raise tx.state.graph_break("unsupported_call", f"dict.{name}()")

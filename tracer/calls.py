@@ -21,28 +21,17 @@ from .builtins_impl import (
     DYNAMIC_CODE_BUILTINS,
     IO_BUILTINS,
     MATH_FUNCTIONS,
-    call_const_method,
 )
+from .container_methods import call_const_method
 from .errors import UserErrorInTrace
 from .nonstrict import NonstrictRunner
 from .source import AttrSource, ItemSource
 from .user_code import GENERATOR_FLAGS
-from .values import (
-    ArrayMethod,
-    ArrayValue,
-    BoundMethod,
-    Const,
-    ConstMethod,
-    ContextExit,
-    ContextManager,
-    DictValue,
-    NumpyValue,
-    Obj,
-    TupleValue,
-    UserFunction,
-    UserObject,
-    Value,
-)
+from .values.arrays import ArrayMethod, ArrayValue, NumpyValue
+from .values.containers import ConstMethod, DictValue, TupleValue
+from .values.core import Const, Obj, Value
+from .values.functions import ContextExit, ContextManager, UserFunction
+from .values.objects import BoundMethod, UserObject
 
 MAX_INLINE_DEPTH = 48
 _LRU_CACHE_WRAPPER = type(functools.lru_cache(lambda: None))

@@ -11,7 +11,8 @@ import contextlib
 import numpy as np
 
 from . import hatches
-from .values import ContextManager, Obj, Value
+from .values.core import Obj, Value
+from .values.functions import ContextManager
 
 SUPPORTED = (contextlib.nullcontext, np.errstate, hatches.error_on_graph_break)
 

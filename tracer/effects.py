@@ -24,7 +24,9 @@ import numpy as np
 
 from . import numpy_table as table
 from . import operators
-from .values import ArrayValue, Const, NumpyValue, ScalarValue, SymInt, Value, leaves
+from .values.arrays import ArrayValue, NumpyValue, ScalarValue, SymInt
+from .values.containers import leaves
+from .values.core import Const, Value
 
 SILENT, FP, RAISE = "silent", "fp", "raise"
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import threading
 import traceback
 import types
 import warnings
@@ -69,8 +70,7 @@ class CompiledFrame:
 
     # -- the miss path --------------------------------------------------------------------------
     def miss(self, args: tuple, kwargs: dict, cells=None):
-        rec = report.current()
-        rec.counters["cache_misses"] += 1
+        report.recorder.counters["cache_misses"] += 1
         fn = self.function_for(cells)
         eager = self._eager(fn)
         if not config.trace_numpy or self.exhausted or FROZEN.active:
@@ -168,7 +168,7 @@ class CompiledFrame:
 
     def _give_up(self, fn, args, kwargs, reasons: tuple):
         self.exhausted = True
-        report.current().counters["cache_limit_hits"] += 1
+        report.recorder.counters["cache_limit_hits"] += 1
         message = (
             f"tcompile: {self.display_name} hit config.cache_size_limit ({config.cache_size_limit}); "
             f"it runs eagerly from now on. Last recompile reason:\n" + "\n".join(reasons)
@@ -204,12 +204,12 @@ class CompiledFrame:
                                     recompile_reasons=reasons, **fields)  # fmt: skip
 
     def _publish_error(self, record: BreakRecord, reasons: tuple, phases=()) -> None:
-        report.current().publish(self._report(report.ERROR, reasons, breaks=(record,),
-                                              phases=MappingProxyType(dict(phases))))  # fmt: skip
+        report.recorder.publish(self._report(report.ERROR, reasons, breaks=(record,),
+                                             phases=MappingProxyType(dict(phases))))  # fmt: skip
 
     def _add(self, entry: Entry, record: BreakRecord | None, reasons: tuple) -> None:
         """Put ``entry`` in the cache and publish its report."""
-        rec = report.current()
+        rec = report.recorder
         breaks = ()
         if record is not None and len(record.stack) > 1:
             # A break inside a function this frame inlined is counted once, by that function's
@@ -368,10 +368,11 @@ def run(fn):
     return frozen
 
 
-class _Frozen:
-    """``tc.run``: while active, frames use what is cached and never compile."""
+class _Frozen(threading.local):
+    """``tc.run``: while active, frames use what is cached and never compile. Per thread, like
+    the settings in `hatches`: a frozen call in one thread leaves tracing in the others alone."""
 
-    active = False
+    active = False  # read when a thread has not set it
 
 
 FROZEN = _Frozen()
@@ -397,13 +398,13 @@ def compile_function(fn, *, fullgraph: bool, backend, dynamic):
     inner = getattr(fn, "__tc_compiled__", None)
     target = inner.fn if inner is not None else fn
     frame = CompiledFrame(target, fullgraph=fullgraph, backend=backend, dynamic=dynamic)
-    fast, miss, rec = frame.fast, frame.miss, report
+    fast, miss, rec = frame.fast, frame.miss, report.recorder  # the one recorder, reset in place
 
     @functools.wraps(target)
     def wrapper(*args, **kwargs):
         for check, run in fast:
             if check(*args, **kwargs):
-                next(rec.recorder.hits)
+                next(rec.hits)
                 return run(*args, **kwargs)
         return miss(args, kwargs)
 

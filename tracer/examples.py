@@ -20,17 +20,9 @@ import numpy as np
 
 from . import quiet
 from .errors import UserErrorInTrace
-from .values import (
-    ArrayValue,
-    Const,
-    NumpyValue,
-    Obj,
-    ScalarValue,
-    SymFloat,
-    SymInt,
-    leaves,
-    rebuild,
-)
+from .values.arrays import ArrayValue, NumpyValue, ScalarValue, SymFloat, SymInt
+from .values.containers import leaves, rebuild
+from .values.core import Const, Obj
 
 try:  # NumPy >= 2.0
     from numpy.lib.array_utils import byte_bounds

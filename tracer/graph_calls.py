@@ -15,17 +15,9 @@ from .canonical import canonicalize
 from .examples import run_with_stand_ins, traced_leaves, value_dependent_shape
 from .graph import Node, TensorMeta, describe_value
 from .source import AttrSource
-from .values import (
-    ArrayValue,
-    Const,
-    ListValue,
-    NotGraphArgument,
-    ScalarValue,
-    SymFloat,
-    TupleValue,
-    Value,
-    rebuild,
-)
+from .values.arrays import ArrayValue, ScalarValue, SymFloat
+from .values.containers import ListValue, TupleValue, rebuild
+from .values.core import Const, NotGraphArgument, Value
 
 
 def graph_call(state, op: str, target, args: tuple, kwargs: dict, *, name: str,

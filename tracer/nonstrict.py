@@ -21,7 +21,9 @@ from .errors import TCompileError
 from .examples import as_example
 from .trace_state import TraceState
 from .user_code import OWN_DIR
-from .values import ArrayValue, Const, ListValue, ScalarValue, TupleValue, Value
+from .values.arrays import ArrayValue, ScalarValue
+from .values.containers import ListValue, TupleValue
+from .values.core import Const, Value
 
 
 class NonstrictTraceError(TCompileError):
@@ -50,6 +52,11 @@ def _user_location() -> str:
     return f'\n  File "{code.co_filename}", line {line}, in {code.co_name}\n    {source}'
 
 
+def _from_example(name: str) -> property:
+    """A proxy attribute that its example array answers (``x.shape``, ``x.dtype``, ...)."""
+    return property(lambda proxy: getattr(proxy._value.example, name), doc=f"The array's {name}.")
+
+
 class Proxy(np.lib.mixins.NDArrayOperatorsMixin):
     """A traced array inside a nonstrict-traced function."""
 
@@ -69,33 +76,20 @@ class Proxy(np.lib.mixins.NDArrayOperatorsMixin):
 
     def __array_function__(self, func, types, args, kwargs):
         kind, _ = table.classify_callable(func)
-        if kind == table.PURE:
+        if kind in (table.PURE, table.INPLACE):
             return self._runner.op("call", func, args, kwargs)
         if kind == table.SHAPE_QUERY:
             return getattr(self, func.__name__)
-        if kind == table.INPLACE:
-            return self._runner.op("call", func, args, kwargs)
         raise NonstrictTraceError(
             f"tc.nonstrict_trace: np.{func.__name__}() cannot be traced on arrays ({kind or 'not in the table'})"
             + _user_location()
         )
 
     # -- attributes answered from the example ----------------------------------------------------
-    @property
-    def shape(self):
-        return self._value.example.shape
-
-    @property
-    def dtype(self):
-        return self._value.example.dtype
-
-    @property
-    def ndim(self):
-        return self._value.example.ndim
-
-    @property
-    def size(self):
-        return self._value.example.size
+    shape = _from_example("shape")
+    dtype = _from_example("dtype")
+    ndim = _from_example("ndim")
+    size = _from_example("size")
 
     def __len__(self):
         return len(self._value.example)
@@ -167,8 +161,6 @@ class NonstrictRunner:
             return TupleValue(items) if isinstance(obj, tuple) else ListValue(items)
         if isinstance(obj, dict):
             return {k: self.to_value(v) for k, v in obj.items()}
-        if isinstance(obj, slice):
-            return ops.const_to_value(obj)
         return ops.const_to_value(obj)
 
     def to_proxy(self, value: Value):

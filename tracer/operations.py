@@ -19,30 +19,27 @@ from .graph import Node
 from .source import AttrSource, TypeSource
 from .trace_state import TraceState
 from .user_code import is_user_function
-from .values import (
+from .values.arrays import (
     ArrayFlags,
     ArrayMethod,
     ArrayValue,
-    BoundMethod,
-    Const,
+    NumpyValue,
+    ScalarValue,
+    SymFloat,
+    SymInt,
+)
+from .values.containers import (
     ConstMethod,
     DictValue,
     Iterator,
     ListValue,
-    NotConstant,
-    NumpyValue,
-    Obj,
-    ScalarValue,
     SetValue,
     SliceValue,
-    SuperValue,
-    SymFloat,
-    SymInt,
     TupleValue,
-    UserFunction,
-    UserObject,
-    Value,
 )
+from .values.core import Const, NotConstant, Obj, Value
+from .values.functions import UserFunction
+from .values.objects import BoundMethod, SuperValue, UserObject
 from .wrapping import CONST_TYPES, function_value
 
 _SYMINT_OPS = {operator.add, operator.sub, operator.mul, operator.floordiv, operator.mod}

@@ -22,38 +22,40 @@ class Operator:
     arity: int = 2
 
 
+def _function(name: str):
+    """The `operator` module's function called ``name`` ("and" is ``operator.and_``)."""
+    return getattr(operator, name, None) or getattr(operator, f"{name}_")
+
+
+# The table, by family, as (symbol, name, ufunc): ``fn`` is the `operator` function of that name,
+# and the binary arithmetic operators' in-place form is the one named with an "i" in front
+# (``+=`` is ``operator.iadd``).
+_ARITHMETIC = (
+    ("+", "add", np.add), ("-", "sub", np.subtract), ("*", "mul", np.multiply),
+    ("/", "truediv", np.true_divide), ("//", "floordiv", np.floor_divide),
+    ("%", "mod", np.remainder), ("**", "pow", None), ("@", "matmul", np.matmul),
+    ("&", "and", np.bitwise_and), ("|", "or", np.bitwise_or), ("^", "xor", np.bitwise_xor),
+    ("<<", "lshift", np.left_shift), (">>", "rshift", np.right_shift),
+)  # fmt: skip
+_COMPARISONS = (
+    ("<", "lt", np.less), ("<=", "le", np.less_equal), (">", "gt", np.greater),
+    (">=", "ge", np.greater_equal), ("==", "eq", np.equal), ("!=", "ne", np.not_equal),
+)  # fmt: skip
+_UNARY = (
+    ("-", "neg", np.negative), ("+", "pos", np.positive), ("~", "invert", np.invert),
+    ("abs", "abs", np.absolute),
+)  # fmt: skip
+
 OPERATORS: tuple[Operator, ...] = (
-    Operator("+", "add", operator.add, np.add, operator.iadd),
-    Operator("-", "sub", operator.sub, np.subtract, operator.isub),
-    Operator("*", "mul", operator.mul, np.multiply, operator.imul),
-    Operator("/", "truediv", operator.truediv, np.true_divide, operator.itruediv),
-    Operator("//", "floordiv", operator.floordiv, np.floor_divide, operator.ifloordiv),
-    Operator("%", "mod", operator.mod, np.remainder, operator.imod),
-    Operator("**", "pow", operator.pow, None, operator.ipow),
-    Operator("@", "matmul", operator.matmul, np.matmul, operator.imatmul),
-    Operator("&", "and", operator.and_, np.bitwise_and, operator.iand),
-    Operator("|", "or", operator.or_, np.bitwise_or, operator.ior),
-    Operator("^", "xor", operator.xor, np.bitwise_xor, operator.ixor),
-    Operator("<<", "lshift", operator.lshift, np.left_shift, operator.ilshift),
-    Operator(">>", "rshift", operator.rshift, np.right_shift, operator.irshift),
-    Operator("<", "lt", operator.lt, np.less),
-    Operator("<=", "le", operator.le, np.less_equal),
-    Operator(">", "gt", operator.gt, np.greater),
-    Operator(">=", "ge", operator.ge, np.greater_equal),
-    Operator("==", "eq", operator.eq, np.equal),
-    Operator("!=", "ne", operator.ne, np.not_equal),
-    Operator("-", "neg", operator.neg, np.negative, arity=1),
-    Operator("+", "pos", operator.pos, np.positive, arity=1),
-    Operator("~", "invert", operator.invert, np.invert, arity=1),
-    Operator("abs", "abs", operator.abs, np.absolute, arity=1),
+    *(Operator(s, name, _function(name), uf, _function(f"i{name}")) for s, name, uf in _ARITHMETIC),
+    *(Operator(s, name, _function(name), uf) for s, name, uf in _COMPARISONS),
+    *(Operator(s, name, _function(name), uf, arity=1) for s, name, uf in _UNARY),
 )
 
 BINARY = {op.symbol: op for op in OPERATORS if op.arity == 2}
 BY_INPLACE_SYMBOL = {f"{op.symbol}=": op for op in OPERATORS if op.inplace is not None}
 UNARY = {op.fn: op for op in OPERATORS if op.arity == 1}
-COMPARISONS = frozenset(
-    op.fn for op in OPERATORS if op.symbol in ("<", "<=", ">", ">=", "==", "!=")
-)
+COMPARISONS = frozenset(_function(name) for _, name, _ in _COMPARISONS)
 _BY_FUNCTION = {op.fn: op for op in OPERATORS} | {op.inplace: op for op in OPERATORS if op.inplace}
 
 

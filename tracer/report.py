@@ -3,8 +3,9 @@
 Every compile (a function, a resume function, a recompile, a frame that runs eagerly, a
 ``fullgraph`` error) produces one report. `Recorder.publish` counts it, logs it and hands it to
 the listeners; ``tc.explain``, ``tc.CompileProfiler``, ``tc.counters``, ``tc.compile_times``,
-the logs and the Jupyter widget are views over these reports. ``tc.reset()`` starts a new
-recorder (listeners stay).
+the logs and the Jupyter widget are views over these reports. There is one `recorder`, for
+the whole process; ``tc.reset()`` clears it in place (listeners stay), so a reference to it
+never goes stale.
 """
 
 from __future__ import annotations
@@ -85,7 +86,7 @@ class Phases(dict):
 
 
 class Recorder:
-    """Global record of compilation; ``tc.reset()`` makes a new one."""
+    """Global record of compilation: the module's `recorder`; ``tc.reset()`` calls `reset`."""
 
     def __init__(self):
         self.counters: Counter = Counter()
@@ -94,6 +95,13 @@ class Recorder:
         self.phase_times: dict[str, deque] = defaultdict(lambda: deque(maxlen=10_000))
         self.listeners: list = []  # objects with on_report(report): explain, profiler, widgets
         self.bubbled: dict = {}  # (file, line) of a callee's break -> the call chain seen
+
+    def reset(self) -> None:
+        """Forget every count, time and pending call chain; the listeners stay."""
+        self.counters.clear()
+        self.hits = itertools.count()  # the hot path reads ``recorder.hits`` on each hit
+        self.phase_times.clear()
+        self.bubbled.clear()
 
     def cache_hits(self) -> int:
         return int(repr(self.hits)[len("count(") : -1])  # the count's next value, unconsumed
@@ -143,31 +151,19 @@ def recompile_text(report: CompileReport) -> str:
             + "\n    ".join(report.recompile_reasons))  # fmt: skip
 
 
-recorder = Recorder()
-
-
-def reset_recorder() -> None:
-    global recorder
-    listeners = recorder.listeners
-    recorder = Recorder()
-    recorder.listeners = listeners
-
-
-def current() -> Recorder:
-    return recorder
+recorder = Recorder()  # the one recorder: never replaced, `Recorder.reset` clears it
 
 
 @contextmanager
 def collecting():
     """``with collecting() as reports:`` the reports published inside the block, in order."""
     collector = _Collector()
-    rec = current()
-    rec.listeners.append(collector)
+    recorder.listeners.append(collector)
     try:
         yield collector.reports
     finally:
-        if collector in rec.listeners:
-            rec.listeners.remove(collector)
+        if collector in recorder.listeners:
+            recorder.listeners.remove(collector)
 
 
 class _Collector:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .values import Value
+from .values.core import Value
 
 
 @dataclass(frozen=True)

@@ -33,24 +33,83 @@ def frame_names(fn, cells=None) -> dict:
 
 
 class Source:
+    """Where a value is read. A source is mostly described by templates formatted with the
+    source as ``self``: ``EXPR`` gives `expr`, ``NAME`` gives `name` (the expression when
+    empty) and ``HINT`` gives `hint` (the name made an identifier when empty). A source that
+    reads from another one is a `DerivedSource`."""
+
+    EXPR = NAME = HINT = ""
+
     def expr(self) -> str:
-        raise NotImplementedError
+        return self.EXPR.format(self=self)
 
     def name(self) -> str:
-        return self.expr()
+        return self.NAME.format(self=self) if self.NAME else self.expr()
 
     def hint(self) -> str:
         """A variable-name-like hint for graph input names."""
+        if self.HINT:
+            return self.HINT.format(self=self)
         return "".join(c if c.isalnum() else "_" for c in self.name()).strip("_") or "v"
 
-    @property
-    def root(self) -> Source:
-        return self
+
+# -- sources read from another one ----------------------------------------------------------
+@dataclass(frozen=True)
+class DerivedSource(Source):
+    """A value read from the value of ``base``. Its templates also get the base's own text as
+    ``base``: ``EXPR`` makes `expr` from the base's expression and `name` from its name
+    (``"{base}.{self.attr}"``), ``HINT`` makes `hint` from its hint."""
+
+    base: Source
+
+    def expr(self) -> str:
+        return self.EXPR.format(base=self.base.expr(), self=self)
+
+    def name(self) -> str:
+        return self.EXPR.format(base=self.base.name(), self=self)
+
+    def hint(self) -> str:
+        if self.HINT:
+            return self.HINT.format(base=self.base.hint(), self=self)
+        return super().hint()
 
 
 @dataclass(frozen=True)
+class AttrSource(DerivedSource):
+    """An attribute of the base (``obj.w``)."""
+
+    attr: str
+    EXPR = "{base}.{self.attr}"
+
+    def hint(self) -> str:
+        if self.attr == "cell_contents":
+            return self.base.hint()
+        return f"{self.base.hint()}_{self.attr}"
+
+
+@dataclass(frozen=True)
+class ItemSource(DerivedSource):
+    """An item of the base (``d['k']``, ``t[0]``)."""
+
+    key: object
+    EXPR = "{base}[{self.key!r}]"
+    HINT = "{base}_{self.key}"
+
+
+@dataclass(frozen=True)
+class TypeSource(DerivedSource):
+    """The base's type (``type(x)``)."""
+
+    EXPR = "type({base})"
+
+
+# -- where a frame's values start: the roots ----------------------------------------------------
+@dataclass(frozen=True)
 class LocalSource(Source):
+    """A parameter or local variable of the compiled function (``x``)."""
+
     local: str
+    HINT = "{self.local}"
 
     def expr(self) -> str:
         return identifier(self.local)
@@ -60,33 +119,22 @@ class LocalSource(Source):
         return "a value computed before the graph break" if self.local.startswith("___stack") \
             else self.local  # fmt: skip
 
-    def hint(self) -> str:
-        return self.local
-
 
 @dataclass(frozen=True)
 class GlobalSource(Source):
+    """A global of the compiled function, read from its globals dict (``G['W']``)."""
+
     global_name: str
-
-    def expr(self) -> str:
-        return f"{GLOBALS}[{self.global_name!r}]"
-
-    def name(self) -> str:
-        return f"G[{self.global_name!r}]"
-
-    def hint(self) -> str:
-        return self.global_name
+    EXPR = GLOBALS + "[{self.global_name!r}]"
+    NAME = "G[{self.global_name!r}]"
+    HINT = "{self.global_name}"
 
 
 @dataclass(frozen=True)
 class GlobalsDictSource(Source):
     """The compiled function's globals dict itself (for "builtin not shadowed" guards)."""
 
-    def expr(self) -> str:
-        return GLOBALS
-
-    def name(self) -> str:
-        return "G"
+    EXPR, NAME = GLOBALS, "G"
 
 
 @dataclass(frozen=True)
@@ -94,12 +142,8 @@ class BuiltinSource(Source):
     """A builtin (``len``) as the compiled function's globals resolve it."""
 
     builtin: str
-
-    def expr(self) -> str:
-        return f"{BUILTINS}[{self.builtin!r}]"
-
-    def name(self) -> str:
-        return f"builtins[{self.builtin!r}]"
+    EXPR = BUILTINS + "[{self.builtin!r}]"
+    NAME = "builtins[{self.builtin!r}]"
 
 
 @dataclass(frozen=True)
@@ -107,12 +151,7 @@ class FunctionSource(Source):
     """The compiled function itself (its ``__code__`` and defaults can be replaced)."""
 
     qualname: str
-
-    def expr(self) -> str:
-        return FUNCTION
-
-    def name(self) -> str:
-        return self.qualname
+    EXPR, NAME = FUNCTION, "{self.qualname}"
 
 
 @dataclass(frozen=True)
@@ -121,63 +160,6 @@ class ClosureCellSource(Source):
 
     index: int
     var: str
-
-    def expr(self) -> str:
-        return f"{CLOSURE}[{self.index}]"
-
-    def name(self) -> str:
-        return f"cell({self.var!r})"
-
-    def hint(self) -> str:
-        return self.var
-
-
-@dataclass(frozen=True)
-class AttrSource(Source):
-    base: Source
-    attr: str
-
-    def expr(self) -> str:
-        return f"{self.base.expr()}.{self.attr}"
-
-    def name(self) -> str:
-        return f"{self.base.name()}.{self.attr}"
-
-    def hint(self) -> str:
-        if self.attr == "cell_contents":
-            return self.base.hint()
-        return f"{self.base.hint()}_{self.attr}"
-
-    @property
-    def root(self) -> Source:
-        return self.base.root
-
-
-@dataclass(frozen=True)
-class ItemSource(Source):
-    base: Source
-    key: object
-
-    def expr(self) -> str:
-        return f"{self.base.expr()}[{self.key!r}]"
-
-    def name(self) -> str:
-        return f"{self.base.name()}[{self.key!r}]"
-
-    def hint(self) -> str:
-        return f"{self.base.hint()}_{self.key}"
-
-    @property
-    def root(self) -> Source:
-        return self.base.root
-
-
-@dataclass(frozen=True)
-class TypeSource(Source):
-    base: Source
-
-    def expr(self) -> str:
-        return f"type({self.base.expr()})"
-
-    def name(self) -> str:
-        return f"type({self.base.name()})"
+    EXPR = CLOSURE + "[{self.index}]"
+    NAME = "cell({self.var!r})"
+    HINT = "{self.var}"

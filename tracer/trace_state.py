@@ -20,7 +20,7 @@ from .graph import Graph
 from .guard_list import GuardList
 from .side_effects import SideEffects
 from .source import Source
-from .values import Value
+from .values.core import Value
 from .wrapping import DynamicPolicy, Inputs
 
 

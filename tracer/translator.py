@@ -31,28 +31,11 @@ from .source import (
     builtins_of,
 )
 from .trace_state import TraceState
-from .values import (
-    NULL,
-    UNBOUND,
-    Cell,
-    Const,
-    ContextExit,
-    ContextManager,
-    DictValue,
-    Iterator,
-    ListValue,
-    NotConstant,
-    NumpyValue,
-    Obj,
-    SetValue,
-    SliceValue,
-    SuperValue,
-    SymInt,
-    TupleValue,
-    UserFunction,
-    UserObject,
-    Value,
-)
+from .values.arrays import NumpyValue, SymInt
+from .values.containers import DictValue, Iterator, ListValue, SetValue, SliceValue, TupleValue
+from .values.core import NULL, UNBOUND, Const, NotConstant, Obj, Value
+from .values.functions import Cell, ContextExit, ContextManager, UserFunction
+from .values.objects import SuperValue, UserObject
 
 MAX_INSTRUCTIONS = 200_000  # across a whole trace: a bound on loop unrolling
 _UNSUPPORTED_KINDS = {

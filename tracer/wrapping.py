@@ -15,24 +15,11 @@ from .graph import Node, TensorMeta, describe_value
 from .guard_list import GuardList
 from .source import AttrSource, GlobalSource, ItemSource, LocalSource, Source
 from .user_code import is_user_function, is_user_instance
-from .values import (
-    ArrayMethod,
-    ArrayValue,
-    BoundMethod,
-    Const,
-    ConstMethod,
-    DictValue,
-    ListValue,
-    NumpyValue,
-    Obj,
-    ScalarValue,
-    SymFloat,
-    SymInt,
-    TupleValue,
-    UserFunction,
-    UserObject,
-    Value,
-)
+from .values.arrays import ArrayMethod, ArrayValue, NumpyValue, ScalarValue, SymFloat, SymInt
+from .values.containers import ConstMethod, DictValue, ListValue, TupleValue
+from .values.core import Const, Obj, Value
+from .values.functions import UserFunction
+from .values.objects import BoundMethod, UserObject
 
 CONST_TYPES = (bool, int, float, complex, str, bytes, type(None), type(Ellipsis), range, frozenset)
 

@@ -85,7 +85,44 @@ _BY_ORIGINAL = CodeCache()
 
 
 def resume_code(spec: ResumeSpec) -> ResumeCode:
-    """The resume function's code for ``spec`` (one per spec, made from the original code)."""
+    """The code of the resume function for ``spec``: a copy of ``spec.code`` that starts at
+    ``spec.offset`` (made once per spec, then cached with the original code).
+
+    What it builds, for a frame stopped before ``spec.offset`` with ``spec.stack`` on its stack::
+
+        COPY_FREE_VARS n                     # if the frame has cells: here all are free vars
+        RESUME 0
+        for each stack slot, bottom first:
+            PUSH_NULL                                     # STACK_NULL
+            LOAD_FAST ___stack<i>                         # STACK_VALUE
+            LOAD_FAST ___stack<i>; BEFORE_WITH; POP_TOP   # STACK_CONTEXT: re-enter the with
+        JUMP_FORWARD target                  # the original instruction at spec.offset
+        <the original instructions, unchanged; execution enters them at the target>
+
+    Parameters, in order (`ResumeSpec.argnames`): the stack values, ``___stack<i>`` for each
+    slot that is not a NULL (a with-block's slot takes a fresh context manager: its
+    ``__enter__`` runs again, and its ``__exit__`` stands where the original's stood), then
+    ``spec.live_locals``; a method's implicit ``self``, when live, comes first, where a
+    zero-argument ``super()`` looks for it. No ``*args``/``**kwargs``, no defaults. All the
+    frame's cells, cellvars then freevars (`ResumeSpec.cell_names`), make the closure: the
+    caller (`entry.resume_function`, which the glue calls as ``f(cells, *values)``) passes the
+    stopped frame's own cells, so ``nonlocal`` writes stay shared. The original's
+    ``MAKE_CELL``/``COPY_FREE_VARS``/``RESUME`` prefix is dropped, and its cellvar accesses
+    become freevar ones.
+
+    What stays the same: the name, qualname, file, first line, the line number and position of
+    every copied instruction, and the exception table (each copied instruction is protected by
+    the same handler at the same stack depth: see `assemble`; `_check_handlers` refuses a copy
+    where that is not so). The stack may grow by two beyond the original's (``BEFORE_WITH``).
+
+    It copies the *original* code, never the code that was traced (which may itself be a resume
+    function, with a prologue): when a resume function breaks again, the continuation maps the
+    break back to the original code and offset (`original_location`, through ``original_offset``
+    of the returned `ResumeCode`) and asks for the resume code there. So a chain of breaks never
+    stacks prologues on prologues, and two branches or two breaks that continue at the same
+    place with the same stack layout and live locals share one spec, one code object, and one
+    resume function with its cache of compiled entries. ``ResumeCode.line`` is the target's line.
+    """
     made = _BY_ORIGINAL.get(spec.code, dict)
     if spec not in made:
         made[spec] = _make_resume_code(spec)

@@ -19,7 +19,8 @@ from ..bytecode.resume import STACK_CONTEXT, STACK_NULL, STACK_VALUE, ResumeSpec
 from ..code_cache import CodeCache
 from ..contexts import errstate_settings
 from ..signature import identifier
-from ..values import NULL, UNBOUND, Cell, Const, ContextExit, ContextManager, Value
+from ..values.core import NULL, UNBOUND, Const, Value
+from ..values.functions import Cell, ContextExit, ContextManager
 from .function import GlueFunction
 
 _CALLS = {"CALL", "CALL_KW", "CALL_FUNCTION_EX"}

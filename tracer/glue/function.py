@@ -33,7 +33,8 @@ from ..line_numbers import place_at_user_lines
 from ..side_effects import Write
 from ..signature import forwarding_text, parameter_text
 from ..trace_state import TraceState
-from ..values import ListValue, Value
+from ..values.containers import ListValue
+from ..values.core import Value
 from .rebuild import Rebuilder
 
 

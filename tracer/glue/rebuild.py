@@ -11,11 +11,8 @@ from __future__ import annotations
 import types
 
 from ..trace_state import TraceState
-from ..values import (
-    Cell,
-    UserFunction,
-    Value,
-)
+from ..values.core import Value
+from ..values.functions import Cell, UserFunction
 
 
 class Rebuilder:

@@ -1,0 +1,126 @@
+"""Values of the graph: arrays and NumPy scalars (`NumpyValue`, with an ``example`` of their
+kind), dynamic sizes (`SymInt`) and dynamic float arguments (`SymFloat`); and what hangs off an
+array before it is used (``arr.sum``, ``arr.flags``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..graph import Node
+from ..source import Source
+from .core import Value
+
+
+class GraphValue(Value):
+    """A value the graph computes or takes as an input: ``node`` is its node."""
+
+    node: Node
+
+    def graph_arg(self):
+        return self.node
+
+    def rebuild_text(self, rb) -> str:
+        return rb.output(self.node)
+
+
+class NumpyValue(GraphValue):
+    """An ndarray or NumPy scalar of the graph; ``example`` is a real value of its kind."""
+
+    example: object
+
+
+@dataclass(eq=False)
+class ArrayValue(NumpyValue):
+    node: Node
+    example: np.ndarray
+    source: Source | None = None
+    # For each dim: None if static, else the SymInt standing for it (graph inputs only).
+    sym_dims: tuple | None = None
+    device: bool = False  # a device array (torch, CuPy) traced as the NumPy array of its data
+
+    def python_type(self) -> type:
+        return np.ndarray
+
+    def describe(self) -> str:
+        return f"ndarray {self.node.meta}"
+
+
+@dataclass(eq=False)
+class ScalarValue(NumpyValue):
+    node: Node
+    example: np.generic
+    source: Source | None = None
+
+    def python_type(self) -> type:
+        return type(self.example)
+
+
+@dataclass(eq=False)
+class SymInt(GraphValue):
+    """A size known only at run time. ``deps``: the (input ArrayValue, dim) pairs it is made
+    of, or None when it comes from an intermediate array (then concretising it restarts the
+    trace with static shapes)."""
+
+    node: Node
+    hint: int
+    deps: frozenset | None
+    source: Source | None = None
+
+    def python_type(self) -> type:
+        return int
+
+
+@dataclass(eq=False)
+class SymFloat(GraphValue):
+    """A Python float argument traced as a graph input (automatic dynamic floats), or float
+    arithmetic on such inputs. NumPy calls and ``+ - * /`` keep it symbolic; any other use
+    needs its value and pins the ``inputs`` it is made of with value guards (`pin`)."""
+
+    node: Node
+    hint: float
+    inputs: tuple = ()  # the input SymFloats it is computed from
+    source: Source | None = None
+    guard_value: object = None  # inputs only: adds the guard pinning the value
+
+    def python_type(self) -> type:
+        return float
+
+    def pin(self) -> float:
+        for value in self.inputs:
+            value.guard_value()
+        return self.hint
+
+    def constant(self) -> float:
+        return self.pin()
+
+
+@dataclass(eq=False)
+class ArrayMethod(Value):
+    """``arr.name`` (or a NumPy scalar's method) before it is called."""
+
+    self_value: Value
+    name: str
+
+    def python_type(self) -> type:
+        return type(np.zeros(0).sum)
+
+    def made_text(self, rb) -> str:
+        return f"{rb.expr(self.self_value)}.{self.name}"
+
+
+@dataclass(eq=False)
+class ArrayFlags(Value):
+    """``arr.flags``: read from the example's flags; writes become ``arr.setflags(...)``."""
+
+    array: Value
+
+    def python_type(self) -> type:
+        return type(np.zeros(0).flags)
+
+    def describe(self) -> str:
+        return f"flags of {self.array.describe()}"
+
+    def made_text(self, rb) -> str:
+        return f"{rb.expr(self.array)}.flags"

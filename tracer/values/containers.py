@@ -1,0 +1,177 @@
+"""Python containers built or read in the trace (tuples, lists, dicts, sets, slices), their
+methods before a call (``"a,b".split``), iterators over known items, and the walk over
+arguments that reaches the values inside containers (`leaves`, `rebuild`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..source import Source
+from .core import Const, Value
+
+
+@dataclass(eq=False)
+class TupleValue(Value):
+    items: list
+    source: Source | None = None
+    namedtuple: type | None = None  # the class, for namedtuple instances
+
+    def python_type(self) -> type:
+        return self.namedtuple or tuple
+
+    def constant(self) -> tuple:
+        return tuple(i.constant() for i in self.items)
+
+    def is_constant(self) -> bool:
+        return all(i.is_constant() for i in self.items)
+
+    def rebuild_text(self, rb) -> str:
+        if self.source is not None and all(_read_or_const(i) for i in self.items):
+            return self.source.expr()
+        inner = "".join(f"{rb.expr(i)}, " for i in self.items)
+        return rb.temp(f"{rb.bind(self.namedtuple)}({inner})" if self.namedtuple else f"({inner})",
+                       self)  # fmt: skip
+
+
+@dataclass(eq=False)
+class ListValue(Value):
+    items: list
+    source: Source | None = None
+    mutated: bool = False
+
+    def python_type(self) -> type:
+        return list
+
+    def constant(self) -> list:
+        return [i.constant() for i in self.items]
+
+    def is_constant(self) -> bool:
+        return all(i.is_constant() for i in self.items)
+
+    def made_text(self, rb) -> str:
+        return rb.temp("[" + ", ".join(rb.expr(i) for i in self.items) + "]", self)
+
+
+@dataclass(eq=False)
+class DictValue(Value):
+    items: dict  # constant key -> Value
+    source: Source | None = None
+    mutated: bool = False
+
+    def python_type(self) -> type:
+        return dict
+
+    def constant(self) -> dict:
+        return {k: i.constant() for k, i in self.items.items()}
+
+    def is_constant(self) -> bool:
+        return all(i.is_constant() for i in self.items.values())
+
+    def made_text(self, rb) -> str:
+        pairs = ", ".join(f"{rb.bind(k)}: {rb.expr(i)}" for k, i in self.items.items())
+        return rb.temp("{" + pairs + "}", self)
+
+
+@dataclass(eq=False)
+class SetValue(Value):
+    """A set made in the trace; its members are constants, kept in a real set so that
+    iteration order is exactly Python's."""
+
+    values: set
+
+    def python_type(self) -> type:
+        return set
+
+    def constant(self) -> set:
+        return self.values  # the real set: its iteration order is its own history's
+
+    def is_constant(self) -> bool:
+        return True
+
+    def made_text(self, rb) -> str:
+        # a copy of the set the trace built: same members, and (checked) the same order
+        if list(self.values.copy()) != list(self.values):
+            raise rb.state.graph_break("unsupported_object", "a set built in the trace cannot "
+                                       "be rebuilt with its iteration order")  # fmt: skip
+        return rb.temp(f"{rb.bind(self.values)}.copy()", self)
+
+
+@dataclass(eq=False)
+class SliceValue(Value):
+    start: Value
+    stop: Value
+    step: Value
+
+    def parts(self) -> tuple[Value, Value, Value]:
+        return self.start, self.stop, self.step
+
+    def python_type(self) -> type:
+        return slice
+
+    def constant(self) -> slice:
+        return slice(*(p.constant() for p in self.parts()))
+
+    def is_constant(self) -> bool:
+        return all(p.is_constant() for p in self.parts())
+
+    def made_text(self, rb) -> str:
+        return f"__tc_slice({', '.join(rb.expr(p) for p in self.parts())})"
+
+
+@dataclass(eq=False)
+class ConstMethod(Value):
+    """A method of a known immutable constant or container, e.g. ``"a,b".split``."""
+
+    self_value: Value
+    name: str
+
+    def python_type(self) -> type:
+        return type("".split)
+
+    def made_text(self, rb) -> str:
+        return f"{rb.expr(self.self_value)}.{self.name}"
+
+
+@dataclass(eq=False)
+class Iterator(Value):
+    items: list
+    position: int = 0
+
+    def python_type(self) -> type:
+        return type(iter(()))
+
+
+def _read_or_const(v: Value) -> bool:
+    """Read from a source, or a constant: a container of only those can be re-read as is."""
+    return v.source is not None or isinstance(v, Const)
+
+
+# -- walking arguments: Python containers and container values hold the leaves ------------------
+
+
+def leaves(obj) -> list:
+    """Every value inside ``obj`` that is not a container (tuples, lists, dicts, slices, and
+    their symbolic counterparts)."""
+    if isinstance(obj, (tuple, list)):
+        return [leaf for item in obj for leaf in leaves(item)]
+    if isinstance(obj, dict):
+        return leaves(list(obj.values()))
+    if isinstance(obj, (TupleValue, ListValue, DictValue)):
+        return leaves(obj.items)
+    if isinstance(obj, SliceValue):
+        return leaves([obj.start, obj.stop, obj.step])
+    return [obj]
+
+
+def rebuild(obj, leaf):
+    """``obj`` as plain Python containers, with ``leaf(v)`` in place of each leaf value."""
+    if isinstance(obj, (TupleValue, tuple)):
+        return tuple(rebuild(v, leaf) for v in (obj.items if isinstance(obj, TupleValue) else obj))
+    if isinstance(obj, ListValue):
+        return [rebuild(v, leaf) for v in obj.items]
+    if isinstance(obj, (DictValue, dict)):
+        items = obj.items if isinstance(obj, DictValue) else obj
+        return {k: rebuild(v, leaf) for k, v in items.items()}
+    if isinstance(obj, SliceValue):
+        return slice(*(rebuild(v, leaf) for v in (obj.start, obj.stop, obj.step)))
+    return leaf(obj)
