@@ -101,3 +101,21 @@ def test_no_import_cycle():
 def test_imports_point_down_the_layers(module):
     upward = [m for m in EDGES[module] if _layer(m) < _layer(module)]
     assert not upward, f"{module} imports from a layer above it: {sorted(upward)}"
+
+
+# Inside the tracer, two packages are foundations the rest stands on: they import nothing of the
+# tracer above them (what CPython's bytecode means, and what a symbolic value is).
+FOUNDATIONS = {
+    "tcompile.tracer.bytecode": {"tcompile.tracer.code_cache"},
+    "tcompile.tracer.values": {"tcompile.tracer.graph", "tcompile.tracer.source"},
+}
+
+
+@pytest.mark.parametrize("package", sorted(FOUNDATIONS))
+def test_tracer_foundations_import_nothing_above_them(package):
+    allowed = FOUNDATIONS[package]
+    inside = [m for m in MODULES if m == package or m.startswith(package + ".")]
+    assert inside, f"{package} has no modules"
+    for module in inside:
+        above = {m for m in EDGES[module] if not m.startswith(package) and m not in allowed}
+        assert not above, f"{module} imports {sorted(above)}"

@@ -1,1 +1,17 @@
-"""The bytecode tracer: normalised bytecode -> symbolic interpretation -> graph + guards."""
+"""The bytecode tracer: normalised bytecode -> symbolic interpretation -> graph + guards.
+
+Read it from the top down; every import points down this list (tests/test_layering.py):
+
+  entry           the frames' caches: tc.compile wrappers, recompiles, resume functions
+  compile_frame   one call traced and compiled into a cache entry (guards, graph, glue)
+  glue/           the function an entry runs: graph call, rebuilt values, the tail after a break
+  translator      the symbolic interpreter, one handler per normalised opcode (calls: calls.py,
+                  nonstrict.py; builtins: builtins_impl.py, container_methods.py)
+  operations      Python semantics on symbolic values: operators, truth, attributes, items
+  trace_state     one trace's parts: wrapping (inputs), guard_list, side_effects, contexts,
+                  break_policy, graph_calls (operations entering the graph)
+  values/         the symbolic values, each answering for itself (constant, graph arg, glue text)
+  graph           the graph IR (graph_passes, canonical, operators, numpy_table, effects)
+  bytecode/       what CPython's bytecode means on 3.11-3.13: features, reader, analysis, resume
+                  functions, call routing
+"""

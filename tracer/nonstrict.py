@@ -9,7 +9,6 @@ names the user's line.
 
 from __future__ import annotations
 
-import linecache
 import os
 import sys
 
@@ -17,7 +16,7 @@ import numpy as np
 
 from . import numpy_table as table
 from . import operations as ops
-from .errors import TCompileError
+from .errors import FrameLoc, TCompileError
 from .examples import as_example
 from .trace_state import TraceState
 from .user_code import OWN_DIR
@@ -47,9 +46,7 @@ def _user_location() -> str:
         frame = frame.f_back
     if frame is None:
         return ""
-    code, line = frame.f_code, frame.f_lineno
-    source = linecache.getline(code.co_filename, line).strip()
-    return f'\n  File "{code.co_filename}", line {line}, in {code.co_name}\n    {source}'
+    return "\n" + FrameLoc(frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name).render()
 
 
 def _from_example(name: str) -> property:

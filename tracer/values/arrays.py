@@ -59,7 +59,7 @@ class ScalarValue(NumpyValue):
 
 @dataclass(eq=False)
 class SymInt(GraphValue):
-    """A size known only at run time. ``deps``: the (input ArrayValue, dim) pairs it is made
+    """A size known only at run time. ``deps``: the (input source name, dim) pairs it is made
     of, or None when it comes from an intermediate array (then concretising it restarts the
     trace with static shapes)."""
 
