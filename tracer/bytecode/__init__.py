@@ -2,4 +2,8 @@
 and 3.13 (`features`), a code object's original instructions (`instructions`), the one
 vocabulary the translator reads (`reader`), facts about the original code (`analysis`), and
 rewritten copies of it: resume functions (`resume`) and call-routed copies (`routing`).
+
+An instruction takes three forms here, one per job: ``dis.Instruction`` reads the original
+(offsets, the exception table, lines), `reader.Instruction` is what the translator interprets
+(the same on every version), and the `bytecode` library's ``Instr`` writes new code.
 """
