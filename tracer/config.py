@@ -8,6 +8,8 @@ _DEFAULTS = {
     "automatic_dynamic_shapes": True,
     "suppress_errors": False,
     "trace_numpy": True,
+    "trace_max_ops": 10_000,
+    "trace_max_seconds": 10.0,
 }
 
 
@@ -18,6 +20,9 @@ class Config:
     automatic_dynamic_shapes a dim seen with a second size becomes symbolic (True)
     suppress_errors          run frames that hit an internal tcompile error eagerly without a warning
     trace_numpy              trace NumPy calls into graphs; False runs compiled functions eagerly
+    trace_max_ops            graph ops one trace may reach before it stops: the frame runs
+                             eagerly, and explain says why (10000)
+    trace_max_seconds        seconds one trace may take before it stops the same way (10.0)
 
     Unknown names and wrongly typed values fail at assignment; reads are plain attributes.
     """
@@ -30,10 +35,12 @@ class Config:
         if name not in _DEFAULTS:
             raise _unknown(name)
         kind = type(_DEFAULTS[name])
-        wanted = "an int >= 1" if kind is int else "True or False"
+        wanted = {int: "an int >= 1", float: "a number > 0", bool: "True or False"}[kind]
+        if kind is float and type(value) is int:
+            value = float(value)  # seconds: 5 means 5.0
         if type(value) is not kind:
             raise TypeError(f"tc.config.{name} must be {wanted}, not {value!r}")
-        if kind is int and value < 1:
+        if (kind is int and value < 1) or (kind is float and not value > 0):
             raise ValueError(f"tc.config.{name} must be {wanted}, not {value!r}")
         object.__setattr__(self, name, value)
 

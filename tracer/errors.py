@@ -104,7 +104,12 @@ BREAK_KINDS: dict[str, BreakKind] = {
         _kind("generator", "generator or coroutine", HINT_REWRITE, HINT_MOVE_OUT),
         _kind("dynamic_code", "exec/eval/locals() and similar frame introspection", HINT_REWRITE),
         _kind("recursion_limit", "inlining too deep", HINT_REWRITE),
-        _kind("unroll_limit", "loop too long to unroll", HINT_REWRITE, HINT_ESCAPE),
+        _kind(
+            "trace_budget",
+            "the trace outgrew its budget (usually a long loop being unrolled)",
+            "Raise tc.config.trace_max_ops or tc.config.trace_max_seconds to trace it anyway.",
+            HINT_ESCAPE,
+        ),
         _kind(
             "internal_error",
             "tcompile could not trace this (a gap in tcompile; please report it)",

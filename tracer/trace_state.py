@@ -20,6 +20,7 @@ from .graph import Graph
 from .guard_list import GuardList
 from .side_effects import SideEffects
 from .source import Source
+from .trace_budget import TraceBudget
 from .values.core import Value
 from .wrapping import DynamicPolicy, Inputs
 
@@ -37,7 +38,7 @@ class TraceState:
         self.memory = ExampleMemory()  # the examples of array values, and the caller's memory
         self.named_nodes: set[int] = set()  # nodes already named after a user variable
         self.tx = None  # the innermost translator running (for locations)
-        self.instruction_count = 0
+        self.budget = TraceBudget()  # how far this trace may still go
         self.cell_models: dict[int, object] = {}  # id(real cell) -> its Cell model
         self.keep_alive: list = []  # the real cells behind cell_models (ids stay unique)
 

@@ -37,7 +37,6 @@ from .values.core import NULL, UNBOUND, Const, NotConstant, Obj, Value
 from .values.functions import Cell, ContextExit, ContextManager, UserFunction
 from .values.objects import SuperValue, UserObject
 
-MAX_INSTRUCTIONS = 200_000  # across a whole trace: a bound on loop unrolling
 _UNSUPPORTED_KINDS = {
     "BEFORE_ASYNC_WITH": ("generator", "async with"),
     "YIELD_VALUE": ("generator", "yield"),
@@ -141,11 +140,9 @@ class Translator(CallMixin):
             inst = instrs[index]
             self.current = inst
             self.ip += 1
-            self.state.instruction_count += 1
-            if self.state.instruction_count > MAX_INSTRUCTIONS:
-                raise self.state.graph_break(
-                    "unroll_limit", f"more than {MAX_INSTRUCTIONS} instructions traced"
-                )
+            over_budget = self.state.budget.spend(self.state.graph)
+            if over_budget is not None:
+                raise self.state.graph_break("trace_budget", over_budget)
             handler = getattr(self, inst.opname, None)
             if handler is None:
                 kind, what = _UNSUPPORTED_KINDS.get(

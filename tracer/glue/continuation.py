@@ -29,7 +29,7 @@ _BINARY = {"BINARY_SUBSCR": "{0}[{1}]", "COMPARE_OP": "{0} {op} {1}", "CONTAINS_
 _UNARY = {"UNARY_NOT": "not {0}", "UNARY_NEGATIVE": "-{0}", "UNARY_INVERT": "~{0}", "UNARY_POSITIVE": "+{0}",
           "GET_LEN": "__tc_len({0})"}  # fmt: skip
 _SKIP_KINDS = {"skip_frame", "try_block", "context_manager", "generator", "dynamic_code",
-               "unsupported_opcode", "recursion_limit", "unroll_limit", "internal_error"}  # fmt: skip
+               "unsupported_opcode", "recursion_limit", "trace_budget", "internal_error"}  # fmt: skip
 RESUMABLE_OPS = _CALLS | set(_JUMPS) | set(_BINARY) | set(_UNARY) | {
     "BINARY_OP", "STORE_SUBSCR", "STORE_ATTR", "LOAD_ATTR", "FORMAT_VALUE", "UNPACK_SEQUENCE",
 }  # fmt: skip

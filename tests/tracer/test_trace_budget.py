@@ -1,0 +1,81 @@
+"""A trace that outgrows its budget (tc.config.trace_max_ops / trace_max_seconds) stops: the
+frame runs eagerly with the same results, and explain says why."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tcompile as tc
+from tcompile.tracer.graph import Graph
+from tcompile.tracer.trace_budget import TraceBudget
+
+
+@pytest.fixture
+def budget():
+    saved = (tc.config.trace_max_ops, tc.config.trace_max_seconds)
+    tc.reset()
+    yield tc.config
+    tc.config.trace_max_ops, tc.config.trace_max_seconds = saved
+    tc.reset()
+
+
+def running_sum(x, steps):
+    total = np.zeros_like(x)
+    for i in range(steps):
+        total = total + x * i
+    return total
+
+
+def test_a_trace_over_the_op_budget_runs_eagerly_with_the_reason(budget):
+    budget.trace_max_ops = 50
+    x = np.arange(4.0)
+    report = tc.explain(running_sum)(x, 200)
+    assert report.graph_count == 0
+    assert report.skipped_frames == ["running_sum"]
+    (reason,) = report.break_reasons
+    assert reason.kind.id == "trace_budget"
+    assert "tc.config.trace_max_ops" in reason.explanation
+    np.testing.assert_array_equal(tc.compile(running_sum)(x, 200), running_sum(x, 200))
+
+
+def test_the_same_loop_within_the_budget_compiles_into_one_graph(budget):
+    report = tc.explain(running_sum)(np.arange(4.0), 200)
+    assert report.graph_count == 1
+    assert report.break_reasons == []
+
+
+def test_a_trace_over_the_time_budget_stops(budget):
+    budget.trace_max_seconds = 1e-9
+    report = tc.explain(running_sum)(np.arange(4.0), 200)
+    assert report.graph_count == 0
+    (reason,) = report.break_reasons
+    assert "tc.config.trace_max_seconds" in reason.explanation
+
+
+def test_fullgraph_raises_with_what_to_change(budget):
+    budget.trace_max_ops = 50
+    with pytest.raises(tc.Unsupported, match="trace_max_ops"):
+        tc.compile(running_sum, fullgraph=True)(np.arange(4.0), 200)
+
+
+def test_a_short_trace_is_never_over_budget(budget):
+    budget.trace_max_ops = 1
+    spent = TraceBudget()
+    graph = Graph("g")
+    assert all(spent.spend(graph) is None for _ in range(1000))  # an empty graph: 0 ops
+
+
+@pytest.mark.parametrize(
+    "value, error",
+    [(0.0, ValueError), (-1.0, ValueError), (float("nan"), ValueError), (True, TypeError),
+     ("5", TypeError)],
+)  # fmt: skip
+def test_trace_max_seconds_must_be_a_positive_number(budget, value, error):
+    with pytest.raises(error, match="trace_max_seconds must be a number > 0"):
+        budget.trace_max_seconds = value
+
+
+def test_trace_max_seconds_takes_an_int_as_seconds(budget):
+    budget.trace_max_seconds = 3
+    assert budget.trace_max_seconds == 3.0 and type(budget.trace_max_seconds) is float
