@@ -45,6 +45,9 @@ def auto_backend(graph, example_inputs):
     return BACKENDS[_auto_name()](graph, example_inputs)
 
 
+auto_backend.loop_nodes = lambda: _auto_name() == "eager"
+
+
 def lookup_backend(backend) -> Callable:
     """The backend callable for a name ("eager", "auto", ...) or a user callable."""
     if callable(backend):

@@ -434,3 +434,27 @@ def test_text_report_reads_as_a_summary(break_run, skip_run, recompile_run, full
     reason = recompiled.recompile_reasons[0]
     assert f"  recompiled scale {recompiled.compile_id}: {reason}" in text_report(recompile_run)
     assert text_report(fullgraph_run).splitlines()[-1].startswith("  error: Unsupported: ")
+
+
+LOOP_CELL = """
+import numpy as np
+import tcompile as tc
+
+@tc.compile
+def smooth(u, steps):
+    for t in range(steps):
+        u = u + 0.25 * (np.roll(u, 1) - 2 * u + np.roll(u, -1))
+    count = 0
+    for t in range(3):
+        count = count + 1
+    return u, count
+
+smooth(np.linspace(0.0, 1.0, 8), 40)
+"""
+
+
+def test_graphs_tab_lists_loop_nodes_with_their_body_and_unrolled_loops_with_why():
+    page = graphs_html(run_cell(LOOP_CELL))
+    assert "loop node, 40 iterations, body of 7 ops" in page
+    assert "<summary>body</summary>" in page and "np.roll(u, shift=1)" in html.unescape(page)
+    assert "unrolled (3 iterations): count changes from 0 to 1" in page

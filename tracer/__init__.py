@@ -6,7 +6,8 @@ Read it from the top down; every import points down this list (tests/test_layeri
   compile_frame   one call traced and compiled into a cache entry (guards, graph, glue)
   glue/           the function an entry runs: graph call, rebuilt values, the tail after a break
   translator      the symbolic interpreter, one handler per normalised opcode (calls: calls.py,
-                  nonstrict.py; builtins: builtins_impl.py, container_methods.py)
+                  nonstrict.py; builtins: builtins_impl.py, container_methods.py; loops
+                  captured as loop nodes: loops.py; a trace's bound: trace_budget.py)
   operations      Python semantics on symbolic values: operators, truth, attributes, items
   trace_state     one trace's parts: wrapping (inputs), guard_list, side_effects, contexts,
                   break_policy, graph_calls (operations entering the graph)

@@ -11,6 +11,7 @@ import builtins
 import math
 import operator
 
+from . import loops
 from .errors import UserErrorInTrace
 from .operations import (
     array_dims,
@@ -61,16 +62,28 @@ def _items_of(tx, v):
 
 def _zip(tx, args, kwargs):
     strict = kwargs["strict"].constant() if "strict" in kwargs else False
-    columns = [_items_of(tx, a) for a in args]
-    if strict and len({len(c) for c in columns}) > 1:
-        raise UserErrorInTrace(ValueError("zip() arguments have different lengths"))
-    return Iterator([TupleValue(list(row)) for row in zip(*columns)])
+    inners = [loops.items_of(tx.state, a) for a in args]
+    origin = loops.ZipItems(tuple(inners)) if args and None not in inners else None
+    if origin is not None and strict and len({i.count for i in inners}) > 1:
+        origin = None  # let the items raise as zip does
+
+    def items():
+        columns = [_items_of(tx, a) for a in args]
+        if strict and len({len(c) for c in columns}) > 1:
+            raise UserErrorInTrace(ValueError("zip() arguments have different lengths"))
+        return [TupleValue(list(row)) for row in zip(*columns)]
+
+    return loops.iterator(tx.state, origin, items)
 
 
 def _enumerate(tx, args, kwargs):
     start = python_int(tx.state, args[1] if len(args) > 1 else kwargs.get("start", Const(0)))
-    return Iterator(
-        [TupleValue([Const(start + i), v]) for i, v in enumerate(_items_of(tx, args[0]))]
+    inner = loops.items_of(tx.state, args[0])
+    origin = loops.EnumerateItems(start, inner) if inner is not None else None
+    return loops.iterator(
+        tx.state,
+        origin,
+        lambda: [TupleValue([Const(start + i), v]) for i, v in enumerate(_items_of(tx, args[0]))],
     )
 
 
@@ -86,10 +99,11 @@ def _next(tx, args, kwargs):
     it = args[0]
     if not isinstance(it, Iterator):
         raise tx.state.graph_break("unsupported_object", f"next() on {it.describe()}")
-    if it.position >= len(it.items):
+    if it.position >= len(it.known_items()):
         if len(args) > 1:
             return args[1]
         raise UserErrorInTrace(StopIteration())
+    tx.state.note_mutation(it)
     it.position += 1
     return it.items[it.position - 1]
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from . import hatches, report
 from .bytecode.resume import RESUME_CODES
 from .compiled_graph import CompiledGraph
-from .errors import BreakRecord, FrameLoc, GraphBreak, RestartTrace, UserErrorInTrace
+from .errors import BreakRecord, FrameLoc, GraphBreak, RestartTrace, StopTrace, UserErrorInTrace
 from .glue.continuation import Continuation, plan
 from .glue.function import GlueFunction, live_example_inputs
 from .graph import Graph
@@ -33,7 +33,7 @@ from .source import (
     frame_names,
 )
 from .trace_state import TraceState
-from .translator import StopTrace, Translator
+from .translator import Translator
 from .wrapping import DynamicPolicy
 
 
@@ -51,6 +51,7 @@ class Entry:
     phases: report.Phases = field(default_factory=report.Phases)
     report: report.CompileReport | None = None  # set once the entry is published
     compiled: CompiledGraph | None = None  # what the backend made of the graph
+    loops: tuple = ()  # a `loops.LoopRecord` per loop the trace met
 
     @property
     def is_eager(self) -> bool:
@@ -68,12 +69,14 @@ class FrameOptions:
 
 
 def trace(fn: types.FunctionType, args: tuple, kwargs: dict, dynamic: DynamicPolicy, name: str,
-          stop_at: int | None = None, root: bool = True, device_arrays: bool = False):  # fmt: skip
+          stop_at: int | None = None, root: bool = True, device_arrays: bool = False,
+          loop_nodes: bool = False):  # fmt: skip
     """Run the translator over one call: (state, result) or (state, StopTrace) or a break.
-    ``device_arrays``: the backend runs on torch/CuPy arrays, which are traced as arrays."""
+    ``device_arrays``: the backend runs on torch/CuPy arrays, which are traced as arrays;
+    ``loop_nodes``: it runs loop nodes (`loops`), so loops are captured instead of unrolled."""
     arguments = bind(fn, args, kwargs)
     state = TraceState(name, dynamic, fn.__globals__, hatches.current_error_on_graph_break(),
-                       device_arrays=device_arrays)  # fmt: skip
+                       device_arrays=device_arrays, loop_nodes=loop_nodes)  # fmt: skip
     if root:  # a user's function: its code and defaults can be replaced between calls
         function = FunctionSource(fn.__qualname__)
         for attr in ("__code__", "__defaults__", "__kwdefaults__"):
@@ -106,8 +109,8 @@ def compile_frame(fn, args, kwargs, options: FrameOptions, phases: report.Phases
             with phases.time("trace"):
                 state, outcome = trace(fn, args, kwargs, dynamic, name, stop_at,
                                        root=not options.closure_param,
-                                       device_arrays=getattr(options.backend, "device_arrays",
-                                                             False))  # fmt: skip
+                                       device_arrays=_backend_has(options.backend, "device_arrays"),
+                                       loop_nodes=_backend_has(options.backend, "loop_nodes"))  # fmt: skip
             break
         except RestartTrace:
             dynamic = DynamicPolicy(dynamic.all_dims, dynamic.marked, force_static=True)
@@ -162,11 +165,20 @@ def compile_frame(fn, args, kwargs, options: FrameOptions, phases: report.Phases
     sources = {"graph": graph.python_code(), "glue": made.text, "guards": check_code}
     if glue.resumes:
         sources["resume"] = "\n".join(glue.resumes)
+    bodies = [f"# {loop.describe()}\n{loop.body}" for loop in state.loops if loop.captured]
+    if bodies:
+        sources["loops"] = "\n".join(bodies)
     if compiled_graph is not None and compiled_graph.sources:
         sources["backend"] = compiled_graph.source_text()
     entry = Entry(check, run, order_guards(state.guards.items), graph, record, sources=sources,
-                  phases=phases, compiled=compiled_graph)  # fmt: skip
+                  phases=phases, compiled=compiled_graph, loops=tuple(state.loops))  # fmt: skip
     return entry, record
+
+
+def _backend_has(backend, feature: str) -> bool:
+    """Whether a backend declares a feature (an attribute, or a function deciding it now)."""
+    has = getattr(backend, feature, False)
+    return bool(has() if callable(has) else has)
 
 
 def make_check(fn, guards: list[Guard], closure_param: bool = False):

@@ -209,6 +209,15 @@ class UserErrorInTrace(Exception):
                 "the frame runs eagerly, and raises there")  # fmt: skip
 
 
+class StopTrace(Exception):
+    """Internal: a translator reached the instruction it must stop before: the root frame's
+    known break, or the head of a loop whose body is being captured (``tx``: that translator)."""
+
+    def __init__(self, tx):
+        super().__init__("stop")
+        self.tx = tx
+
+
 class RestartTrace(Exception):
     """Internal: tracing must start over with different frame settings (e.g. static shapes)."""
 

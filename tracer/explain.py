@@ -24,6 +24,7 @@ class ExplainOutput:
     compiled_frames: list[str] = field(default_factory=list)  # qualnames (resume functions too)
     skipped_frames: list[str] = field(default_factory=list)  # frames that ran eagerly
     skip_reasons: list[str] = field(default_factory=list)  # why, one per skipped frame
+    loops: list = field(default_factory=list)  # loops.LoopRecord: loop nodes, or why unrolled
     result: object = None
     reports: list = field(default_factory=list)  # the CompileReports this is made from
 
@@ -42,6 +43,9 @@ class ExplainOutput:
             for i, ops in enumerate(self.ops_per_graph, 1):
                 lines.append(f"  Ops {i}:")
                 lines.extend(f"    {op}" for op in ops)
+        if self.loops:
+            lines.append("Loops:")
+            lines.extend(f"  {loop.describe()}" for loop in self.loops)
         if self.out_guards:
             lines.append("Out Guards:")
             lines.extend(f"  {g.describe()}" for g in self.out_guards)
@@ -76,6 +80,7 @@ def explain(fn, rebuild, *, backend, dynamic=None):
                 out.compiled_frames.append(rep.function)
             out.graphs.extend(g for g in rep.graphs if g.op_count())
             out.break_reasons.extend(rep.breaks)
+            out.loops.extend(rep.loops)
             out.out_guards.extend(rep.guards)
             out.compile_time += rep.compile_time
         out.graph_count = len(out.graphs)

@@ -10,7 +10,7 @@ import dataclasses
 
 import numpy as np
 
-from . import effects
+from . import effects, masked
 from .canonical import canonicalize
 from .examples import run_with_stand_ins, traced_leaves, value_dependent_shape
 from .graph import Node, TensorMeta, describe_value
@@ -26,8 +26,11 @@ def graph_call(state, op: str, target, args: tuple, kwargs: dict, *, name: str,
 
     The operation runs on the examples, writes included (see `examples.ExampleMemory`):
     ``writes`` are the arguments it writes into, found from NumPy's signatures
-    (``out=``, in-place methods and functions) unless given (custom ops).
+    (``out=``, in-place methods and functions) unless given (custom ops). A masked value
+    among the arguments (``z[m]``) goes to `masked.call`.
     """
+    if masked.first_masked((args, kwargs)) is not None:
+        return masked.call(state, op, target, args, kwargs, name)
     what = _op_text(op, target)
     if writes is None:
         try:
@@ -39,7 +42,11 @@ def graph_call(state, op: str, target, args: tuple, kwargs: dict, *, name: str,
         if not isinstance(w, ArrayValue):
             raise state.graph_break("unsupported_numpy", f"{what} writing into {w.describe()}")
     g_args, g_kwargs = as_graph_arg(state, args), as_graph_arg(state, kwargs)
+    if writes:
+        masked.note_writes(state, writes)
     written_inputs = _prepare_writes(state, writes)
+    for w in writes:
+        state.note_write(w.example)
     example = run_with_stand_ins(op, example_fn or target, args, kwargs, writes)
     if not writes and not effects.shape_from_meta(op, target):
         _check_static_shape(state, what, op, example_fn or target, args, kwargs, example)
@@ -58,6 +65,20 @@ def graph_call(state, op: str, target, args: tuple, kwargs: dict, *, name: str,
     node.tensor = tensor_meta(state, example)
     node.meta = node.tensor.text()
     return value_of(state, node, example, writes) if op != "inplace" else writes[0]
+
+
+def opaque_call(state, target, args: tuple, example, *, name: str, mutates: bool = False,
+                writes_inputs: tuple = ()) -> Value:  # fmt: skip
+    """A call the tracer built itself and already ran on the examples (a loop node); it may
+    write into its arguments (``mutates``: the graph inputs whose memory it writes are
+    ``writes_inputs``), and may raise (then the frame runs again eagerly, `graph_failure`)."""
+    node = state.graph.add("call", target, as_graph_arg(state, args), {}, name=name,
+                           stack=state.user_stack())  # fmt: skip
+    node.mutates, node.writes_inputs = mutates, writes_inputs
+    node.errstate = state.contexts.errstate()
+    node.tensor = tensor_meta(state, example)
+    node.meta = node.tensor.text()
+    return value_of(state, node, example)
 
 
 def tensor_meta(state, example) -> TensorMeta:
@@ -147,7 +168,11 @@ def value_of(state, node: Node, example: object, writes=()) -> Value:
 
 def name_value(state, value: Value, name: str) -> None:
     """Name a graph node after the user's variable the first time it is stored."""
-    node = getattr(value, "node", None)
+    node = (
+        masked.name_of(value)
+        if isinstance(value, masked.MaskedValue)
+        else getattr(value, "node", None)
+    )
     if isinstance(node, Node) and node.op != "input" and id(node) not in state.named_nodes:
         state.named_nodes.add(id(node))
         state.graph.rename(node, name)

@@ -1,5 +1,6 @@
-"""Generated Python (the glue, the eager backend's graph) compiled under the user's file name
-with the user's line numbers, so its tracebacks show the user's code."""
+"""Generated Python (the glue, a graph run as Python: the eager backend's, a loop body) compiled
+under the user's file name with the user's line numbers, so its tracebacks and warnings show
+the user's code."""
 
 from __future__ import annotations
 
@@ -18,3 +19,42 @@ def place_at_user_lines(fn: ast.FunctionDef, statements: list[ast.stmt],
             if hasattr(node, "lineno"):
                 node.lineno = node.end_lineno = line or first
     fn.end_lineno = max([first] + [line for line in lines if line])
+
+
+def compile_at_user_lines(graph, source: str, plan=None):
+    """``source``, the graph printed as a Python function (with a backend's memory ``plan``),
+    compiled under the user's file with each statement at the user's line its node came from:
+    an error raised or a warning shown inside the graph points at the user's code."""
+    filename, lines = _user_lines(graph, plan)
+    tree = ast.parse(source)
+    if filename is not None:
+        fn = tree.body[0]
+        first = min((line for line in lines if line), default=1)
+        place_at_user_lines(fn, list(_flatten(fn.body)), lines, first)
+    return compile(tree, filename or f"<tcompile graph {graph.name}>", "exec")
+
+
+def _user_lines(graph, plan) -> tuple[str | None, list[int | None]]:
+    """The user's file, and per printed statement the closest line of that file (a ``del``
+    after a node's statement gets the node's line)."""
+    nodes = [n for n in graph.nodes if n.op != "input"]
+    roots = [n.stack[0].filename for n in nodes if n.stack]
+    if not roots:
+        return None, []
+    filename = roots[0]
+    lines = []
+    for node in nodes:
+        same_file = [loc.lineno for loc in node.stack if loc.filename == filename]
+        lines.append(same_file[-1] if same_file else None)
+        if plan is not None and plan.released_after(node):
+            lines.append(lines[-1])
+    return filename, lines
+
+
+def _flatten(body):
+    """Statements in printing order, entering ``with np.errstate(...)`` blocks."""
+    for stmt in body:
+        if isinstance(stmt, ast.With):
+            yield from _flatten(stmt.body)
+        else:
+            yield stmt

@@ -12,8 +12,8 @@ import types
 
 import numpy as np
 
+from . import masked, operators, quiet
 from . import numpy_table as table
-from . import operators, quiet
 from .errors import RestartTrace, UserErrorInTrace
 from .graph import Node
 from .source import AttrSource, TypeSource
@@ -92,6 +92,8 @@ def const_to_value(result) -> Value:
 
 def concretize(state: TraceState, v: SymInt) -> int:
     """Use a dynamic size as a Python int: specialise the input dims it comes from."""
+    if v.on_concrete is not None:
+        v.on_concrete()
     if v.deps is None:
         raise RestartTrace(
             f"a size of an intermediate array ({v.node.name}) was used as a Python int"
@@ -110,6 +112,8 @@ def python_int(state: TraceState, v: Value):
 
 def binary_op(state: TraceState, fn, a: Value, b: Value, name: str) -> Value:
     """``a <op> b`` for an ``operator`` function (``operator.iadd`` for ``+=``)."""
+    if isinstance(a, masked.MaskedValue) or isinstance(b, masked.MaskedValue):
+        return masked.binary(state, fn, a, b)
     plain = operators.plain(fn)
     if isinstance(a, NumpyValue) or isinstance(b, NumpyValue):
         if operators.is_inplace(fn) and isinstance(a, ArrayValue):
@@ -158,9 +162,11 @@ def symint_op(state: TraceState, fn, a: Value, b: Value, name: str) -> Value:
         args = tuple(v.node if isinstance(v, SymInt) else v.value for v in (a, b))
         node = state.graph.add("call", fn, args, name=name, meta="int", stack=state.user_stack(),
                                risk="silent" if fn in _SILENT_INT_OPS else "raise")  # fmt: skip
-        deps = [v.deps for v in (a, b) if isinstance(v, SymInt)]
+        symbolic = [v for v in (a, b) if isinstance(v, SymInt)]
+        deps = [v.deps for v in symbolic]
         merged = None if any(d is None for d in deps) else frozenset().union(*deps)
-        return SymInt(node, hint, merged)
+        on_concrete = next((v.on_concrete for v in symbolic if v.on_concrete), None)
+        return SymInt(node, hint, merged, on_concrete=on_concrete)
     return fold(fn, python_int(state, a), python_int(state, b))
 
 
@@ -215,6 +221,8 @@ def compare_op(state: TraceState, symbol: str, a: Value, b: Value) -> Value:
 
 
 def unary_op(state: TraceState, fn, v: Value, name: str) -> Value:
+    if isinstance(v, masked.MaskedValue):
+        return masked.unary(state, fn, v)
     if isinstance(v, NumpyValue):
         return state.graph_call("call", fn, (v,), {}, name=name)
     if isinstance(v, SymFloat):
@@ -224,7 +232,7 @@ def unary_op(state: TraceState, fn, v: Value, name: str) -> Value:
     if isinstance(v, SymInt) and fn is operator.neg:
         node = state.graph.add("call", fn, (v.node,), name=name, meta="int",
                                stack=state.user_stack(), risk="silent")  # fmt: skip
-        return SymInt(node, -v.hint, v.deps)
+        return SymInt(node, -v.hint, v.deps, on_concrete=v.on_concrete)
     try:
         if isinstance(v, SymInt):
             return fold(fn, python_int(state, v))
@@ -235,6 +243,8 @@ def unary_op(state: TraceState, fn, v: Value, name: str) -> Value:
 
 def truth(state: TraceState, v: Value) -> bool:
     """``bool(v)`` for a branch; a data-dependent break for arrays and NumPy scalars."""
+    if isinstance(v, masked.MaskedValue):
+        raise masked.escape(v)
     if isinstance(v, NumpyValue):
         raise state.graph_break(
             "data_dependent_branch",
@@ -308,6 +318,12 @@ def _known_object(v: Value):
 
 
 def get_attr(state: TraceState, v: Value, name: str, tx) -> Value:
+    if isinstance(v, masked.MaskedValue):  # its dtype and rank are known, not its length
+        if name == "dtype":
+            return Const(v.dtype)
+        if name == "ndim":
+            return Const(v.full.example.ndim - v.mask.example.ndim + 1)
+        raise masked.escape(v)
     if isinstance(v, ArrayValue):
         return _array_attr(state, v, name)
     if isinstance(v, ScalarValue):
@@ -512,6 +528,8 @@ _SETFLAGS = {"writeable": "write", "aligned": "align", "writebackifcopy": "uic"}
 
 
 def store_attr(state: TraceState, obj: Value, name: str, value: Value) -> None:
+    if isinstance(obj, UserObject):
+        state.note_mutation(obj)
     if isinstance(obj, UserObject) and obj.new_cls is not None:
         obj.overlay[name] = value  # an object made in the trace: no side effect to replay
         return
@@ -586,11 +604,7 @@ def index_arg(state: TraceState, index: Value) -> Value:
                 "Keep slice bounds static (constants or shapes).",
             )
         if isinstance(part, ArrayValue) and part.example.dtype == np.bool_:
-            raise state.graph_break(
-                "data_dependent_shape",
-                "boolean-mask indexing: the result's shape depends on the mask's values",
-                "Use np.where(mask, x, 0) (or a masked reduction) to keep shapes static.",
-            )
+            raise state.graph_break("data_dependent_shape", masked.EXPLANATION, masked.HINT)
         if isinstance(part, ListValue) and any(isinstance(i, ArrayValue) for i in part.items):
             raise state.graph_break("unsupported_numpy", "a list of arrays used as an index")
         if isinstance(part, (UserObject, UserFunction)):
@@ -599,6 +613,13 @@ def index_arg(state: TraceState, index: Value) -> Value:
 
 
 def get_item(state: TraceState, obj: Value, index: Value, tx) -> Value:
+    selection = obj if isinstance(obj, masked.MaskedValue) else masked.first_masked(index)
+    if selection is not None:
+        raise masked.escape(selection)
+    if isinstance(obj, ArrayValue):
+        selection = masked.read(state, obj, index)  # ``z[m]``: made only if it must be
+        if selection is not None:
+            return selection
     if isinstance(obj, NumpyValue):
         return state.graph_call(
             "getitem", None, (obj, index_arg(state, index)), {}, name=f"{_hint(obj)}_item"
@@ -642,6 +663,13 @@ def _hint(v: Value) -> str:
 
 
 def set_item(state: TraceState, obj: Value, index: Value, value: Value) -> None:
+    selection = obj if isinstance(obj, masked.MaskedValue) else masked.first_masked(index)
+    if selection is not None:
+        raise masked.escape(selection)
+    if isinstance(obj, ArrayValue) and masked.store(state, obj, index, value):
+        return  # ``a[mask] = v``: a masked write in the graph
+    if isinstance(value, masked.MaskedValue):
+        raise masked.escape(value)
     if isinstance(obj, ArrayValue):
         state.graph_call("setitem", None, (obj, index_arg(state, index), value), {}, name="setitem")
         return
@@ -661,6 +689,7 @@ def set_item(state: TraceState, obj: Value, index: Value, value: Value) -> None:
 
 def mutate_list(state: TraceState, container: Value) -> None:
     """Containers made in the trace mutate freely; pre-existing ones are replayed after the graph."""
+    state.note_mutation(container)
     if container.source is not None:
         state.effects.mutate(container)
 
@@ -670,12 +699,14 @@ def mutate_list(state: TraceState, container: Value) -> None:
 
 def iterate(state: TraceState, v: Value) -> list[Value]:
     """The items a for-loop over ``v`` sees, all known at trace time (the loop is unrolled)."""
+    if isinstance(v, masked.MaskedValue):
+        raise masked.escape(v)
     if isinstance(v, (TupleValue, ListValue)):
         return list(v.items)
     if isinstance(v, DictValue):
         return [const_to_value(k) for k in v.items]
     if isinstance(v, Iterator):
-        items = v.items[v.position :]
+        items = v.known_items()[v.position :]
         v.position = len(v.items)
         return items
     if isinstance(v, ArrayValue):

@@ -40,8 +40,8 @@ class CompileReport:
     ``outcome`` is "graph" (the frame runs compiled code: ``graphs`` holds its graph, empty
     when it captured no operation), "eager" (the frame runs as plain Python, for
     ``eager_reason``) or "error" (a break where none was allowed: ``tc.Unsupported`` was
-    raised; ``breaks`` holds it). ``sources`` maps "graph", "glue", "guards", "resume" and
-    "backend" (the backend's generated code) to text; ``phases`` maps a compile phase
+    raised; ``breaks`` holds it). ``sources`` maps "graph", "glue", "guards", "resume",
+    "loops" (the bodies of loop nodes) and "backend" (the backend's generated code) to text; ``phases`` maps a compile phase
     ("trace", "codegen", "backend", "guards") to seconds; ``compiled`` is what the backend
     returned (its sources by name and its details, such as Triton's kernel groups).
     """
@@ -59,6 +59,7 @@ class CompileReport:
     sources: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     phases: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     compiled: CompiledGraph | None = None  # the backend's result for the graph
+    loops: tuple = ()  # what became of each loop: a loop node, or unrolled and why
 
     @property
     def is_recompile(self) -> bool:

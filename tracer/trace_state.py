@@ -27,7 +27,8 @@ from .wrapping import DynamicPolicy, Inputs
 
 class TraceState:
     def __init__(self, graph_name: str, dynamic: DynamicPolicy, root_globals: dict,
-                 error_on_graph_break: bool = False, device_arrays: bool = False):  # fmt: skip
+                 error_on_graph_break: bool = False, device_arrays: bool = False,
+                 loop_nodes: bool = False):  # fmt: skip
         self.graph = Graph(graph_name)
         self.root_globals = root_globals
         self.guards = GuardList()
@@ -41,6 +42,9 @@ class TraceState:
         self.budget = TraceBudget()  # how far this trace may still go
         self.cell_models: dict[int, object] = {}  # id(real cell) -> its Cell model
         self.keep_alive: list = []  # the real cells behind cell_models (ids stay unique)
+        self.loop_watch = None  # while a loop body is captured: told what the body changes
+        self.loop_nodes = loop_nodes  # the backend runs loop nodes (else loops are unrolled)
+        self.loops: list = []  # a `loops.LoopRecord` per loop met: captured, or why unrolled
 
     def wrap(self, obj: object, source: Source) -> Value:
         """The symbolic value for ``obj`` read from ``source``, guarding what the trace assumes."""
@@ -55,6 +59,27 @@ class TraceState:
     def graph_break(self, kind: str, explanation: str, *hints: str) -> GraphBreak:
         """Build (the caller raises) a break located at the current instruction."""
         return self.breaks.make(kind, explanation, self.user_stack(), hints)
+
+    def note_mutation(self, value: Value) -> None:
+        """A container, object, iterator or cell model is about to change."""
+        if self.loop_watch is not None:
+            self.loop_watch.mutation(value)
+
+    def note_layout_read(self) -> None:
+        """The trace reads strides or flags (a loop body's carried values have the layout of
+        their first iteration only)."""
+        if self.loop_watch is not None:
+            self.loop_watch.layout_read()
+
+    def note_write(self, example) -> None:
+        """An example array is about to be written (a loop body puts it back if not captured)."""
+        if self.loop_watch is not None:
+            self.loop_watch.before_write(example)
+
+    def note_new_input(self, source: Source) -> None:
+        """A pre-existing object becomes a graph input."""
+        if self.loop_watch is not None:
+            self.loop_watch.new_input(source)
 
     def user_stack(self) -> tuple[FrameLoc, ...]:
         return self.tx.user_stack() if self.tx is not None else ()

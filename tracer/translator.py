@@ -15,12 +15,12 @@ import sys
 import types
 from types import CodeType
 
-from . import contexts, graph_calls, operators
+from . import contexts, graph_calls, loops, operators
 from . import operations as ops
 from .break_policy import blocked_by
 from .bytecode.reader import Instruction, normalize
 from .calls import CallMixin
-from .errors import FrameLoc, GraphBreak, RestartTrace, TCompileError, UserErrorInTrace
+from .errors import FrameLoc, GraphBreak, RestartTrace, StopTrace, TCompileError, UserErrorInTrace
 from .source import (
     AttrSource,
     BuiltinSource,
@@ -66,14 +66,6 @@ def _cell_is_set(cell) -> bool:
         return True
     except ValueError:
         return False
-
-
-class StopTrace(Exception):
-    """Internal: the root frame reached the instruction it must stop before (a known break)."""
-
-    def __init__(self, tx: Translator):
-        super().__init__("stop")
-        self.tx = tx
 
 
 class Translator(CallMixin):
@@ -168,7 +160,7 @@ class Translator(CallMixin):
                     raise GraphBreak(self.state.breaks.region) from None
                 error.stack = error.stack or self.state.user_stack()
                 raise
-            except (RestartTrace, TCompileError):
+            except (RestartTrace, TCompileError, loops.NotCaptured):
                 raise
             except NotConstant as error:
                 raise self.state.graph_break(
@@ -298,6 +290,7 @@ class Translator(CallMixin):
                     "unsupported_mutation", "write to a closure cell tcompile cannot address"
                 )
             self.state.effects.write_cell(cell)
+        self.state.note_mutation(cell)
         graph_calls.name_value(self.state, value, inst.arg)
         cell.contents = value
 
@@ -533,6 +526,7 @@ class Translator(CallMixin):
 
     def SET_ADD(self, inst: Instruction) -> None:
         value = self.pop().constant()
+        self.state.note_mutation(self.stack[-inst.arg])
         self.stack[-inst.arg].values.add(value)
 
     def SET_UPDATE(self, inst: Instruction) -> None:
@@ -541,6 +535,7 @@ class Translator(CallMixin):
         source = self.pop()
         values = source.constant() if source.is_constant() else [
             v.constant() for v in ops.iterate(self.state, source)]  # fmt: skip
+        self.state.note_mutation(self.stack[-inst.arg])
         self.stack[-inst.arg].values.update(values)
 
     def BUILD_SLICE(self, inst: Instruction) -> None:
@@ -570,6 +565,7 @@ class Translator(CallMixin):
 
     def MAP_ADD(self, inst: Instruction) -> None:
         value, key = self.pop(), self.pop()
+        self.state.note_mutation(self.stack[-inst.arg])
         self.stack[-inst.arg].items[key.constant()] = value
 
     def DICT_UPDATE(self, inst: Instruction) -> None:
@@ -578,6 +574,7 @@ class Translator(CallMixin):
             raise self.state.graph_break(
                 "unsupported_object", f"dict update from {other.describe()}"
             )
+        self.state.note_mutation(self.stack[-inst.arg])
         self.stack[-inst.arg].items.update(other.items)
 
     DICT_MERGE = DICT_UPDATE
@@ -663,12 +660,21 @@ class Translator(CallMixin):
     def GET_ITER(self, inst: Instruction) -> None:
         value = self.pop()
         self.push(
-            value if isinstance(value, Iterator) else Iterator(ops.iterate(self.state, value))
+            value
+            if isinstance(value, Iterator)
+            else loops.iterator(
+                self.state,
+                loops.items_of(self.state, value),
+                lambda: ops.iterate(self.state, value),
+            )  # fmt: skip
         )
 
     def FOR_ITER(self, inst: Instruction) -> None:
         it = self.stack[-1]
-        if it.position < len(it.items):
+        if it.origin is not None and loops.capture(self, inst, it):
+            return
+        if it.position < len(it.known_items()):
+            self.state.note_mutation(it)
             it.position += 1
             self.push(it.items[it.position - 1])
         else:

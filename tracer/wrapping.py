@@ -238,7 +238,12 @@ class Inputs:
                               meta="int", risk="silent")  # fmt: skip
         return SymInt(node, int(array.example.shape[dim]), frozenset({(source.name(), dim)}))
 
+    def wrapped_values(self) -> list[Value]:
+        """Every value read from a source so far."""
+        return list(self._wrapped.values())
+
     def _input_node(self, obj: object, source: Source) -> Node:
+        self.state.note_new_input(source)
         # Inputs come first in the graph: insert before the first non-input node.
         node = Node(self.state.graph, self.state.graph.fresh_name(source.hint()), "input", source.name(),
                     meta=describe_value(obj), tensor=TensorMeta.of(obj))  # fmt: skip
@@ -252,6 +257,7 @@ class Inputs:
     def guard_layout(self) -> None:
         """The trace read a memory layout (strides, flags): every array input's strides and
         writeability now matter, since the layouts and flags of results follow them."""
+        self.state.note_layout_read()
         for source, example, node in zip(self.sources, self.examples, self.nodes):
             if type(example) is np.ndarray and node.tensor.placement is None:
                 self.guards.add(source, "strides", example.strides)

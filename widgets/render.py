@@ -280,7 +280,21 @@ def _graph_block(report: CompileReport, title: str, graph: Graph, source: CellSo
     where = _where(report.filename, report.firstlineno, source)
     heading = _title(title, f"{_plural(graph.op_count(), 'op')} · {where}")
     row = f'<div class="tc-graph-row">{drawing}{_pre(str(graph))}</div>'
-    return f'<div class="tc-graph">{heading}{row}</div>'
+    return f'<div class="tc-graph">{heading}{row}{_loops_html(report)}</div>'
+
+
+def _loops_html(report: CompileReport) -> str:
+    """The loops this compile met: loop nodes (trip count, body size, the body's code) and the
+    loops it unrolled, with why."""
+    if not report.loops:
+        return ""
+    items = "".join(
+        f"<li>{escape(loop.describe())}"
+        + (f"<details><summary>body</summary>{_pre(loop.body)}</details>" if loop.captured else "")
+        + "</li>"
+        for loop in report.loops
+    )
+    return f'<div class="tc-loops">Loops:<ul>{items}</ul></div>'
 
 
 def _guards_body(run: CellRun) -> str:

@@ -23,7 +23,8 @@ def budget():
 def running_sum(x, steps):
     total = np.zeros_like(x)
     for i in range(steps):
-        total = total + x * i
+        if i % 2:  # a branch on the loop index: the loop is unrolled
+            total = total + x * i
     return total
 
 

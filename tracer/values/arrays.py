@@ -59,14 +59,16 @@ class ScalarValue(NumpyValue):
 
 @dataclass(eq=False)
 class SymInt(GraphValue):
-    """A size known only at run time. ``deps``: the (input source name, dim) pairs it is made
-    of, or None when it comes from an intermediate array (then concretising it restarts the
-    trace with static shapes)."""
+    """An int known only at run time: a size, or a captured loop's index. ``deps``: the (input
+    source name, dim) pairs it is made of, or None when it comes from an intermediate array
+    (then concretising it restarts the trace with static shapes). ``on_concrete``: called when
+    the trace needs its value as a Python int (a loop index: the loop is not captured)."""
 
     node: Node
     hint: int
     deps: frozenset | None
     source: Source | None = None
+    on_concrete: object = None
 
     def python_type(self) -> type:
         return int

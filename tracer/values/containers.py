@@ -4,10 +4,10 @@ arguments that reaches the values inside containers (`leaves`, `rebuild`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..source import Source
-from .core import Const, Value
+from .core import Const, Value, birth
 
 
 @dataclass(eq=False)
@@ -38,6 +38,7 @@ class ListValue(Value):
     items: list
     source: Source | None = None
     mutated: bool = False
+    born: int = field(default_factory=birth, repr=False)
 
     def python_type(self) -> type:
         return list
@@ -57,6 +58,7 @@ class DictValue(Value):
     items: dict  # constant key -> Value
     source: Source | None = None
     mutated: bool = False
+    born: int = field(default_factory=birth, repr=False)
 
     def python_type(self) -> type:
         return dict
@@ -78,6 +80,7 @@ class SetValue(Value):
     iteration order is exactly Python's."""
 
     values: set
+    born: int = field(default_factory=birth, repr=False)
 
     def python_type(self) -> type:
         return set
@@ -134,8 +137,20 @@ class ConstMethod(Value):
 
 @dataclass(eq=False)
 class Iterator(Value):
+    """Iteration over known items (a loop over them is unrolled), or, where ``origin`` says
+    how its k-th item is made, a loop that can be captured whole (`tracer.loops`)."""
+
     items: list
     position: int = 0
+    origin: object = None
+    pending: object = None  # makes the items, if they were left to make
+    born: int = field(default_factory=birth, repr=False)
+
+    def known_items(self) -> list:
+        """The items, made now if they were left to make (a loop that is unrolled after all)."""
+        if self.pending is not None:
+            self.items, self.pending = self.pending(), None
+        return self.items
 
     def python_type(self) -> type:
         return type(iter(()))

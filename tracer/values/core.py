@@ -8,12 +8,21 @@ Python value when fully known (`Value.constant`), what a graph call takes for it
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..graph import literal_text
 from ..source import Source
+
+_BIRTHS = itertools.count()
+
+
+def birth() -> int:
+    """A serial number for a mutable value made now: values made later have larger ones (a
+    loop body being captured may change only the values it made itself)."""
+    return next(_BIRTHS)
 
 
 class NotConstant(Exception):

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from types import CodeType
 
 from ..source import Source
-from .core import Value
+from .core import Value, birth
 
 
 @dataclass(eq=False)
@@ -19,6 +19,7 @@ class Cell(Value):
     contents: Value | None = None
     preexisting: Source | None = None
     real: bool = False
+    born: int = field(default_factory=birth, repr=False)
 
     def python_type(self) -> type:
         return types.CellType

@@ -6,7 +6,7 @@ import types
 from dataclasses import dataclass, field
 
 from ..source import Source
-from .core import Value
+from .core import Value, birth
 
 
 @dataclass(eq=False)
@@ -19,6 +19,7 @@ class UserObject(Value):
     overlay: dict = field(default_factory=dict)  # attributes written during the trace
     new_cls: type | None = None
     mutated: bool = False  # attributes written (a pre-existing object)
+    born: int = field(default_factory=birth, repr=False)
 
     @property
     def cls(self) -> type:
