@@ -21,7 +21,7 @@ from .operations import (
     python_int,
     unary_op,
 )
-from .values.arrays import ArrayValue, NumpyValue, ScalarValue, SymInt
+from .values.arrays import ArrayValue, NumpyValue, SymInt
 from .values.containers import (
     DictValue,
     Iterator,
@@ -261,11 +261,10 @@ def _hasattr(tx, args, kwargs):
 
 def _callable(tx, args, kwargs):
     v = args[0]
-    if isinstance(v, (Const, Obj, UserObject)):
+    if isinstance(v, (Const, Obj)) or (isinstance(v, UserObject) and v.new_cls is None):
         return Const(callable(v.value))
-    return Const(
-        not isinstance(v, (ArrayValue, ScalarValue, SymInt, TupleValue, ListValue, DictValue))
-    )
+    # callable(x) asks whether x's type defines __call__
+    return Const(any("__call__" in vars(t) for t in v.python_type().__mro__))
 
 
 def _divmod_pow_round(fn):
@@ -294,6 +293,8 @@ def _any_all(fn):
 
 def _map(tx, args, kwargs):
     fn, *iterables = args
+    if not iterables:
+        raise UserErrorInTrace(TypeError("map() must have at least two arguments."))
     columns = [_items_of(tx, it) for it in iterables]
     return Iterator([tx.call(fn, list(row), {}) for row in zip(*columns)])
 

@@ -143,6 +143,8 @@ class Graph:
         self.name = name
         self.nodes: list[Node] = []
         self._names: set[str] = set()
+        self._next_suffix: dict[str, int] = {}  # base -> the first suffix that may be free
+        self._made: dict[str, tuple[str, int]] = {}  # name -> (base, suffix) it was made of
 
     # -- building -----------------------------------------------------------------------------
     def fresh_name(self, hint: str) -> str:
@@ -151,15 +153,24 @@ class Graph:
             base = f"v_{base}"
         if keyword.iskeyword(base) or base in _RESERVED:
             base = f"{base}_"
-        name, n = base, 1
+        # The lowest free suffix, searched from where the last search for ``base`` ended (a
+        # search from 1 each time is quadratic in a graph of thousands of ``add_N`` nodes).
+        n = self._next_suffix.get(base, 0)
+        name = f"{base}_{n}" if n else base
         while name in self._names:
-            name, n = f"{base}_{n}", n + 1
+            n += 1
+            name = f"{base}_{n}"
         self._names.add(name)
+        self._next_suffix[base] = n + 1
+        self._made[name] = (base, n)
         return name
 
     def rename(self, node: Node, hint: str) -> None:
         """Give ``node`` the user's variable name (first store wins)."""
         self._names.discard(node.name)
+        base, n = self._made.pop(node.name, (None, 0))
+        if base is not None:  # its suffix is free again
+            self._next_suffix[base] = min(self._next_suffix[base], n)
         node.name = self.fresh_name(hint)
 
     def add(self, op: str, target, args=(), kwargs=None, *, name: str, meta: str = "", stack=(),
@@ -284,6 +295,22 @@ def _nodes_in(obj):
 
 def nodes_in(obj) -> list[Node]:
     return list(_nodes_in(obj))
+
+
+def substitute(obj, replaced: dict[int, Node]):
+    """``obj`` (a node, or arguments holding nodes) with each node whose id is a key of
+    ``replaced`` replaced by its value."""
+    if isinstance(obj, Node):
+        return replaced.get(id(obj), obj)
+    if isinstance(obj, tuple):
+        return tuple(substitute(v, replaced) for v in obj)
+    if isinstance(obj, list):
+        return [substitute(v, replaced) for v in obj]
+    if isinstance(obj, dict):
+        return {k: substitute(v, replaced) for k, v in obj.items()}
+    if isinstance(obj, slice):
+        return slice(*(substitute(p, replaced) for p in (obj.start, obj.stop, obj.step)))
+    return obj
 
 
 # Ufuncs written as the operators that run them on ndarrays (``np.add(a, b)``: ``a + b``).

@@ -9,7 +9,7 @@ import types
 import numpy as np
 
 from . import numpy_table, operators
-from .graph import STATEMENT_OPS, Graph, Node, nodes_in
+from .graph import STATEMENT_OPS, Graph, Node, nodes_in, substitute
 
 
 def eliminate_common_subexpressions(graph: Graph) -> int:
@@ -33,8 +33,8 @@ def eliminate_common_subexpressions(graph: Graph) -> int:
     epoch = 0  # bumped by every write: a value read after a write is another value
     for node in graph.nodes:
         if replaced:
-            node.args = _substitute(node.args, replaced)
-            node.kwargs = _substitute(node.kwargs, replaced)
+            node.args = substitute(node.args, replaced)
+            node.kwargs = substitute(node.kwargs, replaced)
         if node.mutates or node.op in STATEMENT_OPS:
             epoch += 1
             continue
@@ -156,17 +156,3 @@ def _arg_key(value):
     if isinstance(value, np.dtype) or isinstance(value, type):
         return ("object", id(value))
     raise _Unkeyable(value)
-
-
-def _substitute(value, replaced: dict[int, Node]):
-    if isinstance(value, Node):
-        return replaced.get(id(value), value)
-    if isinstance(value, tuple):
-        return tuple(_substitute(v, replaced) for v in value)
-    if isinstance(value, list):
-        return [_substitute(v, replaced) for v in value]
-    if isinstance(value, dict):
-        return {k: _substitute(v, replaced) for k, v in value.items()}
-    if isinstance(value, slice):
-        return slice(*(_substitute(p, replaced) for p in (value.start, value.stop, value.step)))
-    return value

@@ -26,7 +26,7 @@ from . import graph_calls, quiet
 from . import operations as ops
 from .bytecode import analysis
 from .errors import GraphBreak, RestartTrace, StopTrace, UserErrorInTrace
-from .graph import Graph, Node, TensorMeta, describe_value, nodes_in
+from .graph import Graph, Node, TensorMeta, describe_value, nodes_in, substitute
 from .line_numbers import compile_at_user_lines
 from .values.arrays import ArrayValue, NumpyValue, ScalarValue, SymInt
 from .values.containers import DictValue, Iterator, ListValue, SliceValue, TupleValue
@@ -452,22 +452,8 @@ def _lift_free_values(tx, body: Graph, iterated: list[Value]) -> list[Value]:
         values.append(value)
         renamed[key] = _body_input(body, node.name, _example(value))
     for node in body.nodes:
-        node.args, node.kwargs = _substitute((node.args, node.kwargs), renamed)
+        node.args, node.kwargs = substitute((node.args, node.kwargs), renamed)
     return values
-
-
-def _substitute(obj, renamed: dict):
-    if isinstance(obj, Node):
-        return renamed.get(id(obj), obj)
-    if isinstance(obj, tuple):
-        return tuple(_substitute(item, renamed) for item in obj)
-    if isinstance(obj, list):
-        return [_substitute(item, renamed) for item in obj]
-    if isinstance(obj, dict):
-        return {k: _substitute(v, renamed) for k, v in obj.items()}
-    if isinstance(obj, slice):
-        return slice(*(_substitute(p, renamed) for p in (obj.start, obj.stop, obj.step)))
-    return obj
 
 
 def _values_by_node(tx, roots: list[Value]) -> dict[int, Value]:

@@ -714,6 +714,9 @@ def iterate(state: TraceState, v: Value) -> list[Value]:
             raise UserErrorInTrace(TypeError("iteration over a 0-d array"))
         dims = array_dims(state, v)
         n = python_int(state, dims[0])
+        if not state.budget.rows_fit(n):
+            raise state.graph_break("trace_budget", f"unrolling a loop over {n} rows would make "
+                                    "more graph ops than tc.config.trace_max_ops")  # fmt: skip
         return [get_item(state, v, Const(i), None) for i in range(n)]
     if isinstance(v, SetValue):
         return [Const(i) for i in v.values]

@@ -31,11 +31,16 @@ class TraceBudget:
             return None
         if self.instructions > MAX_INSTRUCTIONS:
             return f"more than {MAX_INSTRUCTIONS} bytecode instructions traced"
-        ops = graph.op_count()
-        if ops > self._max_ops:
+        # (counting ops walks the graph: only when there are enough nodes for it to matter)
+        if len(graph.nodes) > self._max_ops and graph.op_count() > self._max_ops:
             return f"the graph grew past {self._max_ops} ops (tc.config.trace_max_ops)"
         seconds = time.perf_counter() - self._started
         if seconds > self._max_seconds:
             return (f"tracing took more than {self._max_seconds:g} s "
-                    f"(tc.config.trace_max_seconds), at {ops} graph ops")  # fmt: skip
+                    f"(tc.config.trace_max_seconds), at {graph.op_count()} graph ops")  # fmt: skip
         return None
+
+    def rows_fit(self, rows: int) -> bool:
+        """Whether unrolling a loop over ``rows`` rows (an op each, at least) can stay within
+        the op budget: if not, the trace stops before making them."""
+        return rows <= self._max_ops

@@ -273,6 +273,20 @@ def ro(a):
     return a
 
 
+class _Callable:
+    def __call__(self):
+        return 1
+
+
+def callable_of_values(x, y):
+    return (callable(y), callable({1, 2}), callable(_Callable()), callable(np.errstate()),
+            callable(x), callable(len), x + y)  # fmt: skip
+
+
+def map_needs_an_iterable(x):
+    return list(map(len)), x
+
+
 CASES = [
     C("list_imul", list_imul, lambda: (v3(), [1, 2]), lambda: (v3(), ["a"])),
     C("list_imul_alias", list_imul_alias, lambda: (v3(), [1, 2]), lambda: (v3(), [])),
@@ -863,6 +877,10 @@ CASES += [
         lambda: (v3(), [np.zeros(3), np.zeros(2)]),
     ),
     C("map_appends_through_alias", map_appends_through_alias, twice(list), lambda: (v3(), [], [])),
+    # A dynamic float (the second call's 2.5 makes it one), a set, a new object with __call__,
+    # an np.errstate (a ContextDecorator: callable) and an array.
+    C("callable_of_values", callable_of_values, lambda: (v3(), 1.5), lambda: (v3(), 2.5)),
+    C("map_needs_an_iterable", map_needs_an_iterable, lambda: (v3(),)),
     C(
         "comprehension_appends_through_alias",
         comprehension_appends_through_alias,

@@ -80,3 +80,19 @@ def test_trace_max_seconds_must_be_a_positive_number(budget, value, error):
 def test_trace_max_seconds_takes_an_int_as_seconds(budget):
     budget.trace_max_seconds = 3
     assert budget.trace_max_seconds == 3.0 and type(budget.trace_max_seconds) is float
+
+
+def row_sums(m):
+    out = []
+    for row in m:
+        out.append(row.sum())  # a list made before the loop: the loop is unrolled
+    return out
+
+
+def test_a_loop_over_more_rows_than_the_budget_stops_before_making_them(budget):
+    budget.trace_max_ops = 50
+    m = np.arange(200.0).reshape(100, 2)
+    report = tc.explain(row_sums)(m)
+    (reason,) = report.break_reasons
+    assert reason.kind.id == "trace_budget" and "100 rows" in reason.explanation
+    assert tc.compile(row_sums)(m) == row_sums(m)
