@@ -23,7 +23,7 @@ def eager_backend(graph, example_inputs):
     del example_inputs
     for node in graph.nodes:  # loop bodies get a memory plan too
         if isinstance(node.target, LoopRunner):
-            node.target.use_body(eager_backend(node.target.body, None).fn)
+            _plan_loop(node.target)
     namespace: dict = {}
     plan = plan_memory(graph)
     source = graph.python_code(namespace, plan=plan)
@@ -32,3 +32,11 @@ def eager_backend(graph, example_inputs):
 
 
 eager_backend.loop_nodes = True  # it runs a loop node's body as Python, once per iteration
+
+
+def _plan_loop(runner: LoopRunner) -> None:
+    """A loop node's body, and the bodies of the loops inside it, with memory plans."""
+    for node in runner.body.nodes:
+        if isinstance(node.target, LoopRunner):
+            _plan_loop(node.target)
+    runner.compile(plan_memory(runner.body))

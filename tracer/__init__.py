@@ -9,6 +9,7 @@ Read it from the top down; every import points down this list (tests/test_layeri
                   nonstrict.py; builtins: builtins_impl.py, container_methods.py; loops
                   captured as loop nodes: loops.py; a trace's bound: trace_budget.py)
   operations      Python semantics on symbolic values: operators, truth, attributes, items
+                  (masked.py: z[m] used element-wise and stored back without a break)
   trace_state     one trace's parts: wrapping (inputs), guard_list, side_effects, contexts,
                   break_policy, graph_calls (operations entering the graph)
   values/         the symbolic values, each answering for itself (constant, graph arg, glue text)

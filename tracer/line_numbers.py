@@ -21,16 +21,19 @@ def place_at_user_lines(fn: ast.FunctionDef, statements: list[ast.stmt],
     fn.end_lineno = max([first] + [line for line in lines if line])
 
 
-def compile_at_user_lines(graph, source: str, plan=None):
+def compile_at_user_lines(graph, source: str, plan=None, rewrite=None):
     """``source``, the graph printed as a Python function (with a backend's memory ``plan``),
     compiled under the user's file with each statement at the user's line its node came from:
-    an error raised or a warning shown inside the graph points at the user's code."""
+    an error raised or a warning shown inside the graph points at the user's code.
+    ``rewrite(function_def)`` may change the function's tree once its lines are placed."""
     filename, lines = _user_lines(graph, plan)
     tree = ast.parse(source)
     if filename is not None:
         fn = tree.body[0]
         first = min((line for line in lines if line), default=1)
         place_at_user_lines(fn, list(_flatten(fn.body)), lines, first)
+    if rewrite is not None:
+        tree.body[0] = ast.fix_missing_locations(rewrite(tree.body[0]))
     return compile(tree, filename or f"<tcompile graph {graph.name}>", "exec")
 
 

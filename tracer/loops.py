@@ -19,6 +19,7 @@ are unrolled.
 
 from __future__ import annotations
 
+import ast
 import operator
 from dataclasses import dataclass
 
@@ -514,6 +515,10 @@ def _examples(values: list[Value]) -> list:
 # -- running a loop node ------------------------------------------------------------------------
 
 
+def _name(name: str, ctx=None) -> ast.Name:
+    return ast.Name(name, ctx or ast.Load())
+
+
 class LoopRunner:
     """A loop node's target: runs the body graph's Python once per iteration, the carried
     values of one iteration being the next one's inputs; returns the last iteration's outputs."""
@@ -524,26 +529,46 @@ class LoopRunner:
         self.body = body
         self.carried = carried
         self.count = count
-        namespace: dict = {}
-        self.source = body.python_code(namespace)
-        exec(compile_at_user_lines(body, self.source), namespace)  # noqa: S102
-        self._run_body = namespace[body.name]
+        self.compile()
 
-    def use_body(self, body_fn) -> None:
-        """Run the body as a backend compiled it (the eager backend: with its memory plan)."""
-        self._run_body = body_fn
+    def compile(self, plan=None) -> None:
+        """Make the loop's Python from the body's code (with a backend's memory ``plan``): the
+        body's statements inside ``for k in range(first, first + count)``, as eager code runs
+        them (a call per iteration would cost more than a small body)."""
+        namespace: dict = {}
+        self.source = self.body.python_code(namespace, plan=plan)
+        exec(compile_at_user_lines(self.body, self.source, plan, self._as_loop), namespace)  # noqa: S102
+        self._run = namespace[self.body.name]
+
+    def _as_loop(self, fn: ast.FunctionDef) -> ast.FunctionDef:
+        """``def body(k, *carried, *read): ...; return outputs`` as ``def body(first, count,
+        *carried, *read)`` running the statements for each k, the carried outputs becoming the
+        carried names again; it returns the last iteration's outputs."""
+        index, *params = [a.arg for a in fn.args.args]
+        *statements, returned = fn.body
+        last = returned
+        step = [*statements, ast.copy_location(ast.Assign([_name("__tc_out", ast.Store())],
+                                                          returned.value), last)]  # fmt: skip
+        if self.carried:
+            names = [_name(p, ast.Store()) for p in params[: self.carried]]
+            again = ast.Subscript(
+                _name("__tc_out"), ast.Slice(None, ast.Constant(self.carried)), ast.Load()
+            )
+            step.append(ast.copy_location(ast.Assign([ast.Tuple(names, ast.Store())], again), last))
+        count = ast.BinOp(_name("__tc_first"), ast.Add(), _name("__tc_count"))
+        loop = ast.For(_name(index, ast.Store()),
+                       ast.Call(_name("range"), [_name("__tc_first"), count], []), step, [])  # fmt: skip
+        fn.args.args = [ast.arg("__tc_first"), ast.arg("__tc_count"), *map(ast.arg, params)]
+        fn.body = [ast.copy_location(ast.Assign([_name("__tc_out", ast.Store())], ast.Tuple([], ast.Load())), last),
+                   ast.copy_location(loop, last), ast.copy_location(ast.Return(_name("__tc_out")), last)]  # fmt: skip
+        return fn
 
     def __call__(self, first: int, *args):
-        return self.run(first, self.count, *args)
+        return self._run(first, self.count, *args)
 
     def run(self, first: int, count: int, *args):
         """Iterations ``first`` to ``first + count - 1``."""
-        carried, read = args[: self.carried], args[self.carried :]
-        out: tuple = ()
-        for k in range(first, first + count):
-            out = self._run_body(k, *carried, *read)
-            carried = out[: self.carried]
-        return out
+        return self._run(first, count, *args)
 
     def __repr__(self) -> str:
         return f"<loop of {self.count} iterations over {self.body.name}>"
