@@ -34,11 +34,26 @@ class TupleValue(Value):
 
 
 @dataclass(eq=False)
-class ListValue(Value):
-    items: list
+class MutableContainer(Value):
+    """A list or dict value: its ``items`` (values; for a dict, constant keys -> values), the
+    source it was read from if it existed before the call, and whether the trace changed it."""
+
+    items: object
     source: Source | None = None
     mutated: bool = False
     born: int = field(default_factory=birth, repr=False)
+
+    def members(self) -> list:
+        raise NotImplementedError
+
+    def is_constant(self) -> bool:
+        return all(i.is_constant() for i in self.members())
+
+
+@dataclass(eq=False)
+class ListValue(MutableContainer):
+    def members(self) -> list:
+        return self.items
 
     def python_type(self) -> type:
         return list
@@ -46,28 +61,20 @@ class ListValue(Value):
     def constant(self) -> list:
         return [i.constant() for i in self.items]
 
-    def is_constant(self) -> bool:
-        return all(i.is_constant() for i in self.items)
-
     def made_text(self, rb) -> str:
         return rb.temp("[" + ", ".join(rb.expr(i) for i in self.items) + "]", self)
 
 
 @dataclass(eq=False)
-class DictValue(Value):
-    items: dict  # constant key -> Value
-    source: Source | None = None
-    mutated: bool = False
-    born: int = field(default_factory=birth, repr=False)
+class DictValue(MutableContainer):
+    def members(self) -> list:
+        return list(self.items.values())
 
     def python_type(self) -> type:
         return dict
 
     def constant(self) -> dict:
         return {k: i.constant() for k, i in self.items.items()}
-
-    def is_constant(self) -> bool:
-        return all(i.is_constant() for i in self.items.values())
 
     def made_text(self, rb) -> str:
         pairs = ", ".join(f"{rb.bind(k)}: {rb.expr(i)}" for k, i in self.items.items())
