@@ -70,9 +70,6 @@ class _Watch:
         for example, before in self.written:
             example[...] = before
 
-    def new_input(self, source) -> None:
-        raise NotCaptured(f"the body reads {source.name()}, a new input of the graph")
-
 
 @dataclass(frozen=True)
 class LoopRecord:

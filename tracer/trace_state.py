@@ -29,7 +29,8 @@ class TraceState:
     def __init__(self, graph_name: str, dynamic: DynamicPolicy, root_globals: dict,
                  error_on_graph_break: bool = False, device_arrays: bool = False,
                  loop_nodes: bool = False):  # fmt: skip
-        self.graph = Graph(graph_name)
+        self.graph = Graph(graph_name)  # where operations go (a loop body's, while it is traced)
+        self.root_graph = self.graph  # the frame's graph: its inputs are the frame's
         self.root_globals = root_globals
         self.guards = GuardList()
         self.inputs = Inputs(self, dynamic, self.guards, device_arrays)
@@ -75,11 +76,6 @@ class TraceState:
         """An example array is about to be written (a loop body puts it back if not captured)."""
         if self.loop_watch is not None:
             self.loop_watch.before_write(example)
-
-    def note_new_input(self, source: Source) -> None:
-        """A pre-existing object becomes a graph input."""
-        if self.loop_watch is not None:
-            self.loop_watch.new_input(source)
 
     def user_stack(self) -> tuple[FrameLoc, ...]:
         return self.tx.user_stack() if self.tx is not None else ()

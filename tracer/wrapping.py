@@ -232,10 +232,11 @@ class Inputs:
         return value
 
     def _input_dim(self, array: ArrayValue, source: Source, dim: int) -> SymInt:
-        shape = self.state.graph.add("call", np.shape, (array.node,), name=f"{array.node.name}_shape",
-                               meta="tuple", stack=(), risk="silent")  # fmt: skip
-        node = self.state.graph.add("getitem", None, (shape, dim), name=f"{array.node.name}_size{dim}",
-                              meta="int", risk="silent")  # fmt: skip
+        graph = self.state.root_graph
+        shape = graph.add("call", np.shape, (array.node,), name=f"{array.node.name}_shape",
+                          meta="tuple", stack=(), risk="silent")  # fmt: skip
+        node = graph.add("getitem", None, (shape, dim), name=f"{array.node.name}_size{dim}",
+                         meta="int", risk="silent")  # fmt: skip
         return SymInt(node, int(array.example.shape[dim]), frozenset({(source.name(), dim)}))
 
     def wrapped_values(self) -> list[Value]:
@@ -243,12 +244,13 @@ class Inputs:
         return list(self._wrapped.values())
 
     def _input_node(self, obj: object, source: Source) -> Node:
-        self.state.note_new_input(source)
-        # Inputs come first in the graph: insert before the first non-input node.
-        node = Node(self.state.graph, self.state.graph.fresh_name(source.hint()), "input", source.name(),
+        # Inputs come first in the frame's graph (also while a loop body is traced into a graph
+        # of its own: the body reads them as values from before the loop).
+        graph = self.state.root_graph
+        node = Node(graph, graph.fresh_name(source.hint()), "input", source.name(),
                     meta=describe_value(obj), tensor=TensorMeta.of(obj))  # fmt: skip
-        position = sum(1 for n in self.state.graph.nodes if n.op == "input")
-        self.state.graph.nodes.insert(position, node)
+        position = sum(1 for n in graph.nodes if n.op == "input")
+        graph.nodes.insert(position, node)
         self.examples.append(obj)
         self.sources.append(source)
         self.nodes.append(node)

@@ -436,8 +436,8 @@ def zip_strict_uneven(a, b):
 
 
 class Model:
-    def __init__(self, seed=0):
-        self.w = line(3, seed)
+    def __init__(self, seed=0, size=3):
+        self.w = line(size, seed)
         self.rate = 0.5
 
     def step(self, x):
@@ -852,6 +852,10 @@ CAPTURED = [
 
 # Loop nodes per case (nested bodies included), and a bound on the ops of all graphs.
 CAPTURED_SHAPE = {
+    "method_loop": (1, 2),
+    "reads_attribute": (1, 2),
+    "reads_attribute_resized": (1, 2),
+    "calls_helper_reading_global": (1, 2),
     "inplace_body": (1, 2),
     "fresh_array_written": (1, 2),
     "setitem_body": (1, 1),
@@ -1121,6 +1125,31 @@ CAPTURED += [
     C("loop_variable_bound_before", loop_variable_bound_before, lambda: line(3)),
     *cases(LINE3, index_after, inplace_body, fresh_array_written),
     *cases(LINE8, setitem_body),
+    # Inputs first read in the body (attributes, a global read by an inlined helper): graph
+    # inputs of the frame, passed to the loop node.
+    *cases(LINE3, method_loop),
+    C(
+        "reads_attribute",
+        reads_attribute,
+        lambda: (line(3), Model()),
+        lambda: (line(3, seed=1), Model(seed=1)),
+    ),
+    C(
+        "calls_helper_reading_global",
+        calls_helper_reading_global,
+        lambda: line(4),
+        lambda: line(4, seed=1),
+        setup=set_global,
+    ),
+    # The attribute's size changes: its dims become symbolic, in the frame's graph.
+    C(
+        "reads_attribute_resized",
+        reads_attribute,
+        lambda: (line(3), Model()),
+        lambda: (line(5, seed=1), Model(1, 5)),
+        lambda: (line(7, seed=2), Model(2, 7)),
+        pattern="ABCABC",
+    ),
 ]
 
 UNROLLED = [
@@ -1139,15 +1168,6 @@ UNROLLED = [
     # loop nodes (see UNROLLED_LOOPS).
     *cases(LINE3, inner_depends_on_outer),
     # Of a captured form, but unrolled today; the reason tracer/loops.py records is given.
-    # "the body reads G['MODEL'].w, a new input of the graph" (attributes first read in the body)
-    *cases(LINE3, method_loop),
-    # "the body reads obj.w, a new input of the graph"
-    C("reads_attribute", reads_attribute, lambda: (line(3), Model()),
-      lambda: (line(3, seed=1), Model(seed=1))),
-    # "the body reads G['G_ARR'], a new input of the graph": a global read by an inlined helper
-    # (reads_global, reading it in the loop's own code, is captured)
-    C("calls_helper_reading_global", calls_helper_reading_global, lambda: line(4),
-      lambda: line(4, seed=1), setup=set_global),
     # "the body runs BEFORE_WITH" (all versions: the reader names 3.11's too)
     C("errstate_inside", errstate_inside, lambda: positive(), lambda: positive(seed=1)),
 ]  # fmt: skip
