@@ -55,7 +55,7 @@ def gelu(x):
 
 
 def jacobi(u):
-    """Twenty Jacobi sweeps of a 2-D stencil: a time loop (unrolled by the tracer)."""
+    """Twenty Jacobi sweeps of a 2-D stencil: a time loop (one loop node on the eager backend)."""
     for _ in range(20):
         v = u.copy()
         v[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])

@@ -27,6 +27,7 @@ from . import graph_calls, quiet
 from . import operations as ops
 from .bytecode import analysis
 from .errors import GraphBreak, RestartTrace, StopTrace, UserErrorInTrace
+from .examples import as_example
 from .graph import Graph, Node, TensorMeta, describe_value, nodes_in, substitute
 from .line_numbers import compile_at_user_lines
 from .values.arrays import ArrayValue, NumpyValue, ScalarValue, SymInt
@@ -199,7 +200,7 @@ def capture(tx, inst, it: Iterator) -> bool:
     try:
         _check_instructions(tx, head, exit_index)
         with _Snapshot(tx) as snapshot:
-            runner = _capture(tx, origin, it.position, count, head, exit_index)
+            runner = _capture(tx, origin, it.position, count, head, exit_index, snapshot)
             snapshot.keep()
     except NotCaptured as why:
         tx.state.loops.append(LoopRecord(tx.code.co_filename, where, count, False,
@@ -225,10 +226,11 @@ def _check_instructions(tx, head: int, exit_index: int) -> None:
             raise NotCaptured("the body can leave the loop early (break)")
 
 
-def _capture(tx, origin, first: int, count: int, head: int, exit_index: int) -> LoopRunner:
+def _capture(tx, origin, first: int, count: int, head: int, exit_index: int,
+             snapshot: _Snapshot) -> LoopRunner:  # fmt: skip
     """Trace the body once into its own graph and put the loop node into the trace. Raises
-    NotCaptured (the caller puts everything back)."""
-    state = tx.state
+    NotCaptured (``snapshot`` puts everything back)."""
+    state, outer = tx.state, tx.state.graph
     body_instrs = tx.instrs[head + 1 : exit_index]
     stored = sorted({ins.arg for ins in body_instrs if ins.opname == "STORE_FAST"})
     targets = _targets(body_instrs)
@@ -243,7 +245,7 @@ def _capture(tx, origin, first: int, count: int, head: int, exit_index: int) -> 
         elif ins.opname == "LOAD_DEREF" and ins.arg in tx.cells:
             tx._cell(ins.arg)
     entry = {name: tx.locals.get(name, UNBOUND) for name in stored}
-    body = Graph(f"{state.graph.name}_loop")
+    body = Graph(f"{outer.name}_loop")
 
     def used_as_int():
         raise NotCaptured("the body uses the loop index as a Python int (a branch, size or key)")
@@ -252,21 +254,7 @@ def _capture(tx, origin, first: int, count: int, head: int, exit_index: int) -> 
     carried = {name: v for name, v in entry.items() if name in loaded and isinstance(v, NumpyValue)}
     placeholders = {name: _placeholder(state, body, name, v) for name, v in carried.items()}
     tx.locals.update(placeholders)
-    watch = _Watch(birth())
-    try:
-        return _trace_and_emit(tx, origin, first, count, head, exit_index, k, body, entry,
-                               carried, placeholders, targets, loaded, watch)  # fmt: skip
-    except NotCaptured:
-        watch.restore_examples()  # the body's first iteration wrote into them
-        raise
-
-
-def _trace_and_emit(tx, origin, first, count, head, exit_index, k, body, entry, carried,
-                    placeholders, targets, loaded, watch) -> LoopRunner:  # fmt: skip
-    """Trace the body (its first iteration) and, if it is a loop node's, emit that node."""
-    state, outer = tx.state, tx.state.graph
-    stored = sorted(entry)
-    body_instrs = tx.instrs[head + 1 : exit_index]
+    watch = snapshot.watch = _Watch(birth())  # what exists now was made before the loop
     state.graph = body
     depth = len(tx.stack)
     saved_stop, tx.stop_at = tx.stop_at, head
@@ -303,7 +291,7 @@ def _trace_and_emit(tx, origin, first, count, head, exit_index, k, body, entry, 
     after_first = [end for _, end in outputs[: len(carried)]]
     try:
         with quiet.silenced():  # the warnings belong to the real run
-            example = runner.run(first + 1, count - 1, *_examples([*after_first, *read]))
+            example = runner.run(first + 1, count - 1, *as_example((*after_first, *read)))
     except Exception as error:  # noqa: BLE001 - any error: unrolling meets it where it is
         raise NotCaptured(f"the loop raises {type(error).__name__} on the traced values") from None
     writers = [node for node in body.nodes if node.mutates]
@@ -448,7 +436,7 @@ def _lift_free_values(tx, body: Graph, iterated: list[Value]) -> list[Value]:
         if value is None:
             raise NotCaptured(f"the body reads {node.name}, which cannot be passed to a loop node")
         values.append(value)
-        renamed[key] = _body_input(body, node.name, _example(value))
+        renamed[key] = _body_input(body, node.name, as_example(value))
     for node in body.nodes:
         node.args, node.kwargs = substitute((node.args, node.kwargs), renamed)
     return values
@@ -497,16 +485,6 @@ def _inside(value: Value) -> list:
     return [
         getattr(value, name) for name in ("self_value", "array", "manager") if hasattr(value, name)
     ]
-
-
-def _example(value: Value):
-    if isinstance(value, Const):
-        return value.value
-    return value.example if isinstance(value, NumpyValue) else value.hint
-
-
-def _examples(values: list[Value]) -> list:
-    return [_example(v) for v in values]
 
 
 # -- running a loop node ------------------------------------------------------------------------
@@ -575,12 +553,14 @@ class LoopRunner:
 
 
 class _Snapshot:
-    """The translator's frame and the trace's break region before the body was traced, put
-    back unless `keep` was called."""
+    """The translator's frame and the trace's break region before the body was traced, and
+    the examples the body's first iteration wrote into (`_Watch`), put back unless `keep` was
+    called."""
 
     def __init__(self, tx):
         self.tx = tx
         self.kept = False
+        self.watch: _Watch | None = None
 
     def keep(self) -> None:
         self.kept = True
@@ -594,6 +574,8 @@ class _Snapshot:
     def __exit__(self, *exc) -> None:
         if self.kept:
             return
+        if self.watch is not None:
+            self.watch.restore_examples()
         tx = self.tx
         stack, locals_, lazy, tx.ip, tx.current, tx.user_with_depth, tx.state.breaks.region = (
             self.saved

@@ -269,8 +269,8 @@ def from_device_tensor(tensor, kind: str, *, scalar: bool, device: Device):
 
 
 # NumPy dtypes (by kind and size, so byte order and aliases like longlong fold in) and the torch
-# dtype names for them: the types Triton kernels have.
-_DTYPES = {
+# dtype names for them: the types Triton kernels have (`pointwise` spells them for Triton).
+KERNEL_DTYPES = {
     ("b", 1): "bool",
     ("i", 1): "int8",
     ("i", 2): "int16",
@@ -290,7 +290,7 @@ _DTYPES = {
 def _to_numpy_table() -> dict:
     import torch
 
-    return {getattr(torch, name): np.dtype(name) for name in _DTYPES.values()}
+    return {getattr(torch, name): np.dtype(name) for name in KERNEL_DTYPES.values()}
 
 
 def torch_dtype(dtype: np.dtype):
@@ -300,7 +300,7 @@ def torch_dtype(dtype: np.dtype):
     torch.float64
     """
     dtype = np.dtype(dtype)
-    name = _DTYPES.get((dtype.kind, dtype.itemsize))
+    name = KERNEL_DTYPES.get((dtype.kind, dtype.itemsize))
     if name is None:
         raise TypeError(
             f"the triton backend has no type for NumPy dtype {dtype}: it supports bool, "

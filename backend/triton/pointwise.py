@@ -21,6 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .device import KERNEL_DTYPES
+
 
 class Unlowerable(Exception):
     """Why an op or dtype cannot run in a Triton kernel; the caller runs it with NumPy instead.
@@ -36,20 +38,8 @@ class Unlowerable(Exception):
 # ---------------------------------------------------------------------------------------------
 # dtypes, constants, casts
 
-_TRITON_TYPES = {
-    ("b", 1): "tl.int1",
-    ("i", 1): "tl.int8",
-    ("i", 2): "tl.int16",
-    ("i", 4): "tl.int32",
-    ("i", 8): "tl.int64",
-    ("u", 1): "tl.uint8",
-    ("u", 2): "tl.uint16",
-    ("u", 4): "tl.uint32",
-    ("u", 8): "tl.uint64",
-    ("f", 2): "tl.float16",
-    ("f", 4): "tl.float32",
-    ("f", 8): "tl.float64",
-}
+_TRITON_TYPES = {key: "tl.int1" if name == "bool" else f"tl.{name}"
+                 for key, name in KERNEL_DTYPES.items()}  # fmt: skip
 
 _WHY_NOT = {
     "c": "complex numbers run in NumPy",
