@@ -26,6 +26,7 @@ from .values.containers import (
     DictValue,
     Iterator,
     ListValue,
+    RangeValue,
     SliceValue,
     TupleValue,
 )
@@ -53,6 +54,18 @@ def _len(tx, args, kwargs):
 
 
 def _range(tx, args, kwargs):
+    """A range; one whose stop is a dynamic int argument stays symbolic for a loop node (an
+    increasing range starting at a constant), any other use pins the argument."""
+    stop_at = 1 if len(args) > 1 else 0
+    stop = args[stop_at] if args else None
+    if isinstance(stop, SymInt) and stop.source is not None and tx.state.loop_nodes:
+        parts = [Const(0), stop, Const(1)] if len(args) == 1 else [*args, Const(1)][:3]
+        start, step = parts[0], parts[2]
+        if (
+            all(isinstance(p, Const) and type(p.value) is int for p in (start, step))
+            and step.value > 0
+        ):
+            return RangeValue(range(start.value, stop.hint, step.value), stop)
     return Const(range(*(python_int(tx.state, a) for a in args)))
 
 

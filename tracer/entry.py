@@ -48,7 +48,7 @@ class CompiledFrame:
         self.entries: list[Entry] = []
         self.fast: list[tuple] = []  # (check, run) pairs read by the hot path, in entry order
         self.marked_dynamic: dict[str, set[int]] = {}
-        self.marked_floats: set[str] = set()
+        self.marked_numbers: set[str] = set()
         self.exhausted = False
         self.frame_id = next(_frame_ids)
         self.router = Router(backend, dynamic)
@@ -58,7 +58,7 @@ class CompiledFrame:
         self.entries.clear()
         self.fast.clear()
         self.marked_dynamic.clear()
-        self.marked_floats.clear()
+        self.marked_numbers.clear()
         self.exhausted = False
 
     def function_for(self, cells) -> types.FunctionType:
@@ -148,19 +148,21 @@ class CompiledFrame:
         return tuple(reasons)
 
     def _mark_dynamic(self, entry: Entry, scope: dict) -> None:
-        """A dim seen with a second size becomes symbolic; so does a Python float seen with a
-        second value (it becomes a graph input instead of a constant)."""
+        """A dim seen with a second size becomes symbolic; so does a Python int or float seen
+        with a second value (it becomes a graph input instead of a constant)."""
         for guard in entry.guards:
-            is_float = guard.kind == "const" and type(guard.expected) is float
-            if guard.kind != "shape" and not is_float:
+            is_number = guard.kind == "const" and type(guard.expected) in (int, float)
+            if guard.kind != "shape" and not is_number:
                 continue
             try:
                 actual = eval(guard.source.expr(), dict(scope))  # noqa: S307 - our own expression
             except Exception:
                 continue
-            if is_float:
-                if type(actual) is float and not same_constant(actual, guard.expected):
-                    self.marked_floats.add(guard.source.name())
+            if is_number:
+                if type(actual) is type(guard.expected) and not same_constant(
+                    actual, guard.expected
+                ):
+                    self.marked_numbers.add(guard.source.name())
                 continue
             dims = mismatched_dims(guard, actual)
             if dims:
@@ -182,7 +184,7 @@ class CompiledFrame:
         policy = DynamicPolicy(
             all_dims=self.dynamic is True,
             marked={} if self.dynamic is False else dict(self.marked_dynamic),
-            floats=frozenset() if self.dynamic is False else frozenset(self.marked_floats),
+            numbers=frozenset() if self.dynamic is False else frozenset(self.marked_numbers),
         )
         options = FrameOptions(self.backend, policy, self.closure_param, self.make_resume,
                                self.router.call, eager)  # fmt: skip

@@ -187,8 +187,17 @@ def apply(op: str, target, args: tuple, kwargs: dict):
 
 
 def traced_leaves(obj) -> list:
-    """The array, NumPy-scalar and dynamic-float values inside an operation's arguments."""
-    return [v for v in leaves(obj) if isinstance(v, (ArrayValue, ScalarValue, SymFloat))]
+    """The array and NumPy-scalar values inside an operation's arguments, and the dynamic
+    Python numbers (`is_dynamic_number`)."""
+    return [
+        v for v in leaves(obj) if isinstance(v, (ArrayValue, ScalarValue)) or is_dynamic_number(v)
+    ]
+
+
+def is_dynamic_number(v) -> bool:
+    """A dynamic float, or an int argument or loop index: symbolic numbers whose values a
+    graph may use but a size must not (sizes of input dims are symbolic in their own way)."""
+    return isinstance(v, SymFloat) or (isinstance(v, SymInt) and v.deps == frozenset())
 
 
 def run_with_stand_ins(op: str, target, args: tuple, kwargs: dict, writes: list):
@@ -206,7 +215,7 @@ def run_with_stand_ins(op: str, target, args: tuple, kwargs: dict, writes: list)
     except Exception as error:
         first = error
     readable = [v for v in traced_leaves((args, kwargs))
-                if not isinstance(v, SymFloat) and not any(v is w for w in writes)]  # fmt: skip
+                if isinstance(v, NumpyValue) and not any(v is w for w in writes)]  # fmt: skip
     if readable:
         for make in (np.zeros_like, _eye_like, _random_like):
             replace = {id(v): _stand_in(v.example, make) for v in readable}
@@ -241,11 +250,12 @@ def value_dependent_shape(op: str, target, args: tuple, kwargs: dict, result, le
     """Whether the result's shape or dtype changes when the traced numbers ``leaves`` among
     the arguments change (``np.arange(n[0])``, ``np.zeros(counts.max())``, ``np.repeat(x,
     counts)``): such a size must not be baked into the graph. Checked by running the operation
-    again on nudged values (+1, and +2 where +1 makes it raise)."""
+    again on nudged values (+1, else +2, else -1 where the others make it raise: an index at
+    the end)."""
     nudged = [v for v in leaves if _is_size_like(as_example(v))]
     if not nudged:
         return False
-    for step in (1, 2):
+    for step in (1, 2, -1):
         replace = {id(v): _nudge(as_example(v), step) for v in nudged}
         try:
             other = apply(op, target, as_example(args, replace), as_example(kwargs, replace))
@@ -266,7 +276,7 @@ def _layout(result):
 
 def _is_size_like(example) -> bool:
     """Numbers, 0-d arrays of numbers, and arrays of integers or bools, can be sizes."""
-    if type(example) is float:
+    if type(example) in (int, float):
         return True
     kind = example.dtype.kind
     if isinstance(example, np.generic) or example.ndim == 0:
@@ -275,8 +285,8 @@ def _is_size_like(example) -> bool:
 
 
 def _nudge(example, step: int):
-    if type(example) is float:
+    if type(example) in (int, float):
         return example + step
     if example.dtype.kind == "b":
-        return ~example if step == 1 else example
+        return ~example if step != 2 else example
     return example + np.asarray(step, dtype=example.dtype)

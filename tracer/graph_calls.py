@@ -15,7 +15,7 @@ from .canonical import canonicalize
 from .examples import run_with_stand_ins, traced_leaves, value_dependent_shape
 from .graph import Node, TensorMeta, describe_value
 from .source import AttrSource
-from .values.arrays import ArrayValue, ScalarValue, SymFloat
+from .values.arrays import ArrayValue, NumpyValue, ScalarValue
 from .values.containers import ListValue, TupleValue, rebuild
 from .values.core import Const, NotGraphArgument, Value
 
@@ -93,19 +93,19 @@ def tensor_meta(state, example) -> TensorMeta:
 
 
 def _check_static_shape(state, what: str, op: str, target, args, kwargs, example) -> None:
-    """A result shape that follows array values is a break; one that follows a dynamic
-    float argument pins that float's value instead (``np.arange(step)``)."""
+    """A result shape that follows array values is a break; one that follows a dynamic int or
+    float argument pins its value instead (``np.arange(step)``, ``a[:n]``)."""
     leaves = traced_leaves((args, kwargs))
-    data = [v for v in leaves if not isinstance(v, SymFloat)]
+    data = [v for v in leaves if isinstance(v, NumpyValue)]
     if value_dependent_shape(op, target, args, kwargs, example, data):
         raise state.graph_break(
             "data_dependent_shape", f"{what}: its output shape depends on array values",
             "Keep sizes static, or compute them outside the compiled function.",
         )  # fmt: skip
-    floats = [v for v in leaves if isinstance(v, SymFloat)]
-    if value_dependent_shape(op, target, args, kwargs, example, floats):
-        for value in floats:
-            value.pin()
+    numbers = [v for v in leaves if not isinstance(v, NumpyValue)]
+    if value_dependent_shape(op, target, args, kwargs, example, numbers):
+        for value in numbers:
+            value.constant()  # pins it (a loop index: the loop is not captured)
 
 
 def _prepare_writes(state, writes: list) -> tuple:

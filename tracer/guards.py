@@ -1,7 +1,8 @@
 """Guards: what a compiled entry assumed, checked by one generated straight-line function.
 
-Each `Guard` is one assumption about a source (type, identity, value, dtype, shape, length,
-dict keys); `KINDS` says once per kind how to check it, describe it and explain a miss.
+Each `Guard` is one assumption about a source (type, identity, value, a lower bound, dtype,
+shape, length, dict keys); `KINDS` says once per kind how to check it, describe it and explain
+a miss.
 `build_check_function` turns an entry's guards into Python source, cheapest and most
 discriminating checks first, each source read once into a local; `first_failure` explains a
 miss one guard at a time, only after the fast check failed.
@@ -103,6 +104,8 @@ def _shape_failure(n: str, expected: tuple, a: object) -> str | None:
     return None
 
 
+_INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
+
 # Every guard kind, once, by rank: GuardKind(rank, condition, describe, failure).
 KINDS: dict[str, GuardKind] = {
     "type": GuardKind(0, condition=lambda v, k, e: f"__tc_type({v}) is {k}",
@@ -116,6 +119,13 @@ KINDS: dict[str, GuardKind] = {
     "const": GuardKind(1, condition=_const_condition,
         describe=lambda n, e: f"{n} == {e!r}",
         failure=lambda n, e, a: not same_constant(a, e) and f"{n} == {e!r} failed: actual {a!r}"),
+    # A dynamic int: NumPy gives an int in this range one dtype, int64 (uint64 or object outside)
+    "int64": GuardKind(0, condition=lambda v, k, e: f"__tc_type({v}) is int and {_INT64_MIN} <= {v} <= {_INT64_MAX}",
+        describe=lambda n, e: f"{n} is an int in int64's range",
+        failure=lambda n, e, a: not (type(a) is int and _INT64_MIN <= a <= _INT64_MAX) and f"{n} is no longer an int in int64's range: actual {a!r}"),
+    "at_least": GuardKind(1, condition=lambda v, k, e: f"__tc_type({v}) is int and {v} >= {e}",
+        describe=lambda n, e: f"{n} >= {e}",
+        failure=lambda n, e, a: not (type(a) is int and a >= e) and f"{n} >= {e} failed: actual {a!r}"),
     "len": GuardKind(2, condition=lambda v, k, e: f"__tc_len({v}) == {e}",
         describe=lambda n, e: f"len({n}) == {e}",
         failure=lambda n, e, a: len(a) != e and f"len({n}) changed: expected {e}, actual {len(a)}"),

@@ -31,7 +31,7 @@ from .examples import as_example
 from .graph import Graph, Node, TensorMeta, describe_value, nodes_in, substitute
 from .line_numbers import compile_at_user_lines
 from .values.arrays import ArrayValue, NumpyValue, ScalarValue, SymInt
-from .values.containers import DictValue, Iterator, ListValue, SliceValue, TupleValue
+from .values.containers import DictValue, Iterator, ListValue, RangeValue, SliceValue, TupleValue
 from .values.core import UNBOUND, Const, Value, birth
 from .values.functions import Cell, ContextManager, UserFunction
 from .values.objects import BoundMethod, UserObject
@@ -83,11 +83,15 @@ class LoopRecord:
     body_ops: int = 0
     reason: str = ""  # why it was unrolled
     body: str = ""  # the body graph's code, for a captured loop
+    count_from: str = ""  # the argument the trip count follows (a graph input), if any
 
     def describe(self) -> str:
         where = f"{self.filename.rsplit('/', 1)[-1]}:{self.lineno}"
         if self.captured:
-            return f"{where}: loop node, {self.trip_count} iterations, body of {self.body_ops} ops"
+            count = f"{self.trip_count} iterations"
+            if self.count_from:
+                count += f" here, count from {self.count_from} (a graph input)"
+            return f"{where}: loop node, {count}, body of {self.body_ops} ops"
         return f"{where}: unrolled ({self.trip_count} iterations): {self.reason}"
 
 
@@ -96,11 +100,23 @@ class LoopRecord:
 
 @dataclass(frozen=True)
 class RangeItems:
-    numbers: range
+    numbers: range  # at trace time
+    stop: Value | None = None  # a dynamic int argument: the trip count is a graph input
 
     @property
     def count(self) -> int:
         return len(self.numbers)
+
+    def count_value(self, state) -> Value:
+        """The trip count: a constant, or computed in the graph from the dynamic stop, which
+        is guarded to give at least one iteration (zero iterations recompile: the loop's
+        values after it would be those from before it)."""
+        if self.stop is None:
+            return Const(self.count)
+        start, step = self.numbers.start, self.numbers.step
+        state.guards.add(self.stop.source, "at_least", start + 1)
+        ahead = ops.symint_op(state, operator.sub, self.stop, Const(start - step + 1), "sub")
+        return ops.symint_op(state, operator.floordiv, ahead, Const(step), "trip_count")
 
     def values(self) -> list[Value]:
         return []
@@ -122,6 +138,9 @@ class RowItems:
     array: ArrayValue
     count: int
 
+    def count_value(self, state) -> Value:
+        return Const(self.count)
+
     def values(self) -> list[Value]:
         return [self.array]
 
@@ -137,6 +156,9 @@ class EnumerateItems:
     @property
     def count(self) -> int:
         return self.inner.count
+
+    def count_value(self, state) -> Value:
+        return self.inner.count_value(state)
 
     def values(self) -> list[Value]:
         return self.inner.values()
@@ -160,6 +182,10 @@ class ZipItems:
     def count(self) -> int:
         return min(i.count for i in self.inners)
 
+    def count_value(self, state) -> Value:
+        """The shortest count: each inner count is needed as a number (pinned)."""
+        return Const(min(ops.python_int(state, i.count_value(state)) for i in self.inners))
+
     def values(self) -> list[Value]:
         return [v for i in self.inners for v in i.values()]
 
@@ -172,6 +198,8 @@ def items_of(state, value: Value):
     loop node can take: a range or an array's first axis."""
     if isinstance(value, Const) and type(value.value) is range:
         return RangeItems(value.value)
+    if isinstance(value, RangeValue):
+        return RangeItems(value.numbers, value.stop)
     if isinstance(value, ArrayValue) and value.example.ndim >= 1:
         return RowItems(value, ops.python_int(state, ops.array_dims(state, value)[0]))
     return None
@@ -195,7 +223,8 @@ def capture(tx, inst, it: Iterator) -> bool:
     count = origin.count - it.position
     head, exit_index = tx.ip - 1, inst.target
     where = inst.line or 0
-    if count < MIN_TRIP_COUNT:
+    dynamic = getattr(origin, "stop", None) is not None and it.position == 0
+    if count < (1 if dynamic else MIN_TRIP_COUNT):
         return False
     try:
         _check_instructions(tx, head, exit_index)
@@ -207,7 +236,8 @@ def capture(tx, inst, it: Iterator) -> bool:
                                          reason=str(why)))  # fmt: skip
         return False
     tx.state.loops.append(LoopRecord(tx.code.co_filename, where, count, True,
-                                     runner.body.op_count(), body=runner.source))  # fmt: skip
+                                     runner.body.op_count(), body=runner.source,
+                                     count_from=origin.stop.source.name() if dynamic else ""))  # fmt: skip
     tx.pop()
     it.items, it.pending, it.position = [], None, 0
     tx.ip = exit_index
@@ -250,7 +280,7 @@ def _capture(tx, origin, first: int, count: int, head: int, exit_index: int,
     def used_as_int():
         raise NotCaptured("the body uses the loop index as a Python int (a branch, size or key)")
 
-    k = SymInt(_body_input(body, "k", first), first, frozenset(), on_concrete=used_as_int)
+    k = SymInt(_body_input(body, "k", first), first, frozenset(), on_concrete=(used_as_int,))
     carried = {name: v for name, v in entry.items() if name in loaded and isinstance(v, NumpyValue)}
     placeholders = {name: _placeholder(state, body, name, v) for name, v in carried.items()}
     tx.locals.update(placeholders)
@@ -285,17 +315,22 @@ def _capture(tx, origin, first: int, count: int, head: int, exit_index: int,
     body.eliminate_dead_code()
     body.lint()
     _check_body(body)
-    runner = LoopRunner(body, len(carried), count)
+    runner = LoopRunner(body, len(carried))
     # The examples went through the first iteration as the body was traced: run the others on
     # them, so that the trace goes on with the loop's real results.
     after_first = [end for _, end in outputs[: len(carried)]]
     try:
         with quiet.silenced():  # the warnings belong to the real run
-            example = runner.run(first + 1, count - 1, *as_example((*after_first, *read)))
+            example = (
+                runner(first + 1, count - 1, *as_example((*after_first, *read)))
+                if count > 1
+                else as_example(tuple(end for _, end in outputs))
+            )
     except Exception as error:  # noqa: BLE001 - any error: unrolling meets it where it is
         raise NotCaptured(f"the loop raises {type(error).__name__} on the traced values") from None
     writers = [node for node in body.nodes if node.mutates]
-    args = (Const(first), *carried.values(), *read)
+    count_value = origin.count_value(state) if first == 0 else Const(count)
+    args = (Const(first), count_value, *carried.values(), *read)
     result = graph_calls.opaque_call(state, runner, args, example, name="loop",
                                      writes_inputs=_union(n.writes_inputs for n in writers),
                                      mutates=bool(writers))  # fmt: skip
@@ -306,7 +341,12 @@ def _capture(tx, origin, first: int, count: int, head: int, exit_index: int,
         if name not in dict(outputs) and not isinstance(tx.locals.get(name), Const):
             tx.locals[name] = UNBOUND  # a body temporary no one reads after the loop
     if after:  # the targets keep the last item, as after any loop
-        last = _unpack(origin.item(state, Const(first + count - 1)), targets)
+        position = (
+            Const(first + count - 1)
+            if isinstance(count_value, Const)
+            else ops.symint_op(state, operator.sub, count_value, Const(1), "last")
+        )
+        last = _unpack(origin.item(state, position), targets)
         tx.locals.update({name: last[name] for name in after})
     return runner
 
@@ -500,10 +540,9 @@ class LoopRunner:
 
     __name__ = "loop"
 
-    def __init__(self, body: Graph, carried: int, count: int):
+    def __init__(self, body: Graph, carried: int):
         self.body = body
         self.carried = carried
-        self.count = count
         self.compile()
 
     def compile(self, plan=None) -> None:
@@ -538,15 +577,12 @@ class LoopRunner:
                    ast.copy_location(loop, last), ast.copy_location(ast.Return(_name("__tc_out")), last)]  # fmt: skip
         return fn
 
-    def __call__(self, first: int, *args):
-        return self._run(first, self.count, *args)
-
-    def run(self, first: int, count: int, *args):
+    def __call__(self, first: int, count: int, *args):
         """Iterations ``first`` to ``first + count - 1``."""
         return self._run(first, count, *args)
 
     def __repr__(self) -> str:
-        return f"<loop of {self.count} iterations over {self.body.name}>"
+        return f"<loop over {self.body.name}>"
 
 
 # -- putting things back when a body is not captured ---------------------------------------------

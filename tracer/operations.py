@@ -33,6 +33,7 @@ from .values.containers import (
     DictValue,
     Iterator,
     ListValue,
+    RangeValue,
     SetValue,
     SliceValue,
     TupleValue,
@@ -92,8 +93,8 @@ def const_to_value(result) -> Value:
 
 def concretize(state: TraceState, v: SymInt) -> int:
     """Use a dynamic size as a Python int: specialise the input dims it comes from."""
-    if v.on_concrete is not None:
-        v.on_concrete()
+    for callback in v.on_concrete:
+        callback()
     if v.deps is None:
         raise RestartTrace(
             f"a size of an intermediate array ({v.node.name}) was used as a Python int"
@@ -120,7 +121,11 @@ def binary_op(state: TraceState, fn, a: Value, b: Value, name: str) -> Value:
             return state.graph_call("inplace", fn, (a, b), {}, name=name)
         return state.graph_call("call", plain, (a, b), {}, name=name)
     if isinstance(a, SymInt) or isinstance(b, SymInt):
-        return symint_op(state, plain, a, b, name)
+        result = symint_op(state, plain, a, b, name)
+        if result is not None:
+            return result
+        # not int arithmetic (``n < 3``, ``lst * n``, ``np.int8(1) + n``): as with the int
+        a, b = (Const(python_int(state, v)) if isinstance(v, SymInt) else v for v in (a, b))
     if isinstance(a, SymFloat) or isinstance(b, SymFloat):
         result = symfloat_op(state, plain, [a, b], name)
         if result is not None:
@@ -151,7 +156,8 @@ def binary_op(state: TraceState, fn, a: Value, b: Value, name: str) -> Value:
         ) from None
 
 
-def symint_op(state: TraceState, fn, a: Value, b: Value, name: str) -> Value:
+def symint_op(state: TraceState, fn, a: Value, b: Value, name: str) -> SymInt | None:
+    """Int arithmetic on a dynamic int, as a graph node; None for other operations."""
     if fn in _SYMINT_OPS and all(
         isinstance(v, SymInt) or type(getattr(v, "value", None)) is int for v in (a, b)
     ):
@@ -165,9 +171,9 @@ def symint_op(state: TraceState, fn, a: Value, b: Value, name: str) -> Value:
         symbolic = [v for v in (a, b) if isinstance(v, SymInt)]
         deps = [v.deps for v in symbolic]
         merged = None if any(d is None for d in deps) else frozenset().union(*deps)
-        on_concrete = next((v.on_concrete for v in symbolic if v.on_concrete), None)
+        on_concrete = tuple(dict.fromkeys(c for v in symbolic for c in v.on_concrete))
         return SymInt(node, hint, merged, on_concrete=on_concrete)
-    return fold(fn, python_int(state, a), python_int(state, b))
+    return None
 
 
 _FLOAT_OPS = {operator.add, operator.sub, operator.mul, operator.truediv, operator.neg}
@@ -720,6 +726,8 @@ def iterate(state: TraceState, v: Value) -> list[Value]:
         return [get_item(state, v, Const(i), None) for i in range(n)]
     if isinstance(v, SetValue):
         return [Const(i) for i in v.values]
+    if isinstance(v, RangeValue):
+        v = Const(v.constant())  # unrolled: the numbers are needed
     if isinstance(v, Const) and isinstance(v.value, (range, str, bytes, tuple, frozenset)):
         return [const_to_value(i) for i in v.value]
     raise state.graph_break("unsupported_object", f"iterating over {v.describe()}")

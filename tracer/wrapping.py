@@ -1,7 +1,7 @@
 """How objects that exist before the call enter a trace: `Inputs.wrap` turns an object read
 from a source (an argument, a global, an attribute or item of those) into a symbolic value,
 adds the guards that make the trace valid for it, and makes arrays, NumPy scalars and dynamic
-floats graph inputs. A mutable object reached through two sources is one value."""
+ints and floats graph inputs. A mutable object reached through two sources is one value."""
 
 from __future__ import annotations
 
@@ -31,10 +31,10 @@ class DynamicPolicy:
     all_dims: bool = False  # dynamic=True
     marked: dict[str, set[int]] = field(default_factory=dict)  # source name -> dims
     force_static: bool = False
-    floats: frozenset = frozenset()  # source names of Python floats traced as graph inputs
+    numbers: frozenset = frozenset()  # source names of Python ints/floats traced as graph inputs
 
-    def float_is_input(self, source: Source) -> bool:
-        return not self.force_static and (self.all_dims or source.name() in self.floats)
+    def number_is_input(self, source: Source) -> bool:
+        return not self.force_static and (self.all_dims or source.name() in self.numbers)
 
     def dims_for(self, source: Source, shape: tuple) -> set[int]:
         if self.force_static:
@@ -109,12 +109,10 @@ class Inputs:
             self.guards.add(source, "type", t)
             node = self._input_node(obj, source)
             return ScalarValue(node, obj, source)
-        if t is float and self.dynamic.float_is_input(source):
-            self.guards.add(source, "type", float)  # the value is an input: any float will do
-            value = SymFloat(self._input_node(obj, source), obj, source=source)
-            value.inputs = (value,)
-            value.guard_value = lambda: self.guards.add(source, "const", obj)
-            return value
+        if (t is float or (t is int and -(2**63) <= obj < 2**63)) and self.dynamic.number_is_input(
+            source
+        ):
+            return self._input_number(obj, source)
         if t in CONST_TYPES:
             self.guards.add(source, "const", obj)
             return Const(obj, source)
@@ -229,6 +227,23 @@ class Inputs:
         value = ArrayValue(node, example, source)
         value.device = True
         self.state.memory.add_input(value)
+        return value
+
+    def _input_number(self, obj: int | float, source: Source) -> SymInt | SymFloat:
+        """A Python int or float argument seen with a second value: a graph input, so that
+        any value of its type reuses the entry (an int: within int64's range, where NumPy
+        gives it one dtype), until the trace needs it as a Python number (a branch, a size,
+        a slice bound): then a value guard pins it."""
+        self.guards.add(source, "int64" if type(obj) is int else "type", type(obj))
+        node = self._input_node(obj, source)
+
+        def pin():
+            self.guards.add(source, "const", obj)
+
+        if type(obj) is int:
+            return SymInt(node, obj, frozenset(), source=source, on_concrete=(pin,))
+        value = SymFloat(node, obj, source=source, guard_value=pin)
+        value.inputs = (value,)
         return value
 
     def _input_dim(self, array: ArrayValue, source: Source, dim: int) -> SymInt:

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..graph import Node
 from ..source import Source
-from .core import Value
+from .core import NotConstant, Value
 
 
 class GraphValue(Value):
@@ -59,19 +59,28 @@ class ScalarValue(NumpyValue):
 
 @dataclass(eq=False)
 class SymInt(GraphValue):
-    """An int known only at run time: a size, or a captured loop's index. ``deps``: the (input
-    source name, dim) pairs it is made of, or None when it comes from an intermediate array
-    (then concretising it restarts the trace with static shapes). ``on_concrete``: called when
-    the trace needs its value as a Python int (a loop index: the loop is not captured)."""
+    """An int known only at run time: a size, a captured loop's index, or an int argument seen
+    with a second value (automatic dynamic ints). ``deps``: the (input source name, dim) pairs
+    it is made of, or None when it comes from an intermediate array (then concretising it
+    restarts the trace with static shapes). ``on_concrete``: what runs when the trace needs its
+    value as a Python int: pin an int argument with a value guard, or, for a loop index, give
+    up capturing the loop."""
 
     node: Node
     hint: int
     deps: frozenset | None
     source: Source | None = None
-    on_concrete: object = None
+    on_concrete: tuple = ()
 
     def python_type(self) -> type:
         return int
+
+    def constant(self) -> int:
+        if self.deps != frozenset():  # input dims: `operations.concretize` specialises them
+            raise NotConstant(self)
+        for callback in self.on_concrete:
+            callback()
+        return self.hint
 
 
 @dataclass(eq=False)

@@ -129,6 +129,31 @@ class SliceValue(Value):
 
 
 @dataclass(eq=False)
+class RangeValue(Value):
+    """``range(start, n, step)`` whose ``n`` is a dynamic int argument: a loop over it can be a
+    loop node taking its trip count as a graph input. ``numbers`` is the range at trace time;
+    any other use needs the numbers, which pins ``n``."""
+
+    numbers: range
+    stop: Value
+
+    def python_type(self) -> type:
+        return range
+
+    def describe(self) -> str:
+        r = self.numbers
+        return f"range({r.start}, {self.stop.describe()}, {r.step})"
+
+    def constant(self) -> range:
+        self.stop.constant()
+        return self.numbers
+
+    def made_text(self, rb) -> str:
+        r = self.numbers
+        return f"range({r.start}, {rb.expr(self.stop)}, {r.step})"
+
+
+@dataclass(eq=False)
 class ConstMethod(Value):
     """A method of a known immutable constant or container, e.g. ``"a,b".split``."""
 
