@@ -12,7 +12,7 @@ from types import MappingProxyType
 
 from tcompile.tracer.compiled_graph import CompiledGraph
 from tcompile.tracer.line_numbers import compile_at_user_lines
-from tcompile.tracer.loops import LoopRunner
+from tcompile.tracer.loop_runners import LoopRunner
 
 from .memory_plan import plan_memory
 

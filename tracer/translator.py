@@ -10,17 +10,19 @@ Calls are dispatched in `calls.py` (mixed in), Python semantics live in `operati
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import operator as _operator
 import sys
 import types
 from types import CodeType
 
-from . import contexts, graph_calls, loops, operators
+from . import contexts, graph_calls, loops, operators, while_loops
 from . import operations as ops
 from .break_policy import blocked_by
 from .bytecode.reader import Instruction, normalize
 from .calls import CallMixin
 from .errors import FrameLoc, GraphBreak, RestartTrace, StopTrace, TCompileError, UserErrorInTrace
+from .loop_body import NotCaptured
 from .source import (
     AttrSource,
     BuiltinSource,
@@ -160,7 +162,7 @@ class Translator(CallMixin):
                     raise GraphBreak(self.state.breaks.region) from None
                 error.stack = error.stack or self.state.user_stack()
                 raise
-            except (RestartTrace, TCompileError, loops.NotCaptured):
+            except (RestartTrace, TCompileError, NotCaptured):
                 raise
             except NotConstant as error:
                 raise self.state.graph_break(
@@ -644,7 +646,21 @@ class Translator(CallMixin):
         """A POP_JUMP_IF_* handler: pop the value, jump when ``test(self, value)`` holds."""
 
         def handler(self, inst: Instruction) -> None:
-            if test(self, self.pop()):
+            value = self.pop()
+            loop = None
+            if isinstance(value, NumpyValue) and self.state.loop_nodes:
+                loop = while_loops.capture(self, inst, value)
+                if loop is not None and loop.captured:
+                    return  # a while loop's test: the rest of the loop is one node
+            try:
+                jump = test(self, value)
+            except GraphBreak as brk:
+                if loop is not None:  # the break comes with why the loop is not one node
+                    brk.record = dataclasses.replace(
+                        brk.record, hints=(*brk.record.hints, while_loops.hint(loop))
+                    )
+                raise
+            if jump:
                 self.ip = inst.target
 
         return handler

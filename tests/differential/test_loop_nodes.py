@@ -23,6 +23,7 @@ import pytest
 from diffharness import C, case_id, check, max_recompiles
 
 import tcompile as tc
+from tcompile.tracer.loop_runners import LoopRunner
 
 # --- what became of the loops -----------------------------------------------------------------
 
@@ -31,7 +32,7 @@ def loop_runners(graph) -> list:
     """The loop nodes' targets in ``graph`` and, recursively, in their bodies."""
     found = []
     for node in graph.nodes:
-        if type(node.target).__name__ == "LoopRunner":
+        if isinstance(node.target, LoopRunner):
             found.append(node.target)
             found += loop_runners(node.target.body)
     return found
@@ -748,8 +749,17 @@ def dt_arg(u, dt):
     return u
 
 
+def numpy_scalar_constant(m):
+    s = np.float64(0.0)  # a constant: its kind changes to a graph value in the body
+    for row in m:
+        s = s + row.sum()
+    return s
+
+
 CAPTURED = [
     C("stencil", stencil, lambda: (line(), 0.1), lambda: (line(seed=1), 0.2)),
+    # a NumPy scalar constant before the loop is carried like the graph value it becomes
+    C("numpy_scalar_constant", numpy_scalar_constant, lambda: mat(), lambda: mat(seed=3)),
     C("enumerate_rows", enumerate_rows, lambda: mat(), lambda: mat(seed=3)),
     C("enumerate_start", enumerate_start, lambda: mat(), lambda: mat(seed=3)),
     C("rows", rows, lambda: mat(), lambda: mat(seed=2)),
@@ -852,6 +862,7 @@ CAPTURED = [
 
 # Loop nodes per case (nested bodies included), and a bound on the ops of all graphs.
 CAPTURED_SHAPE = {
+    "numpy_scalar_constant": (1, 2),
     "method_loop": (1, 2),
     "reads_attribute": (1, 2),
     "reads_attribute_resized": (1, 2),
@@ -1096,13 +1107,6 @@ def python_float_carried(x):
     return x, dt
 
 
-def numpy_scalar_constant(m):
-    s = np.float64(0.0)  # a constant: its kind changes to a graph value in the body
-    for row in m:
-        s = s + row.sum()
-    return s
-
-
 def loop_variable_bound_before(x):
     i = -1
     for i in range(5):
@@ -1158,7 +1162,7 @@ UNROLLED = [
            python_float_carried, float_from_index, del_in_body,
            while_counter, print_in_body, graph_break_in_body),
     *cases(LINE8, slice_prefix, slice_window, zero_d_becomes_scalar, next_outer),
-    *cases(MAT, dtype_changes, shape_changes, enumerate_after_break, numpy_scalar_constant),
+    *cases(MAT, dtype_changes, shape_changes, enumerate_after_break),
     C("zero_rows", zero_rows, lambda: mat(0, 3), lambda: np.zeros((0, 3))),
     C("enumerate_zip", enumerate_zip, lambda: (mat(), mat(seed=1))),
     C("tuple_carried", tuple_carried, lambda: line(2), lambda: line(2, seed=1)),
@@ -1534,13 +1538,33 @@ RECOMPILES = [
         lambda: (mat(), 5),
         lambda: (mat(), 9),
     ),
-    C("trip_count_enumerate", trip_count_enumerate, lambda: (line(3), 4), lambda: (line(3), 6),
-      lambda: (line(3), 10), pattern="ABCA", after=max_recompiles(1)),  # fmt: skip
-    C("dynamic_int_pinned", dynamic_int_pinned, lambda: (line(8), 2), lambda: (line(8), 3),
-      lambda: (line(8), 5)),  # fmt: skip
-    C("dynamic_int_index", dynamic_int_index, lambda: (line(8), 2), lambda: (line(8), 3),
-      lambda: (line(8), 7), lambda: (line(8), 8), lambda: (line(8), -8), pattern="ABCDEC",
-      after=max_recompiles(1)),  # fmt: skip
+    C(
+        "trip_count_enumerate",
+        trip_count_enumerate,
+        lambda: (line(3), 4),
+        lambda: (line(3), 6),
+        lambda: (line(3), 10),
+        pattern="ABCA",
+        after=max_recompiles(1),
+    ),  # fmt: skip
+    C(
+        "dynamic_int_pinned",
+        dynamic_int_pinned,
+        lambda: (line(8), 2),
+        lambda: (line(8), 3),
+        lambda: (line(8), 5),
+    ),  # fmt: skip
+    C(
+        "dynamic_int_index",
+        dynamic_int_index,
+        lambda: (line(8), 2),
+        lambda: (line(8), 3),
+        lambda: (line(8), 7),
+        lambda: (line(8), 8),
+        lambda: (line(8), -8),
+        pattern="ABCDEC",
+        after=max_recompiles(1),
+    ),  # fmt: skip
     # New values: the same graph.
     C(
         "values_change",

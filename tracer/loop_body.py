@@ -1,0 +1,371 @@
+"""What ``for`` and ``while`` loop nodes share: a loop's body traced once into a graph of its
+own (`BodyTrace`), with the locals it carries from one iteration to the next as the body's
+inputs, the values it reads from before the loop lifted into inputs, and the trace's state put
+back if the body turns out not to be capturable (`Snapshot`, `NotCaptured`). `LoopRecord` says
+what became of each loop, for `explain` and the widgets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import graph_calls
+from .errors import GraphBreak, RestartTrace, StopTrace, UserErrorInTrace
+from .examples import as_example
+from .graph import Graph, Node, TensorMeta, describe_value, nodes_in, substitute
+from .values.arrays import ArrayValue, NumpyValue, ScalarValue
+from .values.containers import DictValue, Iterator, ListValue, SliceValue, TupleValue
+from .values.core import UNBOUND, Const, Value, birth
+from .values.functions import Cell, ContextManager, UserFunction
+from .values.objects import BoundMethod, UserObject
+
+# Instructions a captured body may not run: they leave the loop, or change state the body
+# does not own (cells, globals, attributes, locals deleted).
+_LEAVES = {"RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE", "YIELD_VALUE"}
+_FORBIDDEN = {"STORE_DEREF", "DELETE_DEREF", "STORE_GLOBAL", "DELETE_GLOBAL", "DELETE_FAST",
+              "STORE_NAME", "DELETE_NAME", "IMPORT_NAME", "SETUP_WITH", "BEFORE_WITH"}  # fmt: skip
+
+
+class NotCaptured(Exception):
+    """The body cannot be a loop node (the message says why); the loop is unrolled."""
+
+
+@dataclass(frozen=True)
+class LoopRecord:
+    """What became of one loop: captured (with its trip count and body size) or unrolled."""
+
+    filename: str
+    lineno: int
+    trip_count: int  # at trace time (a while loop's is data: 0)
+    captured: bool
+    body_ops: int = 0
+    reason: str = ""  # why it was unrolled
+    body: str = ""  # the body graph's code, for a captured loop
+    count_from: str = ""  # the argument the trip count follows (a graph input), if any
+    kind: str = "for"  # or "while": the condition is computed in the body, read per iteration
+
+    def describe(self) -> str:
+        where = f"{self.filename.rsplit('/', 1)[-1]}:{self.lineno}"
+        if self.captured and self.kind == "while":
+            return (
+                f"{where}: while_loop node (its condition computed in the graph, read once per "
+                f"iteration), body of {self.body_ops} ops"
+            )
+        if self.captured:
+            count = f"{self.trip_count} iterations"
+            if self.count_from:
+                count += f" here, count from {self.count_from} (a graph input)"
+            return f"{where}: loop node, {count}, body of {self.body_ops} ops"
+        if self.kind == "while":
+            return f"{where}: while loop not captured (a graph break at its test): {self.reason}"
+        return f"{where}: unrolled ({self.trip_count} iterations): {self.reason}"
+
+
+class Watch:
+    """Told of what the body does to the trace's state, while it is traced."""
+
+    def __init__(self, born_before: int):
+        self.born_before = born_before
+        self.written: list[tuple] = []  # (example array, its contents before the loop)
+
+    def mutation(self, value: Value) -> None:
+        if value.born < self.born_before:
+            raise NotCaptured(f"the body changes {value.describe()}, made before the loop")
+
+    def layout_read(self) -> None:
+        raise NotCaptured("the body reads a memory layout (strides or flags)")
+
+    def before_write(self, example) -> None:
+        """An example array is about to be written: keep what it held before the loop."""
+        if not any(saved is example for saved, _ in self.written):
+            self.written.append((example, example.copy()))
+
+    def restore_examples(self) -> None:
+        for example, before in self.written:
+            example[...] = before
+
+
+def check_instructions(tx, start: int, stop: int, lowest: int, end: int) -> None:
+    """The body ``instrs[start:stop]`` stays in the loop: no return, raise or yield, no jump
+    outside ``[lowest, end)`` (``end``: the loop's exit; a jump there is a ``break``)."""
+    for ins in tx.instrs[start:stop]:
+        if ins.opname in _LEAVES:
+            raise NotCaptured("the body can leave the loop (return, raise, yield)")
+        if ins.opname in _FORBIDDEN:
+            raise NotCaptured(f"the body runs {ins.opname}")
+        if ins.target is not None and not lowest <= ins.target < end:
+            raise NotCaptured("the body can leave the loop early (break)")
+
+
+class BodyTrace:
+    """A loop body, ``instrs[start:stop]``, traced once into a graph of its own."""
+
+    def __init__(self, tx, start: int, stop: int, snapshot: Snapshot, name: str):
+        self.tx, self.state = tx, tx.state
+        self.start, self.stop = start, stop
+        self.instrs = tx.instrs[start:stop]
+        self.snapshot = snapshot
+        self.stores = [ins.arg for ins in self.instrs if ins.opname == "STORE_FAST"]
+        self.stored = sorted(set(self.stores))
+        self.loaded = {ins.arg for ins in self.instrs if ins.opname == "LOAD_FAST"}
+        self.graph = Graph(f"{tx.state.graph.name}_{name}")
+
+    def read_inputs(self) -> dict[str, Value]:
+        """Read now what the body reads from outside the frame's locals (arguments first read
+        in the body, globals, cells: graph inputs of the frame); the body's locals on entry."""
+        tx = self.tx
+        for name in sorted(self.loaded | set(self.stored)):
+            if name in tx.lazy_locals:
+                tx.locals[name] = tx.load_lazy(name)
+        for ins in self.instrs:
+            if ins.opname == "LOAD_GLOBAL" and ins.arg in tx.f_globals:
+                tx.load_global(ins.arg)
+            elif ins.opname == "LOAD_DEREF" and ins.arg in tx.cells:
+                tx._cell(ins.arg)
+        return {name: tx.locals.get(name, UNBOUND) for name in self.stored}
+
+    def input(self, name: str, example) -> Node:
+        return _body_input(self.graph, name, example)
+
+    def carry(self, carried: dict[str, Value]) -> dict[str, NumpyValue]:
+        """Each carried value (`carriable`) inside the body: an input with the meta and the
+        example of its value before the loop (the first iteration works on that very array,
+        as eager code does); the frame's locals now hold them."""
+        placeholders = {}
+        for name, value in carried.items():
+            example = value.value if isinstance(value, Const) else value.example
+            node = self.input(name, example)
+            if not isinstance(value, ArrayValue):
+                placeholders[name] = ScalarValue(node, example)
+            else:
+                placeholders[name] = ArrayValue(node, example)
+                self.state.memory.add(placeholders[name])  # writes re-point it (ExampleMemory)
+        self.tx.locals.update(placeholders)
+        return placeholders
+
+    def run(self, stop_at: int, pushed=lambda: []) -> list[Value]:
+        """Trace the body from ``start`` until the translator reaches ``stop_at`` (a for loop's
+        ``FOR_ITER``, a while loop's condition jump), with the values ``pushed()`` makes in the
+        body's graph on the stack; the values the body left on the stack."""
+        tx, state = self.tx, self.state
+        outer = state.graph
+        self.snapshot.watch = watch = Watch(birth())  # what exists now was made before the loop
+        state.graph = self.graph
+        depth = len(tx.stack)
+        saved_stop, tx.stop_at = tx.stop_at, stop_at
+        saved_watch, state.loop_watch = state.loop_watch, watch
+        try:
+            for value in pushed():
+                tx.push(value)
+            tx.ip = self.start
+            tx._run()
+            raise NotCaptured("the body returns")
+        except StopTrace as stop:
+            if stop.tx is not tx:
+                raise
+        except (GraphBreak, UserErrorInTrace, RestartTrace) as error:
+            raise NotCaptured(f"tracing the body stopped: {_why(error)}") from None
+        finally:
+            tx.stop_at, state.loop_watch = saved_stop, saved_watch
+            state.graph = outer
+        if len(tx.stack) < depth:
+            raise NotCaptured("the body takes values from the stack")
+        left = tx.stack[depth:]
+        del tx.stack[depth:]
+        return left
+
+    def finish(self, outputs: list[Value], iterated: list[Value]) -> list[Value]:
+        """The body's output node, inputs for the values it reads from before the loop; checks.
+        Returns those values (the loop node's last arguments)."""
+        body = self.graph
+        body.add("output", None, (tuple(v.node for v in outputs),), name="output")
+        read = _lift_free_values(self.tx, body, iterated)
+        body.eliminate_dead_code()
+        body.lint()
+        for node in body.nodes:
+            if node.op in ("getitem", "setitem") and any(
+                isinstance(part, slice) and nodes_in(part) for part in _index_parts(node.args[1])
+            ):
+                raise NotCaptured("a slice bound in the body is computed in the loop")
+        return read
+
+    def add_node(self, runner, args: tuple, example, outputs: list[str], name: str) -> None:
+        """The loop node in the frame's graph; the frame's locals get its results."""
+        tx, state = self.tx, self.state
+        writers = [node for node in self.graph.nodes if node.mutates]
+        result = graph_calls.opaque_call(state, runner, args, example, name=name,
+                                         writes_inputs=_union(n.writes_inputs for n in writers),
+                                         mutates=bool(writers))  # fmt: skip
+        for local, value in zip(outputs, result.items, strict=True):
+            graph_calls.name_value(state, value, local)
+            tx.locals[local] = value
+        for local in self.stored:
+            if local not in outputs and not isinstance(tx.locals.get(local), Const):
+                tx.locals[local] = UNBOUND  # a body temporary no one reads after the loop
+
+
+def carriable(value: Value) -> bool:
+    """A value a loop node can carry from one iteration to the next: an array or NumPy scalar
+    of the graph, or a NumPy scalar constant (``total = np.float64(0)``: the body makes it a
+    graph value of the same type)."""
+    return isinstance(value, NumpyValue) or (
+        isinstance(value, Const) and isinstance(value.value, np.generic)
+    )
+
+
+def _body_input(body: Graph, name: str, example) -> Node:
+    node = Node(body, body.fresh_name(name), "input", f"loop {name}", meta=describe_value(example),
+                tensor=TensorMeta.of(example))  # fmt: skip
+    body.nodes.insert(len(body.inputs), node)
+    return node
+
+
+def _why(error: Exception) -> str:
+    if isinstance(error, GraphBreak):
+        return error.record.explanation
+    if isinstance(error, UserErrorInTrace):
+        return f"the body raises {type(error.error).__name__}"
+    return str(error)
+
+
+def _index_parts(index) -> tuple:
+    return index if isinstance(index, tuple) else (index,)
+
+
+def _union(groups) -> tuple:
+    found: list = []
+    for group in groups:
+        found += [item for item in group if not any(item is f for f in found)]
+    return tuple(found)
+
+
+def same_kind(a: Value, b: Value) -> bool:
+    """Two NumPy values of one kind: class, dtype and shape (a carried value must keep them)."""
+    if not (isinstance(a, NumpyValue) and isinstance(b, NumpyValue)):
+        return False
+    return type(a) is type(b) and type(a.example) is type(b.example) and \
+        a.example.dtype == b.example.dtype and a.example.shape == b.example.shape  # fmt: skip
+
+
+def same_constant(a: Value, b: Value) -> bool:
+    if a is b:
+        return True
+    if not (isinstance(a, Const) and isinstance(b, Const)) or type(a.value) is not type(b.value):
+        return False
+    try:
+        return bool(a.value == b.value)
+    except Exception:  # noqa: BLE001 - a comparison that fails is no equality
+        return False
+
+
+# -- the values the body reads from before the loop ------------------------------------------
+
+
+def _lift_free_values(tx, body: Graph, iterated: list[Value]) -> list[Value]:
+    """Nodes of the outer graph the body uses become body inputs; the values they stand for
+    (reachable from the frames, or the ``iterated`` arrays) are the loop node's last
+    arguments."""
+    inside = {id(n) for n in body.nodes}
+    free: dict[int, Node] = {}
+    for node in body.nodes:
+        for used in nodes_in((node.args, node.kwargs)):
+            if id(used) not in inside:
+                free.setdefault(id(used), used)
+    if not free:
+        return []
+    known = _values_by_node(tx, iterated)
+    values, renamed = [], {}
+    for key, node in free.items():
+        value = known.get(key)
+        if value is None:
+            raise NotCaptured(f"the body reads {node.name}, which cannot be passed to a loop node")
+        values.append(value)
+        renamed[key] = _body_input(body, node.name, as_example(value))
+    for node in body.nodes:
+        node.args, node.kwargs = substitute((node.args, node.kwargs), renamed)
+    return values
+
+
+def _values_by_node(tx, roots: list[Value]) -> dict[int, Value]:
+    """Every graph value the frames (locals, stack, cells, containers, objects) or ``roots``
+    can reach, by the id of its node."""
+    found: dict[int, Value] = {}
+    seen: set[int] = set()
+    todo: list = list(roots)
+    frame = tx
+    while frame is not None:
+        todo += [*frame.locals.values(), *frame.stack, *frame.cells.values()]
+        frame = frame.parent
+    todo += tx.state.inputs.wrapped_values()
+    while todo:
+        value = todo.pop()
+        if id(value) in seen or not isinstance(value, Value):
+            continue
+        seen.add(id(value))
+        node = getattr(value, "node", None)
+        if isinstance(node, Node):
+            found.setdefault(id(node), value)
+        todo += _inside(value)
+    return found
+
+
+def _inside(value: Value) -> list:
+    if isinstance(value, (TupleValue, ListValue, Iterator)):
+        return list(value.items) + (value.origin.values() if getattr(value, "origin", None) else [])
+    if isinstance(value, DictValue):
+        return list(value.items.values())
+    if isinstance(value, SliceValue):
+        return list(value.parts())
+    if isinstance(value, UserObject):
+        return list(value.overlay.values())
+    if isinstance(value, Cell):
+        return [value.contents]
+    if isinstance(value, UserFunction):
+        return [*value.closure, *value.defaults, *value.kwdefaults.values()]
+    if isinstance(value, BoundMethod):
+        return [value.func, value.self_value]
+    if isinstance(value, ContextManager):
+        return [*value.args, *value.kwargs.values()]
+    return [
+        getattr(value, name) for name in ("self_value", "array", "manager") if hasattr(value, name)
+    ]
+
+
+# -- putting things back when a body is not captured ---------------------------------------------
+
+
+class Snapshot:
+    """The translator's frame and the trace's break region before the body was traced, and
+    the examples the body's first iteration wrote into (`Watch`), put back unless `keep` was
+    called."""
+
+    def __init__(self, tx):
+        self.tx = tx
+        self.kept = False
+        self.watch: Watch | None = None
+
+    def keep(self) -> None:
+        self.kept = True
+
+    def __enter__(self):
+        tx = self.tx
+        self.saved = (list(tx.stack), dict(tx.locals), dict(tx.lazy_locals), tx.ip, tx.current,
+                      tx.user_with_depth, tx.state.breaks.region)  # fmt: skip
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.kept:
+            return
+        if self.watch is not None:
+            self.watch.restore_examples()
+        tx = self.tx
+        stack, locals_, lazy, tx.ip, tx.current, tx.user_with_depth, tx.state.breaks.region = (
+            self.saved
+        )
+        tx.stack[:] = stack
+        tx.locals.clear()
+        tx.locals.update(locals_)
+        tx.lazy_locals.clear()
+        tx.lazy_locals.update(lazy)

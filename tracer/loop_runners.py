@@ -1,0 +1,110 @@
+"""The targets of loop nodes: a body graph's Python run once per iteration, inside one Python
+``for`` (`ForRunner`) or ``while`` (`WhileRunner`) loop written around the body's statements,
+as eager code runs them (a call per iteration would cost more than a small body). Backends
+recompile the body with their own plan (`LoopRunner.compile`)."""
+
+from __future__ import annotations
+
+import ast
+
+from .graph import Graph
+from .line_numbers import compile_at_user_lines
+
+
+def _name(name: str, ctx=None) -> ast.Name:
+    return ast.Name(name, ctx or ast.Load())
+
+
+def _assign(targets, value, where) -> ast.Assign:
+    return ast.copy_location(ast.Assign([targets], value), where)
+
+
+class LoopRunner:
+    """A loop node's target. The body graph takes the carried values first, then the values it
+    reads from before the loop; its output starts with the carried values' new versions."""
+
+    __name__ = "loop"
+
+    def __init__(self, body: Graph, carried: int):
+        self.body = body
+        self.carried = carried
+        self.compile()
+
+    def compile(self, plan=None) -> None:
+        """Make the loop's Python from the body's code (with a backend's memory ``plan``)."""
+        namespace: dict = {}
+        self.source = self.body.python_code(namespace, plan=plan)
+        exec(compile_at_user_lines(self.body, self.source, plan, self._as_loop), namespace)  # noqa: S102
+        self._run = namespace[self.body.name]
+
+    def _as_loop(self, fn: ast.FunctionDef) -> ast.FunctionDef:
+        raise NotImplementedError
+
+    def _step(self, statements: list, returned: ast.Return, skip: int) -> list:
+        """One iteration: the body's statements, then its outputs (``__tc_out``) become the
+        carried names again (after the first ``skip`` outputs)."""
+        step = [*statements, _assign(_name("__tc_out", ast.Store()), returned.value, returned)]
+        names = [_name(p, ast.Store()) for p in self.carried_names]
+        if names or skip:
+            taken = ast.Slice(None, ast.Constant(skip + len(names)))
+            targets = [_name(n, ast.Store()) for n in self.leading[:skip]] + names
+            step.append(_assign(ast.Tuple(targets, ast.Store()),
+                                ast.Subscript(_name("__tc_out"), taken, ast.Load()), returned))  # fmt: skip
+        return step
+
+    def __repr__(self) -> str:
+        return f"<{self.__name__} over {self.body.name}>"
+
+
+class ForRunner(LoopRunner):
+    """``loop(first, count, *carried, *read)``: iterations ``first`` to ``first + count - 1``;
+    the body takes the index ``k`` first. Returns the last iteration's outputs."""
+
+    leading = ()
+
+    def _as_loop(self, fn: ast.FunctionDef) -> ast.FunctionDef:
+        index, *params = [a.arg for a in fn.args.args]
+        self.carried_names = params[: self.carried]
+        *statements, returned = fn.body
+        count = ast.BinOp(_name("__tc_first"), ast.Add(), _name("__tc_count"))
+        loop = ast.For(_name(index, ast.Store()),
+                       ast.Call(_name("range"), [_name("__tc_first"), count], []),
+                       self._step(statements, returned, 0), [])  # fmt: skip
+        fn.args.args = [ast.arg("__tc_first"), ast.arg("__tc_count"), *map(ast.arg, params)]
+        fn.body = [_assign(_name("__tc_out", ast.Store()), ast.Tuple([], ast.Load()), returned),
+                   ast.copy_location(loop, returned),
+                   ast.copy_location(ast.Return(_name("__tc_out")), returned)]  # fmt: skip
+        return fn
+
+    def __call__(self, first: int, count: int, *args):
+        return self._run(first, count, *args)
+
+
+class WhileRunner(LoopRunner):
+    """``while_loop(cond, *carried, *read)``: runs the body while ``cond`` (then the condition
+    the body computes, its first output) is true (false, for ``negate``), as ``while``
+    does; returns the carried values (the ones given, when it runs no iteration)."""
+
+    __name__ = "while_loop"
+    leading = ("__tc_cond",)
+
+    def __init__(self, body: Graph, carried: int, negate: bool):
+        self.negate = negate
+        super().__init__(body, carried)
+
+    def _as_loop(self, fn: ast.FunctionDef) -> ast.FunctionDef:
+        params = [a.arg for a in fn.args.args]
+        self.carried_names = params[: self.carried]
+        *statements, returned = fn.body
+        test = _name("__tc_cond")
+        if self.negate:
+            test = ast.UnaryOp(ast.Not(), test)
+        loop = ast.While(test, self._step(statements, returned, 1), [])
+        result = ast.Tuple([_name(p) for p in self.carried_names], ast.Load())
+        fn.args.args = [ast.arg("__tc_cond"), *map(ast.arg, params)]
+        fn.body = [ast.copy_location(loop, returned),
+                   ast.copy_location(ast.Return(result), returned)]  # fmt: skip
+        return fn
+
+    def __call__(self, cond, *args):
+        return self._run(cond, *args)
