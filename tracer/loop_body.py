@@ -92,11 +92,11 @@ def check_instructions(tx, start: int, stop: int, lowest: int, end: int) -> None
     outside ``[lowest, end)`` (``end``: the loop's exit; a jump there is a ``break``)."""
     for ins in tx.instrs[start:stop]:
         if ins.opname in _LEAVES:
-            raise NotCaptured("the body can leave the loop (return, raise, yield)")
+            raise NotCaptured("the body can leave the loop (break, return, raise or yield)")
         if ins.opname in _FORBIDDEN:
             raise NotCaptured(f"the body runs {ins.opname}")
         if ins.target is not None and not lowest <= ins.target < end:
-            raise NotCaptured("the body can leave the loop early (break)")
+            raise NotCaptured("the body can leave the loop (break)")
 
 
 class BodyTrace:
