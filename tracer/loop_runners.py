@@ -40,6 +40,10 @@ class LoopRunner:
     def _as_loop(self, fn: ast.FunctionDef) -> ast.FunctionDef:
         raise NotImplementedError
 
+    def returned(self) -> tuple:
+        """The body's output nodes whose values the loop node returns."""
+        return self.body.output.args[0][len(self.leading) :]
+
     def _step(self, statements: list, returned: ast.Return, skip: int) -> list:
         """One iteration: the body's statements, then its outputs (``__tc_out``) become the
         carried names again (after the first ``skip`` outputs)."""
@@ -79,6 +83,16 @@ class ForRunner(LoopRunner):
     def __call__(self, first: int, count: int, *args):
         return self._run(first, count, *args)
 
+    def drive(self, body, first: int, count: int, *args):
+        """The loop with ``body(k, *carried, *read)`` (a backend's compiled body) per
+        iteration, as `__call__` runs it."""
+        carried, read = args[: self.carried], args[self.carried :]
+        out = ()
+        for k in range(first, first + count):
+            out = body(k, *carried, *read)
+            carried = out[: self.carried]
+        return out
+
 
 class WhileRunner(LoopRunner):
     """``while_loop(cond, *carried, *read)``: runs the body while ``cond`` (then the condition
@@ -108,3 +122,12 @@ class WhileRunner(LoopRunner):
 
     def __call__(self, cond, *args):
         return self._run(cond, *args)
+
+    def drive(self, body, cond, *args):
+        """The loop with ``body(*carried, *read)`` (a backend's compiled body) per iteration,
+        as `__call__` runs it."""
+        carried, read = args[: self.carried], args[self.carried :]
+        while bool(cond) != self.negate:
+            out = body(*carried, *read)
+            cond, carried = out[0], out[1 : 1 + self.carried]
+        return tuple(carried)

@@ -15,8 +15,8 @@ trace goes on after the loop with its results. The count is a graph input when t
 stop is a dynamic int argument. Anything else unrolls the loop as before, and `LoopRecord`
 says why.
 
-A backend opts in with a ``loop_nodes`` attribute (the eager backend); for the others loops
-are unrolled.
+A backend opts in with a ``loop_nodes`` attribute (eager: the loop's Python; triton: the body's
+kernels launched per iteration); for the others loops are unrolled.
 """
 
 from __future__ import annotations

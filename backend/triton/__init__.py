@@ -75,6 +75,7 @@ def triton_backend(graph, example_inputs) -> CompiledGraph:
 
 
 triton_backend.device_arrays = True  # it runs on torch tensors and CuPy arrays where they are
+triton_backend.loop_nodes = True  # a loop body's kernels are compiled once, launched per iteration
 
 
 def _name(node) -> str:

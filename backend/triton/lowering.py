@@ -18,6 +18,7 @@ import numpy as np
 
 from tcompile.tracer import numpy_table, operators
 from tcompile.tracer.graph import Graph, Node, nodes_in
+from tcompile.tracer.loop_runners import LoopRunner, WhileRunner
 
 from . import loop_ir as ir
 from . import pointwise
@@ -78,6 +79,18 @@ class Extern:
     results: tuple
     writes: tuple[ir.Buffer, ...]
     reason: str
+
+
+@dataclass(eq=False)
+class DeviceLoop:
+    """A loop node: its body graph runs as a program of its own (its kernels compiled once), once
+    per iteration, on the device tensors of ``args``; ``results`` receive the loop's outputs;
+    ``writes`` are buffers its body writes in place."""
+
+    node: Node
+    args: tuple
+    results: tuple
+    writes: tuple[ir.Buffer, ...]
 
 
 @dataclass(eq=False)
@@ -237,6 +250,8 @@ class _Lowering:
     def _lower(self, node: Node):
         if node.errstate and any(v in ("raise", "call") for _, v in node.errstate):
             raise Unlowerable("traced under np.errstate(...='raise'): NumPy must see the error")
+        if node.op == "call" and isinstance(node.target, LoopRunner):
+            return self._loop(node)
         if node.op == "getitem" and isinstance(self.value(node.args[0]), (tuple, list, Known)):
             base = self.value(node.args[0])
             item = base.value[self._known(node.args[1])] if isinstance(base, Known) else \
@@ -795,6 +810,33 @@ class _Lowering:
         self.plan.externs.append(step)
         return results[0] if node.has_value and results else None
 
+    def _loop(self, node: Node) -> tuple:
+        """A loop node: one `DeviceLoop` step; its arrays stay on the device between
+        iterations. A body making values kernels cannot hold runs as an extern instead."""
+        _check_loop_identity(node, lambda arg: self.last_use.get(arg, -1) > self.position)
+        results = []
+        for made in node.target.returned():
+            meta = made.tensor
+            if meta is None or not all(isinstance(d, int) for d in meta.shape or ()):
+                raise Unlowerable(f"the loop's body makes {made.meta} (not a sized array)")
+            if meta.kind == "array" and _triton_dtype(meta.dtype):
+                results.append(BufferTensor.whole(self.buffer(made.name, meta.dtype, meta.shape)))
+            elif meta.kind == "scalar" and _triton_dtype(meta.dtype):
+                results.append(HostValue(self.fresh(made.name), meta.dtype))
+            else:
+                raise Unlowerable(f"the loop's body makes {made.meta}")
+        args = tuple(self._extern_arg(a) for a in node.args)
+        writes = tuple(
+            self.values[n].buffer
+            for n in _written_args(node)
+            if isinstance(self.values.get(n), BufferTensor)
+        )
+        for buffer in writes:
+            self.before_write(buffer)
+            self._note_written(buffer)
+        self.plan.steps.append(DeviceLoop(node, args, tuple(results), writes))
+        return tuple(results)
+
     def _extern_arg(self, arg):
         def leaf(item):
             if not isinstance(item, Node):
@@ -875,6 +917,46 @@ def _written_args(node: Node) -> list[Node]:
             return [o for o in (out if isinstance(out, tuple) else (out,)) if isinstance(o, Node)]
         return [n for n in nodes_in(node.args)]
     return []
+
+
+def _check_loop_identity(node: Node, used_later) -> None:
+    """A loop node's results are new device buffers. Where NumPy's would be arrays that exist
+    already (a body giving back its inputs themselves or views of them, a while loop whose zero
+    iterations give back an input or a value used later), the graph runs in NumPy as a whole:
+    identity and aliasing follow from the run, not from the plan."""
+    runner = node.target
+    if any(_memory_of_input(made) for made in runner.returned()):
+        raise WholeGraphInNumPy("a loop's body gives back its inputs (or views of them)")
+    if isinstance(runner, WhileRunner):
+        for arg in node.args[1 : 1 + runner.carried]:
+            if isinstance(arg, Node) and (
+                arg.op == "input" or (arg.tensor and arg.tensor.view_of) or used_later(arg)
+            ):
+                raise WholeGraphInNumPy(
+                    f"with no iteration a while loop gives back {arg.name} itself, which the "
+                    "caller or the code after the loop holds"
+                )
+
+
+def _memory_of_input(node: Node) -> bool:
+    """Whether ``node``'s value is an input's memory: the input, a view of it, or what an
+    operation writing into it (``out=``, ``+=``) returns."""
+    while node.op != "input":
+        out = node.kwargs.get("out")
+        if isinstance(out, tuple) and len(out) == 1:
+            out = out[0]
+        if isinstance(out, Node):
+            node = out
+        elif node.op == "inplace" or (
+            node.op in ("getitem", "call", "method")
+            and node.args
+            and isinstance(node.args[0], Node)
+            and not numpy_table.returns_new_memory(node.op, node.target)
+        ):
+            node = node.args[0]
+        else:
+            return False
+    return True
 
 
 def _extern_results(lowering: _Lowering, node: Node) -> tuple:

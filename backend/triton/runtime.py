@@ -22,6 +22,7 @@ from . import autotune, codegen, device, fusion, pointwise
 from . import loop_ir as ir
 from .kernel_source import load_kernel, load_module
 from .lowering import (
+    DeviceLoop,
     Extern,
     HostCall,
     HostValue,
@@ -79,6 +80,7 @@ class Program:
     steps: list
     compiled: dict = field(default_factory=dict)  # id(kernel) -> Compiled
     decisions: list = field(default_factory=list)
+    bodies: dict = field(default_factory=dict)  # id(DeviceLoop) -> the Runner of its body
 
 
 def make_program(graph: Graph, metas: list[InputMeta]) -> Program:
@@ -96,6 +98,8 @@ def make_program(graph: Graph, metas: list[InputMeta]) -> Program:
     for step in steps:
         if isinstance(step, Launch):
             program.compiled[id(step.kernel)] = _compile(step.kernel)
+        elif isinstance(step, DeviceLoop):
+            program.bodies[id(step)] = Runner(step.node.target.body)
     plan.kernels = [s.kernel for s in steps if isinstance(s, Launch)]
     plan.checks = plan.checks or any(c.source.checks for c in program.compiled.values())
     return program
@@ -229,6 +233,8 @@ class _Call:
                 self._extern(step)
             elif isinstance(step, LibraryCall):
                 self._library(step)
+            elif isinstance(step, DeviceLoop):
+                self._loop(step)
             elif isinstance(step, Upload):
                 value = np.asarray(self.host[id(step.value)], dtype=step.buffer.dtype)
                 self.tensors[id(step.buffer)] = self.device.from_host(value.copy())
@@ -299,6 +305,32 @@ class _Call:
         target = self._tensor(step.result)
         target.copy_(out.reshape(target.shape))
         self.host.pop(id(step.result), None)
+
+    def _loop(self, step: DeviceLoop) -> None:
+        """The body's program once per iteration, on device tensors (views of this call's
+        buffers): carried arrays stay on the device from one iteration to the next."""
+        body = self.program.bodies[id(step)]
+        for buffer in step.writes:
+            self.host.pop(id(buffer), None)
+        args = [map_leaves(a, self._device_arg) for a in step.args]
+        outputs = step.node.target.drive(body, *args)
+        for slot, value in zip(step.results, outputs, strict=True):
+            if isinstance(value, np.generic):  # the body ran without device arrays
+                self.host[id(slot)] = value
+                continue
+            tensor = device.to_device_tensor(value, self.device)
+            if isinstance(slot, BufferTensor):
+                self._tensor(slot.buffer).copy_(tensor.reshape(slot.shape))
+            else:
+                self.host[id(slot)] = self.device.to_host(tensor, scalar=True)
+
+    def _device_arg(self, item):
+        if isinstance(item, Known):
+            return item.value
+        if isinstance(item, HostValue):
+            return self.host[id(item)]
+        buffer, offset, strides = strided(item)
+        return self._tensor(buffer).as_strided(item.shape, strides, offset)
 
     def _extern(self, step: Extern) -> None:
         node = step.node
@@ -482,6 +514,10 @@ def describe(program: Program) -> str:
             lines.append(f"torch.{step.op}({operands}) on the device -> {step.result.name}")
         elif isinstance(step, HostCall):
             lines.append(f"host {getattr(step.fn, '__name__', step.fn)} -> {step.result.name}")
+        elif isinstance(step, DeviceLoop):
+            results = ", ".join(getattr(r, "name", None) or r.buffer.name for r in step.results)
+            lines.append(f"{step.node.target.__name__} {step.node.target.body.name}: its body's "
+                         f"kernels launched per iteration on the device -> {results}")  # fmt: skip
     outputs = ", ".join(_output_text(o) for o in program.plan.outputs)
     lines.append(f"return ({outputs})")
     return "\n".join(lines) + "\n"

@@ -1631,3 +1631,6 @@ def test_breaks_around_a_loop_node():
     assert explained.graph_break_count == 2, explained
     with_loop = [g for g in explained.graphs if loop_runners(g)]
     assert len(with_loop) == 1 and with_loop[0].op_count() <= 3, explained
+
+
+CASES = ALL  # tests/triton runs them again on the triton backend

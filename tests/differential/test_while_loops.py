@@ -265,3 +265,6 @@ def test_zero_iterations_on_the_traced_call():
     assert len(nodes) == 1, explained
     check(in_place, lambda: (np.full(4, 0.01), 0.001), lambda: (np.full(4, 1e-5), 0.001),
           make_compiled=tc.compile, name="zero_then_some", after=max_recompiles(0))  # fmt: skip
+
+
+CASES = ALL  # tests/triton runs them again on the triton backend

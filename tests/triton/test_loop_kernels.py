@@ -1,0 +1,107 @@
+"""Loop nodes on the triton backend: a loop's body is a program of its own, its kernels compiled
+once and launched per iteration, its carried arrays kept on the device (`DeviceLoop`). Results
+match NumPy's within a few ULP; where the results' identity would differ (a body giving back its
+inputs), the graph runs in NumPy as a whole, exactly. (The whole differential corpus, loops
+included, runs on this backend in test_corpus_triton.py.)"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from requires_triton import require_triton
+
+require_triton()
+
+import tcompile as tc  # noqa: E402
+from tcompile.backend.triton.lowering import DeviceLoop  # noqa: E402
+
+rng = np.random.default_rng(0)
+
+
+def jacobi(u, steps):
+    for _ in range(steps):
+        u[1:-1] = 0.5 * u[1:-1] + 0.25 * (u[:-2] + u[2:])
+    return u
+
+
+def heat(u, c):
+    for _ in range(30):
+        v = u.copy()
+        v[1:-1] = u[1:-1] + c * (u[:-2] - 2 * u[1:-1] + u[2:])
+        u = v
+    return u
+
+
+def relax(x, tol):
+    change = 1.0
+    while change > tol:
+        y = (
+            0.25 * np.concatenate([x[:1], x[:-1]])
+            + 0.5 * x
+            + 0.25 * np.concatenate([x[1:], x[-1:]])
+        )
+        change = np.abs(y - x).max()
+        x = y
+    return x
+
+
+def row_sums(m):
+    acc = np.zeros(m.shape[1])
+    for i, row in enumerate(m):
+        acc = acc * 0.5 + row * i
+    return acc
+
+
+def inplace_body(a):
+    for _ in range(4):
+        a += 1
+    return a
+
+
+def plan_of(compiled) -> str:
+    return compiled.__tc_compiled__.entries[-1].report.compiled.sources["plan"]
+
+
+def device_loops(compiled) -> list:
+    runner = compiled.__tc_compiled__.entries[-1].report.compiled.fn
+    return [s for p in runner.programs.values() if p for s in p.steps if isinstance(s, DeviceLoop)]
+
+
+@pytest.mark.parametrize(
+    ("fn", "make"),
+    [
+        (jacobi, lambda: (rng.standard_normal(64), 25)),
+        (heat, lambda: (rng.standard_normal(40), 0.2)),
+        (relax, lambda: (rng.standard_normal(32), 1e-4)),
+        (row_sums, lambda: (rng.standard_normal((7, 5)),)),
+    ],
+    ids=lambda v: getattr(v, "__name__", ""),
+)
+def test_loop_runs_as_a_device_loop(fn, make):
+    args = make()
+    compiled = tc.compile(fn, backend="triton", fullgraph=True)
+    got = compiled(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+    expected = fn(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+    assert len(device_loops(compiled)) == 1, plan_of(compiled)
+    assert "launched per iteration on the device" in plan_of(compiled)
+
+
+def test_the_body_is_compiled_once_for_every_trip_count():
+    compiled = tc.compile(jacobi, backend="triton")
+    for steps in (5, 9, 17, 3):  # the count becomes a graph input after the second value
+        u = rng.standard_normal(50)
+        np.testing.assert_allclose(compiled(u.copy(), steps), jacobi(u.copy(), steps), rtol=1e-12)
+    (loop,) = device_loops(compiled)
+    runner = compiled.__tc_compiled__.entries[-1].report.compiled.fn
+    body = next(p for p in runner.programs.values() if p).bodies[id(loop)]
+    assert len(body.programs) <= 2  # the first iteration's input layout, then the body's own
+    assert tc.counters()["recompiles"] == 1
+
+
+def test_a_body_giving_back_its_input_runs_in_numpy():
+    compiled = tc.compile(inplace_body, backend="triton")
+    a = np.ones(3)
+    assert compiled(a) is a and np.array_equal(a, np.full(3, 5.0))
+    runner = compiled.__tc_compiled__.entries[-1].report.compiled.fn
+    assert any("gives back its inputs" in why for why in runner.in_numpy_because.values())
