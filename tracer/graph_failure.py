@@ -76,14 +76,27 @@ def fp_errors_raise() -> bool:
 
 
 def snapshot(always: tuple, fp_only: tuple) -> list:
-    """Copies of the arrays a failing graph may have written."""
+    """Copies of the arrays a failing graph may have written (NumPy arrays, or the device
+    arrays a backend takes as they are: torch tensors, CuPy arrays)."""
     arrays = always + fp_only if fp_only and fp_errors_raise() else always
-    return [(a, a.copy(order="K")) for a in arrays]
+    return [(a, _copy(a)) for a in arrays]
+
+
+def _copy(array):
+    if isinstance(array, np.ndarray):
+        return array.copy(order="K")
+    clone = getattr(array, "clone", None)  # torch; CuPy arrays have NumPy's ``copy``
+    return clone() if clone is not None else array.copy()
 
 
 def restore(saved: list) -> None:
     for array, copy in reversed(saved):
-        np.copyto(array, copy)
+        if isinstance(array, np.ndarray):
+            np.copyto(array, copy)
+        elif hasattr(array, "copy_"):  # torch
+            array.copy_(copy)
+        else:
+            array[...] = copy
 
 
 RUNTIME_NAMES = {"__tc_snapshot": snapshot, "__tc_restore": restore, "__tc_watch": quiet.watch,

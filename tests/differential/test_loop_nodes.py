@@ -356,7 +356,7 @@ def breaks_around(x):
     print("before", x.shape)
     for i in range(10):
         x = x * 0.5 + i
-    print("after", x.sum())
+    print("after", x.min())  # exact in any summation order (the triton corpus runs it too)
     return x
 
 

@@ -99,6 +99,22 @@ def test_the_body_is_compiled_once_for_every_trip_count():
     assert tc.counters()["recompiles"] == 1
 
 
+def test_a_loop_writing_device_arrays_in_place():
+    torch = require_triton()
+    compiled = tc.compile(jacobi, backend="triton")
+    u = rng.standard_normal(40)
+    expected = jacobi(u.copy(), 6)
+    tensor = torch.tensor(u, device=compiled_device())
+    assert compiled(tensor, 6) is tensor  # written in place, given back itself, as NumPy does
+    np.testing.assert_allclose(tensor.cpu().numpy(), expected, rtol=1e-12)
+
+
+def compiled_device() -> str:
+    from tcompile.backend.triton import device
+
+    return str(device.current_device().torch_device)
+
+
 def test_a_body_giving_back_its_input_runs_in_numpy():
     compiled = tc.compile(inplace_body, backend="triton")
     a = np.ones(3)
