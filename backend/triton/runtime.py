@@ -99,7 +99,7 @@ def make_program(graph: Graph, metas: list[InputMeta]) -> Program:
         if isinstance(step, Launch):
             program.compiled[id(step.kernel)] = _compile(step.kernel)
         elif isinstance(step, DeviceLoop):
-            program.bodies[id(step)] = Runner(step.node.target.body)
+            program.bodies[id(step)] = Runner(step.node.target.body, loop_body=True)
     plan.kernels = [s.kernel for s in steps if isinstance(s, Launch)]
     plan.checks = plan.checks or any(c.source.checks for c in program.compiled.values())
     return program
@@ -121,16 +121,17 @@ def _compile(kernel: ir.Kernel) -> Compiled:
 class Runner:
     """The callable a Triton-compiled graph is: ``runner(*inputs) -> tuple``."""
 
-    def __init__(self, graph: Graph):
+    def __init__(self, graph: Graph, *, loop_body: bool = False):
         self.graph = graph
         self.programs: dict[tuple, Program] = {}
         self.device = device.current_device()
         # Inputs the graph writes get a device copy of their own even where the device could
         # use their memory (the interpreter): results land in the caller's array only once the
         # whole call succeeded, so a call that fails leaves the caller's arrays as they were
-        # and the eager rerun starts from them.
+        # and the eager rerun starts from them. A loop body writes where its inputs are: they
+        # are the loop's call's own buffers, which that call copied already.
         written = written_nodes(graph)
-        self.copied = [node in written for node in graph.inputs]
+        self.copied = [node in written and not loop_body for node in graph.inputs]
         self.in_numpy_because: dict[tuple, str] = {}  # input layouts the graph runs in NumPy for
         self._numpy = None
 
