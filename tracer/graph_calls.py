@@ -68,12 +68,13 @@ def graph_call(state, op: str, target, args: tuple, kwargs: dict, *, name: str,
 
 
 def opaque_call(state, target, args: tuple, example, *, name: str, mutates: bool = False,
-                writes_inputs: tuple = ()) -> Value:  # fmt: skip
+                writes_inputs: tuple = (), risk: str = effects.RAISE) -> Value:  # fmt: skip
     """A call the tracer built itself and already ran on the examples (a loop node); it may
     write into its arguments (``mutates``: the graph inputs whose memory it writes are
-    ``writes_inputs``), and may raise (then the frame runs again eagerly, `graph_failure`)."""
+    ``writes_inputs``), and may fail as ``risk`` says (then the frame runs again eagerly,
+    `graph_failure`)."""
     node = state.graph.add("call", target, as_graph_arg(state, args), {}, name=name,
-                           stack=state.user_stack())  # fmt: skip
+                           stack=state.user_stack(), risk=risk)  # fmt: skip
     node.mutates, node.writes_inputs = mutates, writes_inputs
     node.errstate = state.contexts.errstate()
     node.tensor = tensor_meta(state, example)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import graph_calls
+from .effects import FP, RAISE, SILENT
 from .errors import GraphBreak, RestartTrace, StopTrace, UserErrorInTrace
 from .examples import as_example
 from .graph import Graph, Node, TensorMeta, describe_value, nodes_in, substitute
@@ -191,13 +192,17 @@ class BodyTrace:
                 raise NotCaptured("a slice bound in the body is computed in the loop")
         return read
 
-    def add_node(self, runner, args: tuple, example, outputs: list[str], name: str) -> None:
-        """The loop node in the frame's graph; the frame's locals get its results."""
+    def add_node(self, runner, args: tuple, example, outputs: list[str], name: str,
+                 risk: str = SILENT) -> None:  # fmt: skip
+        """The loop node in the frame's graph; the frame's locals get its results. It fails as
+        its body's operations may (``risk``: the loop's own, a while loop's test)."""
         tx, state = self.tx, self.state
         writers = [node for node in self.graph.nodes if node.mutates]
+        risks = {risk, *(n.risk for n in self.graph.nodes if n.op not in ("input", "output"))}
         result = graph_calls.opaque_call(state, runner, args, example, name=name,
                                          writes_inputs=_union(n.writes_inputs for n in writers),
-                                         mutates=bool(writers))  # fmt: skip
+                                         mutates=bool(writers),
+                                         risk=next(r for r in (RAISE, FP, SILENT) if r in risks))  # fmt: skip
         for local, value in zip(outputs, result.items, strict=True):
             graph_calls.name_value(state, value, local)
             tx.locals[local] = value

@@ -26,8 +26,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from . import quiet
 from .bytecode import analysis
+from .effects import RAISE, SILENT
 from .examples import as_example
 from .loop_body import (
     BodyTrace,
@@ -154,7 +157,10 @@ def _capture(tx, shape: LoopShape, cond: NumpyValue, snapshot: Snapshot) -> Whil
                 example = as_example(tuple(carried.values()))
     except Exception as error:  # noqa: BLE001 - any error: the break meets it where it is
         raise NotCaptured(f"the loop raises {type(error).__name__} on the traced values") from None
-    body.add_node(runner, (cond, *carried.values(), *read), example, list(carried), "while_loop")
+    # Its test is Python's ``bool``, which raises for an array of several values.
+    test_risk = SILENT if np.ndim(cond.example) == 0 and np.ndim(left[0].example) == 0 else RAISE
+    body.add_node(runner, (cond, *carried.values(), *read), example, list(carried), "while_loop",
+                  risk=test_risk)  # fmt: skip
     return runner
 
 

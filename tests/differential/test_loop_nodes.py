@@ -891,7 +891,7 @@ CAPTURED_SHAPE = {
     "elements_of_vector": (1, 3),
     "carried_numpy_scalar": (1, 5),
     "swap_only": (1, 3),
-    "empty_body": (1, 2),  # a loop node without outputs: the body is 0 ops
+    "empty_body": (0, 1),  # a loop node with no outputs or effects is dead code: removed
     "two_loops": (2, 5),
     "swap_fib": (1, 4),
     "calls_helper": (1, 3),
