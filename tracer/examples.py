@@ -20,7 +20,7 @@ import numpy as np
 
 from . import quiet
 from .errors import UserErrorInTrace
-from .values.arrays import ArrayValue, NumpyValue, ScalarValue, SymFloat, SymInt
+from .values.arrays import ArrayValue, NumpyValue, ScalarValue, SymFloat, SymInt, is_dynamic_number
 from .values.containers import leaves, rebuild
 from .values.core import Const, Obj
 
@@ -192,12 +192,6 @@ def traced_leaves(obj) -> list:
     return [
         v for v in leaves(obj) if isinstance(v, (ArrayValue, ScalarValue)) or is_dynamic_number(v)
     ]
-
-
-def is_dynamic_number(v) -> bool:
-    """A dynamic float, or an int argument or loop index: symbolic numbers whose values a
-    graph may use but a size must not (sizes of input dims are symbolic in their own way)."""
-    return isinstance(v, SymFloat) or (isinstance(v, SymInt) and v.deps == frozenset())
 
 
 def run_with_stand_ins(op: str, target, args: tuple, kwargs: dict, writes: list):

@@ -27,6 +27,7 @@ from .values.arrays import (
     ScalarValue,
     SymFloat,
     SymInt,
+    is_dynamic_number,
 )
 from .values.containers import (
     ConstMethod,
@@ -121,7 +122,7 @@ def binary_op(state: TraceState, fn, a: Value, b: Value, name: str) -> Value:
             return state.graph_call("inplace", fn, (a, b), {}, name=name)
         return state.graph_call("call", plain, (a, b), {}, name=name)
     if isinstance(a, SymInt) or isinstance(b, SymInt):
-        result = symint_op(state, plain, a, b, name)
+        result = symint_op(state, plain, a, b, name) or symfloat_op(state, plain, [a, b], name)
         if result is not None:
             return result
         # not int arithmetic (``n < 3``, ``lst * n``, ``np.int8(1) + n``): as with the int
@@ -183,21 +184,26 @@ def symfloat_op(state: TraceState, fn, values: list[Value], name: str) -> Value 
     """Float arithmetic on dynamic floats, as a graph node giving a Python float; None where
     the value is needed instead (other operators, a result that is not a float)."""
     if fn not in _FLOAT_OPS or not all(
-        isinstance(v, SymFloat) or type(getattr(v, "value", None)) in (int, float) for v in values
+        isinstance(v, SymFloat)
+        or is_dynamic_number(v)
+        or type(getattr(v, "value", None)) in (int, float)
+        for v in values
     ):
         return None
-    hints = [v.hint if isinstance(v, SymFloat) else v.value for v in values]
+    hints = [v.hint if isinstance(v, (SymFloat, SymInt)) else v.value for v in values]
     try:
         hint = fn(*hints)
     except ArithmeticError:
         return None  # raising depends on the value: pin it (the caller folds), raise as eager
     if type(hint) is not float:
         return None
-    args = tuple(v.node if isinstance(v, SymFloat) else v.value for v in values)
+    args = tuple(v.node if isinstance(v, (SymFloat, SymInt)) else v.value for v in values)
     node = state.graph.add("call", fn, args, name=name, meta="float", stack=state.user_stack(),
                            risk="raise" if fn is operator.truediv else "silent")  # fmt: skip
-    inputs = tuple({id(i): i for v in values if isinstance(v, SymFloat) for i in v.inputs}.values())
-    return SymFloat(node, hint, inputs)
+    # What pins it: the float inputs it is made of, and the dynamic ints (``1.0 / (i + 1)``)
+    made_of = [i for v in values if isinstance(v, SymFloat) for i in v.inputs]
+    made_of += [v for v in values if isinstance(v, SymInt)]
+    return SymFloat(node, hint, tuple({id(i): i for i in made_of}.values()))
 
 
 def sequence_op(state: TraceState, fn, a: Value, b: Value) -> Value:

@@ -383,12 +383,6 @@ def tuple_carried(x):
     return st
 
 
-def float_from_index(x):
-    for i in range(4):
-        x = x * 0.5 + i / 3
-    return x
-
-
 def int_power_of_index(x):
     for i in range(4):
         x = x + 2**i
@@ -756,7 +750,30 @@ def numpy_scalar_constant(m):
     return s
 
 
+def float_from_index(x):
+    for i in range(4):
+        x = x * 0.5 + i / 3
+    return x
+
+
+def index_as_float(m):
+    acc = np.zeros(m.shape[1])
+    for i, row in enumerate(m):
+        acc = acc + row * (1.0 / (i + 1))  # Python float arithmetic on the index: in the graph
+    return acc
+
+
+def index_float_as_size(x):
+    out = x
+    for i in range(4):
+        out = out + np.full(3, i / 2)  # a float value, not a size: stays in the loop node
+    return out
+
+
 CAPTURED = [
+    C("index_as_float", index_as_float, lambda: mat(), lambda: mat(seed=5)),
+    C("float_from_index", float_from_index, lambda: line(3), lambda: line(3, seed=1)),
+    C("index_float_as_size", index_float_as_size, lambda: line(3)),
     C("stencil", stencil, lambda: (line(), 0.1), lambda: (line(seed=1), 0.2)),
     # a NumPy scalar constant before the loop is carried like the graph value it becomes
     C("numpy_scalar_constant", numpy_scalar_constant, lambda: mat(), lambda: mat(seed=3)),
@@ -862,6 +879,9 @@ CAPTURED = [
 
 # Loop nodes per case (nested bodies included), and a bound on the ops of all graphs.
 CAPTURED_SHAPE = {
+    "index_as_float": (1, 3),
+    "float_from_index": (1, 2),
+    "index_float_as_size": (1, 2),
     "numpy_scalar_constant": (1, 2),
     "method_loop": (1, 2),
     "reads_attribute": (1, 2),
@@ -1159,7 +1179,7 @@ CAPTURED += [
 UNROLLED = [
     *cases(LINE3, with_break, with_return, continue_on_index, branch_on_index, int_counter,
            appends, one_iteration, zero_iterations, reversed_range, list_of_arrays,
-           python_float_carried, float_from_index, del_in_body,
+           python_float_carried, del_in_body,
            while_counter, print_in_body, graph_break_in_body),
     *cases(LINE8, slice_prefix, slice_window, zero_d_becomes_scalar, next_outer),
     *cases(MAT, dtype_changes, shape_changes, enumerate_after_break),
@@ -1451,6 +1471,10 @@ def trip_count_enumerate(x, n):
 def dynamic_int_pinned(x, n):
     head = x[:n]  # a size follows n: pinned
     return head * n, np.zeros(n) + n
+
+
+def dynamic_int_as_float(x, n):
+    return x * (n / 4) + 1.0 / (n + 1)
 
 
 def dynamic_int_index(x, n):

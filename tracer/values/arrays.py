@@ -82,6 +82,10 @@ class SymInt(GraphValue):
             callback()
         return self.hint
 
+    def guard_value(self) -> None:
+        """Pin it: a dynamic float computed from it (``1.0 / (i + 1)``) is needed as a number."""
+        self.constant()
+
 
 @dataclass(eq=False)
 class SymFloat(GraphValue):
@@ -91,7 +95,7 @@ class SymFloat(GraphValue):
 
     node: Node
     hint: float
-    inputs: tuple = ()  # the input SymFloats it is computed from
+    inputs: tuple = ()  # the input SymFloats (and SymInts) it is computed from
     source: Source | None = None
     guard_value: object = None  # inputs only: adds the guard pinning the value
 
@@ -135,3 +139,9 @@ class ArrayFlags(Value):
 
     def made_text(self, rb) -> str:
         return f"{rb.expr(self.array)}.flags"
+
+
+def is_dynamic_number(v) -> bool:
+    """A dynamic float, or an int argument or loop index: symbolic numbers whose values a
+    graph may use but a size must not (sizes of input dims are symbolic in their own way)."""
+    return isinstance(v, SymFloat) or (isinstance(v, SymInt) and v.deps == frozenset())
