@@ -54,11 +54,17 @@ def _len(tx, args, kwargs):
 
 
 def _range(tx, args, kwargs):
-    """A range; one whose stop is a dynamic int argument stays symbolic for a loop node (an
-    increasing range starting at a constant), any other use pins the argument."""
+    """A range; one whose stop is a dynamic int argument, or made from the index of the loop
+    whose body is traced (``for j in range(i)``), stays symbolic for a loop node (an increasing
+    range starting at a constant); any other use needs the number (pins it)."""
     stop_at = 1 if len(args) > 1 else 0
     stop = args[stop_at] if args else None
-    if isinstance(stop, SymInt) and stop.source is not None and tx.state.loop_nodes:
+    watch = tx.state.loop_watch
+    if (
+        isinstance(stop, SymInt)
+        and (stop.source is not None or (watch is not None and watch.follows_index(stop)))
+        and tx.state.loop_nodes
+    ):
         parts = [Const(0), stop, Const(1)] if len(args) == 1 else [*args, Const(1)][:3]
         start, step = parts[0], parts[2]
         if (

@@ -48,8 +48,8 @@ def graph_call(state, op: str, target, args: tuple, kwargs: dict, *, name: str,
     for w in writes:
         state.note_write(w.example)
     example = run_with_stand_ins(op, example_fn or target, args, kwargs, writes)
-    if not writes and not effects.shape_from_meta(op, target):
-        _check_static_shape(state, what, op, example_fn or target, args, kwargs, example)
+    varies = not writes and _check_static_shape(state, what, op, example_fn or target, args,
+                                                kwargs, example)  # fmt: skip
     node = state.graph.add(*canonicalize(op, target, g_args, g_kwargs), name=name,
                           stack=state.user_stack())  # fmt: skip
     node.mutates = bool(writes)
@@ -63,6 +63,15 @@ def graph_call(state, op: str, target, args: tuple, kwargs: dict, *, name: str,
     if op == "setitem":
         return writes[0]
     node.tensor = tensor_meta(state, example)
+    watch = state.loop_watch
+    if (
+        watch is not None
+        and np.ndim(example)
+        and type(example) is np.ndarray
+        and (varies or any(watch.varies(v) for v in traced_leaves((args, kwargs))))
+    ):  # a shape that changes every iteration of the loop being captured: not static
+        watch.varying.add(id(node))
+        node.tensor = TensorMeta.of(example, symbolic=True)
     node.meta = node.tensor.text()
     return value_of(state, node, example, writes) if op != "inplace" else writes[0]
 
@@ -93,20 +102,30 @@ def tensor_meta(state, example) -> TensorMeta:
     return meta
 
 
-def _check_static_shape(state, what: str, op: str, target, args, kwargs, example) -> None:
+def _check_static_shape(state, what: str, op: str, target, args, kwargs, example) -> bool:
     """A result shape that follows array values is a break; one that follows a dynamic int or
-    float argument pins its value instead (``np.arange(step)``, ``a[:n]``)."""
+    float argument pins its value instead (``np.arange(step)``, ``a[:n]``). True when it
+    follows the index of the loop whose body is traced (``a[:k]``: it varies per iteration)."""
     leaves = traced_leaves((args, kwargs))
     data = [v for v in leaves if isinstance(v, NumpyValue)]
-    if value_dependent_shape(op, target, args, kwargs, example, data):
+    # An element-wise operation's or an index's shape follows shapes, not array values; the
+    # numbers in a slice (``a[:n]``) still make it.
+    if not effects.shape_from_meta(op, target) and value_dependent_shape(
+        op, target, args, kwargs, example, data
+    ):
         raise state.graph_break(
             "data_dependent_shape", f"{what}: its output shape depends on array values",
             "Keep sizes static, or compute them outside the compiled function.",
         )  # fmt: skip
-    numbers = [v for v in leaves if not isinstance(v, NumpyValue)]
+    watch = state.loop_watch
+    index = [v for v in leaves if watch is not None and watch.follows_index(v)]
+    numbers = [
+        v for v in leaves if not isinstance(v, NumpyValue) and not any(v is i for i in index)
+    ]
     if value_dependent_shape(op, target, args, kwargs, example, numbers):
         for value in numbers:
-            value.constant()  # pins it (a loop index: the loop is not captured)
+            value.constant()  # pins it (the index of an enclosing loop: that one is unrolled)
+    return bool(index) and value_dependent_shape(op, target, args, kwargs, example, index)
 
 
 def _prepare_writes(state, writes: list) -> tuple:

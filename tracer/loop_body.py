@@ -16,7 +16,7 @@ from .effects import FP, RAISE, SILENT
 from .errors import GraphBreak, RestartTrace, StopTrace, UserErrorInTrace
 from .examples import as_example
 from .graph import Graph, Node, TensorMeta, describe_value, nodes_in, substitute
-from .values.arrays import ArrayValue, NumpyValue, ScalarValue
+from .values.arrays import ArrayValue, NumpyValue, ScalarValue, SymInt
 from .values.containers import DictValue, Iterator, ListValue, SliceValue, TupleValue
 from .values.core import UNBOUND, Const, Value, birth
 from .values.functions import Cell, ContextManager, UserFunction
@@ -44,7 +44,7 @@ class LoopRecord:
     body_ops: int = 0
     reason: str = ""  # why it was unrolled
     body: str = ""  # the body graph's code, for a captured loop
-    count_from: str = ""  # the argument the trip count follows (a graph input), if any
+    count_from: str = ""  # what a trip count computed in the graph follows, if any
     kind: str = "for"  # or "while": the condition is computed in the body, read per iteration
 
     def describe(self) -> str:
@@ -57,7 +57,7 @@ class LoopRecord:
         if self.captured:
             count = f"{self.trip_count} iterations"
             if self.count_from:
-                count += f" here, count from {self.count_from} (a graph input)"
+                count += f" here, count from {self.count_from}"
             return f"{where}: loop node, {count}, body of {self.body_ops} ops"
         if self.kind == "while":
             return f"{where}: while loop not captured (a graph break at its test): {self.reason}"
@@ -65,11 +65,22 @@ class LoopRecord:
 
 
 class Watch:
-    """Told of what the body does to the trace's state, while it is traced."""
+    """Told of what the body does to the trace's state, while it is traced; knows the values
+    whose shapes follow the loop's index (``a[:k]``: `varies`)."""
 
-    def __init__(self, born_before: int):
+    def __init__(self, born_before: int, index_callback=None):
         self.born_before = born_before
         self.written: list[tuple] = []  # (example array, its contents before the loop)
+        self.index_callback = index_callback  # in the on_concrete of ints made from the index
+        self.varying: set[int] = set()  # ids of body nodes whose shape follows the index
+
+    def follows_index(self, value) -> bool:
+        """An int made from this loop's index."""
+        return isinstance(value, SymInt) and self.index_callback in value.on_concrete
+
+    def varies(self, value) -> bool:
+        """An array of the body whose shape follows the index (it changes every iteration)."""
+        return id(getattr(value, "node", None)) in self.varying
 
     def mutation(self, value: Value) -> None:
         if value.born < self.born_before:
@@ -146,13 +157,15 @@ class BodyTrace:
         self.tx.locals.update(placeholders)
         return placeholders
 
-    def run(self, stop_at: int, pushed=lambda: []) -> list[Value]:
+    def run(self, stop_at: int, pushed=lambda: [], index_callback=None) -> list[Value]:
         """Trace the body from ``start`` until the translator reaches ``stop_at`` (a for loop's
         ``FOR_ITER``, a while loop's condition jump), with the values ``pushed()`` makes in the
-        body's graph on the stack; the values the body left on the stack."""
+        body's graph on the stack; the values the body left on the stack. ``index_callback``:
+        the loop index's ``on_concrete`` (shapes that follow it are allowed, `Watch.varies`)."""
         tx, state = self.tx, self.state
         outer = state.graph
-        self.snapshot.watch = watch = Watch(birth())  # what exists now was made before the loop
+        # What exists now was made before the loop.
+        self.snapshot.watch = watch = Watch(birth(), index_callback)
         state.graph = self.graph
         depth = len(tx.stack)
         saved_stop, tx.stop_at = tx.stop_at, stop_at
@@ -181,15 +194,14 @@ class BodyTrace:
         """The body's output node, inputs for the values it reads from before the loop; checks.
         Returns those values (the loop node's last arguments)."""
         body = self.graph
+        for value in outputs:
+            if self.snapshot.watch.varies(value):
+                raise NotCaptured(f"{value.describe()}, whose shape follows the loop index, "
+                                  "is carried to the next iteration or used after the loop")  # fmt: skip
         body.add("output", None, (tuple(v.node for v in outputs),), name="output")
         read = _lift_free_values(self.tx, body, iterated)
         body.eliminate_dead_code()
         body.lint()
-        for node in body.nodes:
-            if node.op in ("getitem", "setitem") and any(
-                isinstance(part, slice) and nodes_in(part) for part in _index_parts(node.args[1])
-            ):
-                raise NotCaptured("a slice bound in the body is computed in the loop")
         return read
 
     def add_node(self, runner, args: tuple, example, outputs: list[str], name: str,
@@ -233,10 +245,6 @@ def _why(error: Exception) -> str:
     if isinstance(error, UserErrorInTrace):
         return f"the body raises {type(error.error).__name__}"
     return str(error)
-
-
-def _index_parts(index) -> tuple:
-    return index if isinstance(index, tuple) else (index,)
 
 
 def _union(groups) -> tuple:

@@ -58,14 +58,22 @@ class RangeItems:
     def count(self) -> int:
         return len(self.numbers)
 
+    @property
+    def may_be_empty(self) -> bool:
+        """The stop follows an enclosing loop's index: some iterations of that loop run this
+        one zero times (it must give back no values)."""
+        return self.stop is not None and self.stop.source is None
+
     def count_value(self, state) -> Value:
-        """The trip count: a constant, or computed in the graph from the dynamic stop, which
-        is guarded to give at least one iteration (zero iterations recompile: the loop's
-        values after it would be those from before it)."""
+        """The trip count: a constant, or computed in the graph from the dynamic stop. A stop
+        from an argument is guarded to give at least one iteration (zero iterations
+        recompile: the loop's values after it would be those from before it); one from an
+        enclosing loop's index may give none (`may_be_empty`)."""
         if self.stop is None:
             return Const(self.count)
         start, step = self.numbers.start, self.numbers.step
-        state.guards.add(self.stop.source, "at_least", start + 1)
+        if self.stop.source is not None:
+            state.guards.add(self.stop.source, "at_least", start + 1)
         ahead = ops.symint_op(state, operator.sub, self.stop, Const(start - step + 1), "sub")
         return ops.symint_op(state, operator.floordiv, ahead, Const(step), "trip_count")
 
@@ -175,7 +183,8 @@ def capture(tx, inst, it: Iterator) -> bool:
     head, exit_index = tx.ip - 1, inst.target
     where = inst.line or 0
     dynamic = getattr(origin, "stop", None) is not None and it.position == 0
-    if count < (1 if dynamic else MIN_TRIP_COUNT):
+    empty_ok = dynamic and origin.may_be_empty
+    if count < (0 if empty_ok else 1 if dynamic else MIN_TRIP_COUNT):
         return False
     try:
         check_instructions(tx, head + 1, exit_index, head, exit_index)
@@ -188,11 +197,17 @@ def capture(tx, inst, it: Iterator) -> bool:
         return False
     tx.state.loops.append(LoopRecord(tx.code.co_filename, where, count, True,
                                      runner.body.op_count(), body=runner.source,
-                                     count_from=origin.stop.source.name() if dynamic else ""))  # fmt: skip
+                                     count_from=_count_from(origin) if dynamic else ""))  # fmt: skip
     tx.pop()
     it.items, it.pending, it.position = [], None, 0
     tx.ip = exit_index
     return True
+
+
+def _count_from(origin: RangeItems) -> str:
+    if origin.may_be_empty:
+        return "an enclosing loop's index"
+    return f"{origin.stop.source.name()} (a graph input)"
 
 
 def _capture(tx, origin, first: int, count: int, head: int, exit_index: int,
@@ -212,18 +227,24 @@ def _capture(tx, origin, first: int, count: int, head: int, exit_index: int,
     k = SymInt(body.input("k", first), first, frozenset(), on_concrete=(used_as_int,))
     carried = {name: v for name, v in entry.items() if name in loaded and carriable(v)}
     placeholders = body.carry(carried)
-    if body.run(head, lambda: [origin.item(state, k)]):
+    if body.run(head, lambda: [origin.item(state, k)], index_callback=used_as_int):
         raise NotCaptured("the body leaves values on the stack")
     live_after = analysis.live_locals_at(tx.code, tx.instrs[exit_index].offset)
     # Targets no statement of the body writes again: after the loop, they hold the last item.
     after = {name for name in targets if name in live_after and body.stores.count(name) == 1}
     outputs = _outputs(tx, [n for n in body.stored if n not in after], loaded, entry,
                        placeholders, live_after)  # fmt: skip
+    if getattr(origin, "may_be_empty", False) and (outputs or after):
+        raise NotCaptured("its trip count follows an enclosing loop's index (it may run zero "
+                          "times), and it gives back values")  # fmt: skip
     read = body.finish([v for _, v in outputs], origin.values())
     runner = ForRunner(body.graph, len(carried))
     # The examples went through the first iteration as the body was traced: run the others on
     # them, so that the trace goes on with the loop's real results.
     after_first = [end for _, end in outputs[: len(carried)]]
+    if count == 0:  # the body was traced on an iteration that does not run: undo its writes
+        snapshot.watch.restore_examples()
+        snapshot.watch.written.clear()
     try:
         with quiet.silenced():  # the warnings belong to the real run
             example = (

@@ -418,16 +418,24 @@ def array_dims(state: TraceState, v: ArrayValue) -> list[Value]:
     intermediate array while the trace has dynamic inputs."""
     if v.sym_dims is not None:
         return [Const(s) if d is None else d for s, d in zip(v.example.shape, v.sym_dims)]
+    watch = state.loop_watch
+    if watch is not None and watch.varies(v):  # sizes that follow the loop's index
+        return _dims_in_graph(state, v, frozenset(), (watch.index_callback,))
     if v.source is None and state.inputs.has_dynamic_dims:
-        shape = state.graph.add("call", np.shape, (v.node,), name=f"{v.node.name}_shape", meta="tuple",
-                                stack=state.user_stack(), risk="silent")  # fmt: skip
-        dims = []
-        for i, s in enumerate(v.example.shape):
-            node = state.graph.add("getitem", None, (shape, i), name=f"{v.node.name}_size{i}",
-                                   meta="int", risk="silent")  # fmt: skip
-            dims.append(SymInt(node, int(s), None))
-        return dims
+        return _dims_in_graph(state, v, None, ())
     return [Const(int(s)) for s in v.example.shape]
+
+
+def _dims_in_graph(state: TraceState, v: ArrayValue, deps, on_concrete: tuple) -> list[SymInt]:
+    """The array's dims read in the graph at run time, as symbolic ints."""
+    shape = state.graph.add("call", np.shape, (v.node,), name=f"{v.node.name}_shape", meta="tuple",
+                            stack=state.user_stack(), risk="silent")  # fmt: skip
+    dims = []
+    for i, s in enumerate(v.example.shape):
+        node = state.graph.add("getitem", None, (shape, i), name=f"{v.node.name}_size{i}",
+                               meta="int", risk="silent")  # fmt: skip
+        dims.append(SymInt(node, int(s), deps, on_concrete=on_concrete))
+    return dims
 
 
 def _is_pure_object(obj) -> bool:

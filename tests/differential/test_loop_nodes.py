@@ -75,6 +75,11 @@ def positive(n=5, seed=0):
     return np.random.default_rng(seed).uniform(2.5, 6.0, n)
 
 
+def spd_matrix(n, seed=0):
+    m = np.random.default_rng(seed).random((n, n))
+    return m @ m.T + n * np.eye(n)
+
+
 G_ARR = np.arange(4.0)
 
 
@@ -756,6 +761,72 @@ def float_from_index(x):
     return x
 
 
+def slice_prefix(x):
+    acc = np.zeros(1)
+    for i in range(1, 6):
+        acc = acc + x[:i].sum() * 0.5
+    return acc
+
+
+def slice_window(x):
+    acc = np.zeros(2)
+    for i in range(5):
+        acc = acc + x[i : i + 2]
+    return acc
+
+
+def levinson(r):
+    n = r.shape[0] - 1
+    a = np.zeros(n + 1)
+    a[0] = 1.0
+    err = np.empty(n + 1)
+    err[0] = r[0]
+    for k in range(1, n + 1):  # slices as long as the index: shapes vary, results do not
+        refl = -np.dot(a[:k], r[k:0:-1]) / err[k - 1]
+        a[1 : k + 1] = a[1 : k + 1] + refl * a[k - 1 :: -1]
+        err[k] = err[k - 1] * (1.0 - refl * refl)
+    return a, err
+
+
+def cholesky(spd):
+    n = spd.shape[0]
+    lower = np.zeros_like(spd)
+    for i in range(n):
+        for j in range(i):  # a trip count from the outer index: zero at i = 0
+            lower[i, j] = (spd[i, j] - np.dot(lower[i, :j], lower[j, :j])) / lower[j, j]
+        lower[i, i] = np.sqrt(spd[i, i] - np.dot(lower[i, :i], lower[i, :i]))
+    return lower
+
+
+def prefix_mean(x):
+    acc = np.zeros(1)
+    for i in range(1, x.shape[0]):
+        acc = acc + x[:i].sum() / x[:i].shape[0]  # a size read in the graph, as a number
+    return acc
+
+
+def prefix_carried(x):
+    acc = x[:1]
+    for i in range(2, 5):
+        acc = x[:i] * 2  # a value whose shape follows the index leaves the loop: unrolled
+    return acc
+
+
+def prefix_length_as_int(x):
+    acc = np.zeros(3)
+    for i in range(1, 4):
+        acc = acc + np.ones(len(x[:i]))[:1] if len(x[:i]) > 1 else acc  # a branch on the size
+    return acc
+
+
+def triangular_with_output(m):
+    acc = np.zeros(m.shape[1])
+    for i in range(m.shape[0]):
+        for j in range(i):  # may run zero times, and carries acc: unrolled
+            acc = acc + m[j]
+    return acc
+
+
 def index_as_float(m):
     acc = np.zeros(m.shape[1])
     for i, row in enumerate(m):
@@ -771,6 +842,16 @@ def index_float_as_size(x):
 
 
 CAPTURED = [
+    C("slice_prefix", slice_prefix, lambda: line(8), lambda: line(8, seed=1)),
+    C("slice_window", slice_window, lambda: line(8), lambda: line(8, seed=1)),
+    C(
+        "levinson",
+        levinson,
+        lambda: positive(9) + np.r_[20.0, np.zeros(8)],
+        lambda: positive(9, seed=3) + np.r_[30.0, np.zeros(8)],
+    ),  # fmt: skip
+    C("cholesky", cholesky, lambda: spd_matrix(6), lambda: spd_matrix(6, seed=2)),
+    C("prefix_mean", prefix_mean, lambda: line(7), lambda: line(7, seed=4)),
     C("index_as_float", index_as_float, lambda: mat(), lambda: mat(seed=5)),
     C("float_from_index", float_from_index, lambda: line(3), lambda: line(3, seed=1)),
     C("index_float_as_size", index_float_as_size, lambda: line(3)),
@@ -879,6 +960,11 @@ CAPTURED = [
 
 # Loop nodes per case (nested bodies included), and a bound on the ops of all graphs.
 CAPTURED_SHAPE = {
+    "slice_prefix": (1, 3),
+    "slice_window": (1, 3),
+    "levinson": (1, 12),
+    "cholesky": (2, 3),
+    "prefix_mean": (1, 3),
     "index_as_float": (1, 3),
     "float_from_index": (1, 2),
     "index_float_as_size": (1, 2),
@@ -996,20 +1082,6 @@ def branch_on_index(x):
         else:
             x = x * 0.5
     return x
-
-
-def slice_prefix(x):
-    acc = np.zeros(1)
-    for i in range(1, 6):
-        acc = acc + x[:i].sum() * 0.5
-    return acc
-
-
-def slice_window(x):
-    acc = np.zeros(2)
-    for i in range(5):
-        acc = acc + x[i : i + 2]
-    return acc
 
 
 def dtype_changes(m):
@@ -1181,7 +1253,8 @@ UNROLLED = [
            appends, one_iteration, zero_iterations, reversed_range, list_of_arrays,
            python_float_carried, del_in_body,
            while_counter, print_in_body, graph_break_in_body),
-    *cases(LINE8, slice_prefix, slice_window, zero_d_becomes_scalar, next_outer),
+    *cases(LINE8, zero_d_becomes_scalar, next_outer, prefix_carried, prefix_length_as_int),
+    *cases(MAT, triangular_with_output),
     *cases(MAT, dtype_changes, shape_changes, enumerate_after_break),
     C("zero_rows", zero_rows, lambda: mat(0, 3), lambda: np.zeros((0, 3))),
     C("enumerate_zip", enumerate_zip, lambda: (mat(), mat(seed=1))),
@@ -1197,7 +1270,7 @@ UNROLLED = [
 ]  # fmt: skip
 
 # Loop nodes expected where an unrolled loop sits beside or inside a captured one.
-UNROLLED_LOOPS: dict[str, int] = {"inner_depends_on_outer": 2}
+UNROLLED_LOOPS: dict[str, int] = {"inner_depends_on_outer": 2, "triangular_with_output": 4}
 
 
 @pytest.mark.parametrize("case", CAPTURED, ids=case_id)
@@ -1477,6 +1550,10 @@ def dynamic_int_as_float(x, n):
     return x * (n / 4) + 1.0 / (n + 1)
 
 
+def dynamic_int_slice_len(x, n):
+    return x[:n].shape[0], x[n:].sum(), len(x[n - 1 :])
+
+
 def dynamic_int_index(x, n):
     return x[n] * n, x * (n - 1) // 2
 
@@ -1641,7 +1718,7 @@ def test_dynamic_trip_count_is_a_graph_input():
     assert "n >= 1" in [g.describe() for g in entry.guards]
     assert not any(g.kind == "const" and g.source.name() == "n" for g in entry.guards)
     (record,) = entry.report.loops
-    assert record.captured and record.count_from == "n", record
+    assert record.captured and record.count_from == "n (a graph input)", record
     assert "7 iterations here, count from n (a graph input)" in record.describe()
 
 
