@@ -94,9 +94,11 @@ class Watch:
         if not any(saved is example for saved, _ in self.written):
             self.written.append((example, example.copy()))
 
-    def restore_examples(self) -> None:
+    def undo_writes(self) -> None:
+        """Put back what the examples held before the body was traced."""
         for example, before in self.written:
             example[...] = before
+        self.written.clear()
 
 
 def check_instructions(tx, start: int, stop: int, lowest: int, end: int) -> None:
@@ -372,7 +374,7 @@ class Snapshot:
         if self.kept:
             return
         if self.watch is not None:
-            self.watch.restore_examples()
+            self.watch.undo_writes()
         tx = self.tx
         stack, locals_, lazy, tx.ip, tx.current, tx.user_with_depth, tx.state.breaks.region = (
             self.saved

@@ -96,6 +96,7 @@ class RangeItems:
 class RowItems:
     array: ArrayValue
     count: int
+    may_be_empty = False
 
     def count_value(self, state) -> Value:
         return Const(self.count)
@@ -115,6 +116,10 @@ class EnumerateItems:
     @property
     def count(self) -> int:
         return self.inner.count
+
+    @property
+    def may_be_empty(self) -> bool:
+        return self.inner.may_be_empty
 
     def count_value(self, state) -> Value:
         return self.inner.count_value(state)
@@ -136,6 +141,7 @@ class EnumerateItems:
 @dataclass(frozen=True)
 class ZipItems:
     inners: tuple
+    may_be_empty = False  # its count is pinned (`count_value`)
 
     @property
     def count(self) -> int:
@@ -183,8 +189,7 @@ def capture(tx, inst, it: Iterator) -> bool:
     head, exit_index = tx.ip - 1, inst.target
     where = inst.line or 0
     dynamic = getattr(origin, "stop", None) is not None and it.position == 0
-    empty_ok = dynamic and origin.may_be_empty
-    if count < (0 if empty_ok else 1 if dynamic else MIN_TRIP_COUNT):
+    if count < (0 if origin.may_be_empty else 1 if dynamic else MIN_TRIP_COUNT):
         return False
     try:
         check_instructions(tx, head + 1, exit_index, head, exit_index)
@@ -234,7 +239,7 @@ def _capture(tx, origin, first: int, count: int, head: int, exit_index: int,
     after = {name for name in targets if name in live_after and body.stores.count(name) == 1}
     outputs = _outputs(tx, [n for n in body.stored if n not in after], loaded, entry,
                        placeholders, live_after)  # fmt: skip
-    if getattr(origin, "may_be_empty", False) and (outputs or after):
+    if origin.may_be_empty and (outputs or after):
         raise NotCaptured("its trip count follows an enclosing loop's index (it may run zero "
                           "times), and it gives back values")  # fmt: skip
     read = body.finish([v for _, v in outputs], origin.values())
@@ -242,9 +247,8 @@ def _capture(tx, origin, first: int, count: int, head: int, exit_index: int,
     # The examples went through the first iteration as the body was traced: run the others on
     # them, so that the trace goes on with the loop's real results.
     after_first = [end for _, end in outputs[: len(carried)]]
-    if count == 0:  # the body was traced on an iteration that does not run: undo its writes
-        snapshot.watch.restore_examples()
-        snapshot.watch.written.clear()
+    if count == 0:  # the body was traced on an iteration that does not run
+        snapshot.watch.undo_writes()
     try:
         with quiet.silenced():  # the warnings belong to the real run
             example = (

@@ -152,8 +152,7 @@ def _capture(tx, shape: LoopShape, cond: NumpyValue, snapshot: Snapshot) -> Whil
             if goes_on:  # the body was traced on a real iteration: run the others
                 example = runner(*as_example((left[0], *ends, *read)))
             else:  # no iteration: the body's writes into the examples are undone
-                snapshot.watch.restore_examples()
-                snapshot.watch.written.clear()
+                snapshot.watch.undo_writes()
                 example = as_example(tuple(carried.values()))
     except Exception as error:  # noqa: BLE001 - any error: the break meets it where it is
         raise NotCaptured(f"the loop raises {type(error).__name__} on the traced values") from None

@@ -798,6 +798,14 @@ def cholesky(spd):
     return lower
 
 
+def triangular_enumerate(m):
+    out = np.zeros_like(m)
+    for i in range(m.shape[0]):
+        for n, j in enumerate(range(i)):  # may run zero times; gives back nothing
+            out[i, j] = m[j, i] * n
+    return out
+
+
 def prefix_mean(x):
     acc = np.zeros(1)
     for i in range(1, x.shape[0]):
@@ -852,6 +860,7 @@ CAPTURED = [
     ),  # fmt: skip
     C("cholesky", cholesky, lambda: spd_matrix(6), lambda: spd_matrix(6, seed=2)),
     C("prefix_mean", prefix_mean, lambda: line(7), lambda: line(7, seed=4)),
+    C("triangular_enumerate", triangular_enumerate, lambda: mat(5, 5), lambda: mat(5, 5, seed=1)),
     C("index_as_float", index_as_float, lambda: mat(), lambda: mat(seed=5)),
     C("float_from_index", float_from_index, lambda: line(3), lambda: line(3, seed=1)),
     C("index_float_as_size", index_float_as_size, lambda: line(3)),
@@ -965,6 +974,7 @@ CAPTURED_SHAPE = {
     "levinson": (1, 12),
     "cholesky": (2, 3),
     "prefix_mean": (1, 3),
+    "triangular_enumerate": (2, 3),
     "index_as_float": (1, 3),
     "float_from_index": (1, 2),
     "index_float_as_size": (1, 2),
