@@ -193,7 +193,9 @@ def name_value(state, value: Value, name: str) -> None:
         if isinstance(value, masked.MaskedValue)
         else getattr(value, "node", None)
     )
-    if isinstance(node, Node) and node.op != "input" and id(node) not in state.named_nodes:
+    # (a loop body being traced names only its own nodes: the frame's keep their names)
+    if isinstance(node, Node) and node.graph is state.graph and node.op != "input" and \
+            id(node) not in state.named_nodes:  # fmt: skip
         state.named_nodes.add(id(node))
         state.graph.rename(node, name)
 

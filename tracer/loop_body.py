@@ -33,6 +33,11 @@ class NotCaptured(Exception):
     """The body cannot be a loop node (the message says why); the loop is unrolled."""
 
 
+class KindChanges(NotCaptured):
+    """A carried value changes kind (dtype, shape, class) in the body: after one iteration
+    unrolled it may not (``total = 0`` becoming a float64 array), so the rest is tried again."""
+
+
 @dataclass(frozen=True)
 class LoopRecord:
     """What became of one loop: captured (with its trip count and body size) or unrolled."""
@@ -46,6 +51,7 @@ class LoopRecord:
     body: str = ""  # the body graph's code, for a captured loop
     count_from: str = ""  # what a trip count computed in the graph follows, if any
     kind: str = "for"  # or "while": the condition is computed in the body, read per iteration
+    peeled: str = ""  # why the first iteration was unrolled before the rest became a node
 
     def describe(self) -> str:
         where = f"{self.filename.rsplit('/', 1)[-1]}:{self.lineno}"
@@ -58,7 +64,8 @@ class LoopRecord:
             count = f"{self.trip_count} iterations"
             if self.count_from:
                 count += f" here, count from {self.count_from}"
-            return f"{where}: loop node, {count}, body of {self.body_ops} ops"
+            peeled = f" (after its first iteration, unrolled: {self.peeled})" if self.peeled else ""
+            return f"{where}: loop node, {count}, body of {self.body_ops} ops{peeled}"
         if self.kind == "while":
             return f"{where}: while loop not captured (a graph break at its test): {self.reason}"
         return f"{where}: unrolled ({self.trip_count} iterations): {self.reason}"

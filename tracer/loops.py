@@ -30,6 +30,7 @@ from .bytecode import analysis
 from .examples import as_example
 from .loop_body import (
     BodyTrace,
+    KindChanges,
     LoopRecord,
     NotCaptured,
     Snapshot,
@@ -196,17 +197,33 @@ def capture(tx, inst, it: Iterator) -> bool:
         with Snapshot(tx) as snapshot:
             runner = _capture(tx, origin, it.position, count, head, exit_index, snapshot)
             snapshot.keep()
+    except KindChanges as why:
+        if it.position == 0 and count > MIN_TRIP_COUNT and not dynamic:
+            # Peel: the first iteration unrolls (its item only is made), the rest is tried again.
+            it.origin, it.peeled = origin, str(why)
+            it.items = [origin.item(tx.state, Const(0))]
+            return False
+        tx.state.loops.append(LoopRecord(tx.code.co_filename, where, count, False,
+                                         reason=_reason(it, why)))  # fmt: skip
+        return False
     except NotCaptured as why:
         tx.state.loops.append(LoopRecord(tx.code.co_filename, where, count, False,
-                                         reason=str(why)))  # fmt: skip
+                                         reason=_reason(it, why)))  # fmt: skip
         return False
     tx.state.loops.append(LoopRecord(tx.code.co_filename, where, count, True,
                                      runner.body.op_count(), body=runner.source,
-                                     count_from=_count_from(origin) if dynamic else ""))  # fmt: skip
+                                     count_from=_count_from(origin) if dynamic else "",
+                                     peeled=it.peeled))  # fmt: skip
     tx.pop()
     it.items, it.pending, it.position = [], None, 0
     tx.ip = exit_index
     return True
+
+
+def _reason(it: Iterator, why: NotCaptured) -> str:
+    if it.peeled:
+        return f"{why} (and before its first iteration: {it.peeled})"
+    return str(why)
 
 
 def _count_from(origin: RangeItems) -> str:
@@ -300,11 +317,11 @@ def _outputs(tx, stored, loaded, entry, placeholders, live_after) -> list[tuple[
         end = tx.locals.get(name, UNBOUND)
         if name in placeholders:
             if not same_kind(placeholders[name], end):
-                raise NotCaptured(f"{name} changes from {placeholders[name].describe()} to "
+                raise KindChanges(f"{name} changes from {placeholders[name].describe()} to "
                                   f"{end.describe()} in the body")  # fmt: skip
             carried.append((name, end))
         elif name in loaded and entry[name] is not UNBOUND and not same_constant(entry[name], end):
-            raise NotCaptured(f"{name} changes from {entry[name].describe()} to {end.describe()}")
+            raise KindChanges(f"{name} changes from {entry[name].describe()} to {end.describe()}")
         elif name in live_after and isinstance(end, NumpyValue):
             extra.append((name, end))
         elif name in live_after and not isinstance(end, Const):

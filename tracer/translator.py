@@ -689,7 +689,7 @@ class Translator(CallMixin):
         it = self.stack[-1]
         if it.origin is not None and loops.capture(self, inst, it):
             return
-        if it.position < len(it.known_items()):
+        if it.position < len(it.items) or it.position < len(it.known_items()):
             self.state.note_mutation(it)
             it.position += 1
             self.push(it.items[it.position - 1])

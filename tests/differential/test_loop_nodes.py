@@ -835,6 +835,27 @@ def triangular_with_output(m):
     return acc
 
 
+def dtype_changes(m):
+    acc = 0
+    for row in m:
+        acc = acc + row
+    return acc
+
+
+def shape_changes(m):
+    acc = np.zeros(())
+    for row in m:
+        acc = acc + row
+    return acc
+
+
+def zero_d_becomes_scalar(x):
+    acc = np.zeros(())
+    for i in range(2, 8, 2):
+        acc = acc + x[i]
+    return acc, type(acc).__name__
+
+
 def index_as_float(m):
     acc = np.zeros(m.shape[1])
     for i, row in enumerate(m):
@@ -850,6 +871,10 @@ def index_float_as_size(x):
 
 
 CAPTURED = [
+    # a carried value changes kind in the first iteration only: that one unrolls (peeled)
+    C("dtype_changes", dtype_changes, lambda: mat(), lambda: mat(seed=1)),
+    C("shape_changes", shape_changes, lambda: mat(), lambda: mat(seed=1)),
+    C("zero_d_becomes_scalar", zero_d_becomes_scalar, lambda: line(8), lambda: line(8, seed=1)),
     C("slice_prefix", slice_prefix, lambda: line(8), lambda: line(8, seed=1)),
     C("slice_window", slice_window, lambda: line(8), lambda: line(8, seed=1)),
     C(
@@ -969,6 +994,9 @@ CAPTURED = [
 
 # Loop nodes per case (nested bodies included), and a bound on the ops of all graphs.
 CAPTURED_SHAPE = {
+    "dtype_changes": (1, 4),
+    "shape_changes": (1, 5),
+    "zero_d_becomes_scalar": (1, 5),
     "slice_prefix": (1, 3),
     "slice_window": (1, 3),
     "levinson": (1, 12),
@@ -1092,27 +1120,6 @@ def branch_on_index(x):
         else:
             x = x * 0.5
     return x
-
-
-def dtype_changes(m):
-    acc = 0
-    for row in m:
-        acc = acc + row
-    return acc
-
-
-def shape_changes(m):
-    acc = np.zeros(())
-    for row in m:
-        acc = acc + row
-    return acc
-
-
-def zero_d_becomes_scalar(x):
-    acc = np.zeros(())
-    for i in range(2, 8, 2):
-        acc = acc + x[i]
-    return acc, type(acc).__name__
 
 
 def int_counter(x):
@@ -1263,9 +1270,9 @@ UNROLLED = [
            appends, one_iteration, zero_iterations, reversed_range, list_of_arrays,
            python_float_carried, del_in_body,
            while_counter, print_in_body, graph_break_in_body),
-    *cases(LINE8, zero_d_becomes_scalar, next_outer, prefix_carried, prefix_length_as_int),
+    *cases(LINE8, next_outer, prefix_carried, prefix_length_as_int),
     *cases(MAT, triangular_with_output),
-    *cases(MAT, dtype_changes, shape_changes, enumerate_after_break),
+    *cases(MAT, enumerate_after_break),
     C("zero_rows", zero_rows, lambda: mat(0, 3), lambda: np.zeros((0, 3))),
     C("enumerate_zip", enumerate_zip, lambda: (mat(), mat(seed=1))),
     C("tuple_carried", tuple_carried, lambda: line(2), lambda: line(2, seed=1)),
@@ -1718,6 +1725,13 @@ def test_eager_backend(case):
 def test_default_backend(case):
     check(case.fn, *case.builders, pattern=case.pattern, setup=case.setup, after=case.after,
           make_compiled=tc.compile, name=case.id)  # fmt: skip
+
+
+def test_peeled_first_iteration_is_explained():
+    explained = tc.explain(dtype_changes)(mat())
+    (record,) = explained.loops
+    assert record.captured and record.trip_count == 5, record
+    assert "after its first iteration, unrolled: acc changes from 0" in record.describe()
 
 
 def test_dynamic_trip_count_is_a_graph_input():

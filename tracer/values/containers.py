@@ -172,16 +172,19 @@ class Iterator(Value):
     """Iteration over known items (a loop over them is unrolled), or, where ``origin`` says
     how its k-th item is made, a loop that can be captured whole (`tracer.loops`)."""
 
-    items: list
+    items: list  # the items made so far (all of them, once ``pending`` is None)
     position: int = 0
     origin: object = None
-    pending: object = None  # makes the items, if they were left to make
+    pending: object = None  # makes all the items, if they were left to make
+    peeled: str = ""  # why the loop's first iteration was unrolled before capturing the rest
     born: int = field(default_factory=birth, repr=False)
 
     def known_items(self) -> list:
-        """The items, made now if they were left to make (a loop that is unrolled after all)."""
+        """The items, made now if they were left to make (a loop that is unrolled after all);
+        those made already stay (a peeled first iteration used them)."""
         if self.pending is not None:
-            self.items, self.pending = self.pending(), None
+            made, self.pending = self.pending(), None
+            self.items = self.items + made[len(self.items) :]
         return self.items
 
     def python_type(self) -> type:
