@@ -54,24 +54,27 @@ def _len(tx, args, kwargs):
 
 
 def _range(tx, args, kwargs):
-    """A range; one whose stop is a dynamic int argument, or made from the index of the loop
-    whose body is traced (``for j in range(i)``), stays symbolic for a loop node (an increasing
-    range starting at a constant); any other use needs the number (pins it)."""
-    stop_at = 1 if len(args) > 1 else 0
-    stop = args[stop_at] if args else None
+    """A range; one whose stop is a dynamic int argument, or whose bounds are made from the
+    index of the loop whose body is traced (``for j in range(i, n)``), stays symbolic for a
+    loop node (an increasing range); any other use needs the numbers (pins them)."""
+    start, stop, step = [Const(0), *args, Const(1)][:3] if len(args) == 1 else [*args, Const(1)][:3]
     watch = tx.state.loop_watch
+
+    def symbolic(v: Value, argument_ok: bool) -> bool:
+        follows = watch is not None and watch.follows_index(v)
+        return isinstance(v, SymInt) and (follows or (argument_ok and v.source is not None))
+
+    known = [v for v in (start, stop, step) if isinstance(v, Const) and type(v.value) is int]
     if (
-        isinstance(stop, SymInt)
-        and (stop.source is not None or (watch is not None and watch.follows_index(stop)))
-        and tx.state.loop_nodes
-    ):
-        parts = [Const(0), stop, Const(1)] if len(args) == 1 else [*args, Const(1)][:3]
-        start, step = parts[0], parts[2]
-        if (
-            all(isinstance(p, Const) and type(p.value) is int for p in (start, step))
-            and step.value > 0
-        ):
-            return RangeValue(range(start.value, stop.hint, step.value), stop)
+        tx.state.loop_nodes
+        and isinstance(step, Const) and type(step.value) is int and step.value > 0
+        and (symbolic(start, False) or symbolic(stop, isinstance(start, Const)))
+        and all(v in known or symbolic(v, True) for v in (start, stop))
+    ):  # fmt: skip
+        numbers = range(
+            *(v.hint if isinstance(v, SymInt) else v.value for v in (start, stop, step))
+        )
+        return RangeValue(numbers, *(v if isinstance(v, SymInt) else None for v in (start, stop)))
     return Const(range(*(python_int(tx.state, a) for a in args)))
 
 

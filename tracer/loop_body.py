@@ -75,15 +75,19 @@ class Watch:
     """Told of what the body does to the trace's state, while it is traced; knows the values
     whose shapes follow the loop's index (``a[:k]``: `varies`)."""
 
-    def __init__(self, born_before: int, index_callback=None):
+    def __init__(self, born_before: int, index_callback=None, outer: Watch | None = None):
         self.born_before = born_before
         self.written: list[tuple] = []  # (example array, its contents before the loop)
         self.index_callback = index_callback  # in the on_concrete of ints made from the index
+        self.outer = outer  # the watch of the loop whose body holds this loop, if any
         self.varying: set[int] = set()  # ids of body nodes whose shape follows the index
 
     def follows_index(self, value) -> bool:
-        """An int made from this loop's index."""
-        return isinstance(value, SymInt) and self.index_callback in value.on_concrete
+        """An int made from this loop's index or an enclosing loop's (constant during this
+        loop, but not from one of its runs to the next)."""
+        if isinstance(value, SymInt) and self.index_callback in value.on_concrete:
+            return True
+        return self.outer is not None and self.outer.follows_index(value)
 
     def varies(self, value) -> bool:
         """An array of the body whose shape follows the index (it changes every iteration)."""
@@ -174,7 +178,7 @@ class BodyTrace:
         tx, state = self.tx, self.state
         outer = state.graph
         # What exists now was made before the loop.
-        self.snapshot.watch = watch = Watch(birth(), index_callback)
+        self.snapshot.watch = watch = Watch(birth(), index_callback, state.loop_watch)
         state.graph = self.graph
         depth = len(tx.stack)
         saved_stop, tx.stop_at = tx.stop_at, stop_at

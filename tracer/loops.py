@@ -53,44 +53,51 @@ MIN_TRIP_COUNT = 2  # a loop of one iteration gains nothing from a loop node
 @dataclass(frozen=True)
 class RangeItems:
     numbers: range  # at trace time
-    stop: Value | None = None  # a dynamic int argument: the trip count is a graph input
+    start: Value | None = None  # made from an enclosing loop's index (``range(i, n)``)
+    stop: Value | None = None  # that too, or a dynamic int argument (a graph input)
 
     @property
     def count(self) -> int:
         return len(self.numbers)
 
     @property
+    def symbolic(self) -> bool:
+        """Its count is computed in the graph."""
+        return self.start is not None or self.stop is not None
+
+    @property
     def may_be_empty(self) -> bool:
-        """The stop follows an enclosing loop's index: some iterations of that loop run this
+        """A bound follows an enclosing loop's index: some iterations of that loop run this
         one zero times (it must give back no values)."""
-        return self.stop is not None and self.stop.source is None
+        return self.start is not None or (self.stop is not None and self.stop.source is None)
 
     def count_value(self, state) -> Value:
-        """The trip count: a constant, or computed in the graph from the dynamic stop. A stop
-        from an argument is guarded to give at least one iteration (zero iterations
-        recompile: the loop's values after it would be those from before it); one from an
+        """The trip count: a constant, or computed in the graph from the symbolic bounds. A
+        stop from an argument is guarded to give at least one iteration (zero iterations
+        recompile: the loop's values after it would be those from before it); bounds from an
         enclosing loop's index may give none (`may_be_empty`)."""
-        if self.stop is None:
+        if not self.symbolic:
             return Const(self.count)
-        start, step = self.numbers.start, self.numbers.step
-        if self.stop.source is not None:
-            state.guards.add(self.stop.source, "at_least", start + 1)
-        ahead = ops.symint_op(state, operator.sub, self.stop, Const(start - step + 1), "sub")
+        first, step = self.start or Const(self.numbers.start), self.numbers.step
+        stop = self.stop or Const(self.numbers.stop)
+        if not self.may_be_empty:
+            state.guards.add(self.stop.source, "at_least", self.numbers.start + 1)
+        span = ops.symint_op(state, operator.sub, stop, first, "span")
+        ahead = ops.symint_op(state, operator.add, span, Const(step - 1), "span")
         return ops.symint_op(state, operator.floordiv, ahead, Const(step), "trip_count")
 
     def values(self) -> list[Value]:
         return []
 
     def item(self, state, k: Value) -> Value:
-        if isinstance(k, Const):
+        if isinstance(k, Const) and self.start is None:
             return Const(self.numbers[k.value])
-        start, step = self.numbers.start, self.numbers.step
-        scaled = k if step == 1 else ops.symint_op(state, operator.mul, k, Const(step), "mul")
-        return (
-            scaled
-            if start == 0
-            else ops.symint_op(state, operator.add, scaled, Const(start), "add")
-        )
+        step = self.numbers.step
+        scaled = k if step == 1 else ops.binary_op(state, operator.mul, k, Const(step), "mul")
+        if self.start is None and self.numbers.start == 0:
+            return scaled
+        first = self.start or Const(self.numbers.start)
+        return ops.binary_op(state, operator.add, scaled, first, "add")
 
 
 @dataclass(frozen=True)
@@ -165,7 +172,7 @@ def items_of(state, value: Value):
     if isinstance(value, Const) and type(value.value) is range:
         return RangeItems(value.value)
     if isinstance(value, RangeValue):
-        return RangeItems(value.numbers, value.stop)
+        return RangeItems(value.numbers, value.start, value.stop)
     if isinstance(value, ArrayValue) and value.example.ndim >= 1:
         return RowItems(value, ops.python_int(state, ops.array_dims(state, value)[0]))
     return None
@@ -189,7 +196,7 @@ def capture(tx, inst, it: Iterator) -> bool:
     count = origin.count - it.position
     head, exit_index = tx.ip - 1, inst.target
     where = inst.line or 0
-    dynamic = getattr(origin, "stop", None) is not None and it.position == 0
+    dynamic = getattr(origin, "symbolic", False) and it.position == 0
     if count < (0 if origin.may_be_empty else 1 if dynamic else MIN_TRIP_COUNT):
         return False
     try:

@@ -798,6 +798,17 @@ def cholesky(spd):
     return lower
 
 
+def lu(a):
+    lu = a.copy()
+    n = lu.shape[0]
+    for i in range(n):
+        for j in range(i):  # bounds from the outer index, slices as long as it
+            lu[i, j] = (lu[i, j] - lu[i, :j] @ lu[:j, j]) / lu[j, j]
+        for j in range(i, n):
+            lu[i, j] = lu[i, j] - lu[i, :i] @ lu[:i, j]
+    return lu
+
+
 def triangular_enumerate(m):
     out = np.zeros_like(m)
     for i in range(m.shape[0]):
@@ -885,6 +896,7 @@ CAPTURED = [
     ),  # fmt: skip
     C("cholesky", cholesky, lambda: spd_matrix(6), lambda: spd_matrix(6, seed=2)),
     C("prefix_mean", prefix_mean, lambda: line(7), lambda: line(7, seed=4)),
+    C("lu", lu, lambda: spd_matrix(6), lambda: spd_matrix(6, seed=3)),
     C("triangular_enumerate", triangular_enumerate, lambda: mat(5, 5), lambda: mat(5, 5, seed=1)),
     C("index_as_float", index_as_float, lambda: mat(), lambda: mat(seed=5)),
     C("float_from_index", float_from_index, lambda: line(3), lambda: line(3, seed=1)),
@@ -1003,6 +1015,7 @@ CAPTURED_SHAPE = {
     "cholesky": (2, 3),
     "prefix_mean": (1, 3),
     "triangular_enumerate": (2, 3),
+    "lu": (3, 3),
     "index_as_float": (1, 3),
     "float_from_index": (1, 2),
     "index_float_as_size": (1, 2),

@@ -130,27 +130,32 @@ class SliceValue(Value):
 
 @dataclass(eq=False)
 class RangeValue(Value):
-    """``range(start, n, step)`` whose ``n`` is a dynamic int argument: a loop over it can be a
-    loop node taking its trip count as a graph input. ``numbers`` is the range at trace time;
-    any other use needs the numbers, which pins ``n``."""
+    """``range(start, stop, step)`` with a symbolic ``start`` or ``stop`` (a dynamic int
+    argument, or made from the index of the loop whose body is traced): a loop over it can be
+    a loop node whose trip count is computed in the graph. ``numbers`` is the range at trace
+    time; any other use needs the numbers, which pins them."""
 
     numbers: range
-    stop: Value
+    start: Value | None
+    stop: Value | None
 
     def python_type(self) -> type:
         return range
 
-    def describe(self) -> str:
+    def _parts(self) -> tuple:
         r = self.numbers
-        return f"range({r.start}, {self.stop.describe()}, {r.step})"
+        return (self.start or Const(r.start), self.stop or Const(r.stop), Const(r.step))
+
+    def describe(self) -> str:
+        return f"range({', '.join(p.describe() for p in self._parts())})"
 
     def constant(self) -> range:
-        self.stop.constant()
+        for part in self._parts():
+            part.constant()
         return self.numbers
 
     def made_text(self, rb) -> str:
-        r = self.numbers
-        return f"range({r.start}, {rb.expr(self.stop)}, {r.step})"
+        return f"range({', '.join(rb.expr(p) for p in self._parts())})"
 
 
 @dataclass(eq=False)
