@@ -15,7 +15,7 @@ from .canonical import canonicalize
 from .examples import run_with_stand_ins, traced_leaves, value_dependent_shape
 from .graph import Node, TensorMeta, describe_value
 from .source import AttrSource
-from .values.arrays import ArrayValue, NumpyValue, ScalarValue
+from .values.arrays import ArrayValue, NumpyValue, ScalarValue, SymInt
 from .values.containers import ListValue, TupleValue, rebuild
 from .values.core import Const, NotGraphArgument, Value
 
@@ -88,7 +88,25 @@ def opaque_call(state, target, args: tuple, example, *, name: str, mutates: bool
     node.errstate = state.contexts.errstate()
     node.tensor = tensor_meta(state, example)
     node.meta = node.tensor.text()
+    if isinstance(example, tuple) and any(type(e) is int for e in example):
+        return TupleValue([_opaque_item(state, node, i, e) for i, e in enumerate(example)])
     return value_of(state, node, example)
+
+
+def _opaque_item(state, node: Node, i: int, example) -> Value:
+    """An item of an opaque call's tuple; an int (a while loop's counter) is one of the graph,
+    whose value is data: the trace breaks where it is needed as a number."""
+    item = state.graph.add("getitem", None, (node, i), name=f"{node.name}_{i}",
+                           meta=describe_value(example), stack=node.stack, risk="silent")  # fmt: skip
+    if type(example) is not int:
+        item.tensor = tensor_meta(state, example)
+        return value_of(state, item, example)
+
+    def needed_as_number():
+        raise state.graph_break("data_dependent_value", f"{item.name}, an int computed by a "
+                                "loop from array values, is used as a Python number")  # fmt: skip
+
+    return SymInt(item, example, frozenset(), on_concrete=(needed_as_number,))
 
 
 def tensor_meta(state, example) -> TensorMeta:

@@ -154,15 +154,21 @@ class BodyTrace:
     def input(self, name: str, example) -> Node:
         return _body_input(self.graph, name, example)
 
-    def carry(self, carried: dict[str, Value]) -> dict[str, NumpyValue]:
-        """Each carried value (`carriable`) inside the body: an input with the meta and the
-        example of its value before the loop (the first iteration works on that very array,
-        as eager code does); the frame's locals now hold them."""
+    def carry(self, carried: dict[str, Value]) -> dict[str, Value]:
+        """Each carried value (`carriable`, or a while loop's int counter) inside the body: an
+        input with the meta and the example of its value before the loop (the first iteration
+        works on that very array, as eager code does); the frame's locals now hold them."""
         placeholders = {}
         for name, value in carried.items():
             example = value.value if isinstance(value, Const) else value.example
             node = self.input(name, example)
-            if not isinstance(value, ArrayValue):
+            if type(example) is int:  # a while loop's counter: a Python int of the graph
+
+                def used_as_int(name=name):
+                    raise NotCaptured(f"the body uses {name} as a Python int")
+
+                placeholders[name] = SymInt(node, example, frozenset(), on_concrete=(used_as_int,))
+            elif not isinstance(value, ArrayValue):
                 placeholders[name] = ScalarValue(node, example)
             else:
                 placeholders[name] = ArrayValue(node, example)
@@ -268,7 +274,10 @@ def _union(groups) -> tuple:
 
 
 def same_kind(a: Value, b: Value) -> bool:
-    """Two NumPy values of one kind: class, dtype and shape (a carried value must keep them)."""
+    """Two NumPy values of one kind: class, dtype and shape (a carried value must keep them);
+    or two ints of the graph (a while loop's counter)."""
+    if isinstance(a, SymInt) and isinstance(b, SymInt):
+        return True
     if not (isinstance(a, NumpyValue) and isinstance(b, NumpyValue)):
         return False
     return type(a) is type(b) and type(a.example) is type(b.example) and \

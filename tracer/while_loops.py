@@ -44,7 +44,7 @@ from .loop_body import (
 )
 from .loop_runners import WhileRunner
 from .values.arrays import NumpyValue
-from .values.core import UNBOUND, Value
+from .values.core import UNBOUND, Const, Value
 
 _TESTS = ("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE")
 
@@ -137,7 +137,7 @@ def _capture(tx, shape: LoopShape, cond: NumpyValue, snapshot: Snapshot) -> Whil
     carried = {
         name: v
         for name, v in entry.items()
-        if carriable(v) and (name in body.loaded or name in live_after)
+        if (carriable(v) or _counter(v)) and (name in body.loaded or name in live_after)
     }
     placeholders = body.carry(carried)
     left = body.run(shape.bottom)
@@ -161,6 +161,12 @@ def _capture(tx, shape: LoopShape, cond: NumpyValue, snapshot: Snapshot) -> Whil
     body.add_node(runner, (cond, *carried.values(), *read), example, list(carried), "while_loop",
                   risk=test_risk)  # fmt: skip
     return runner
+
+
+def _counter(value: Value) -> bool:
+    """A Python int the loop may count with (``sweeps += 1``): the node carries it as an int,
+    which after the loop is only known at run time (using it as a number breaks the graph)."""
+    return isinstance(value, Const) and type(value.value) is int
 
 
 def _carried_ends(tx, body: BodyTrace, entry, placeholders, live_after) -> list[Value]:

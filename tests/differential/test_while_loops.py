@@ -89,6 +89,27 @@ def counter_after(x):
     return x, steps
 
 
+def sweeps_counted(f, tol):
+    u = np.zeros_like(f)
+    change = np.inf
+    sweeps = 0  # a Python int counter: the node carries it, its value is known after the call
+    while change > tol:
+        v = u.copy()
+        v[1:-1] = 0.5 * (u[:-2] + u[2:]) + f[1:-1]
+        change = np.max(np.abs(v - u))
+        u = v
+        sweeps += 1
+    return u, sweeps, sweeps * 2
+
+
+def counter_used_as_size(x):
+    n = 0
+    while x.sum() > 1:
+        x = x * 0.5
+        n += 1
+    return x[:n]  # the count as a slice bound: the graph breaks here, the result is right
+
+
 def while_in_for(x):
     for _ in range(3):
         while x.max() > 1.0:
@@ -137,6 +158,12 @@ CAPTURED = [
     C("newton_sqrt", newton_sqrt, lambda: (np.arange(1.0, 9.0),), lambda: (np.full(5, 2.0),)),
     C("in_place", in_place, lambda: (np.ones(4), 100.0), lambda: (np.ones(4), 0.5)),
     C("counter_after", counter_after, lambda: (np.ones(4),), lambda: (np.full(4, 0.1),)),
+    C(
+        "sweeps_counted",
+        sweeps_counted,
+        lambda: (line(12) * 0.01, 1e-8),
+        lambda: (line(12, seed=1) * 0.01, 1e-8),
+    ),  # fmt: skip
     C("while_in_for", while_in_for, lambda: (line() * 8,), lambda: (line(seed=3),)),
     C("for_in_while", for_in_while, lambda: (np.zeros(4),), lambda: (np.full(4, 30.0),)),
     C("while_else", while_else, lambda: (line() * 9,), lambda: (np.zeros(3),)),
@@ -151,7 +178,7 @@ CAPTURED = [
 ]
 
 # Cases whose loop is one while_loop node (and no graph break) on their first builder.
-CAPTURED_NODES = {"relax": 1, "halve_until_small": 1, "until_done": 1, "newton_sqrt": 1,
+CAPTURED_NODES = {"sweeps_counted": 1, "relax": 1, "halve_until_small": 1, "until_done": 1, "newton_sqrt": 1,
                   "in_place": 1, "counter_after": 1, "while_in_for": 1, "for_in_while": 1,
                   "while_else": 1, "warns_in_body": 1, "raises_in_body": 1}  # fmt: skip
 
@@ -233,6 +260,14 @@ def test_captured_is_a_while_loop_node(case):
 def test_not_captured_keeps_no_while_node(case):
     _, nodes = shape_of(case.fn, case.builders[0]())
     assert nodes == []
+
+
+def test_a_counter_used_as_a_number_after_the_loop_breaks_there():
+    explained, nodes = shape_of(counter_used_as_size, (np.arange(1.0, 6.0),))
+    assert len(nodes) == 1 and explained.graph_break_count == 1, explained
+    assert "an int computed by a loop" in explained.break_reasons[0].reason
+    check(counter_used_as_size, lambda: (np.arange(1.0, 6.0),), lambda: (np.full(3, 40.0),),
+          make_compiled=tc.compile, name="counter_used_as_size")  # fmt: skip
 
 
 def test_fullgraph_while_on_a_residual():
