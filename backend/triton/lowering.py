@@ -796,6 +796,16 @@ class _Lowering:
         """``node`` run by NumPy on the host: its arguments realized, its results uploaded."""
         args = tuple(self._extern_arg(a) for a in node.args)
         kwargs = {k: self._extern_arg(v) for k, v in node.kwargs.items()}
+        writes = self._host_writes(node)
+        results = _extern_results(self, node)
+        step = Extern(node, args, kwargs, results, writes, reason)
+        self.plan.steps.append(step)
+        self.plan.externs.append(step)
+        return results[0] if node.has_value and results else None
+
+    def _host_writes(self, node: Node) -> tuple[ir.Buffer, ...]:
+        """The buffers a step run outside the kernels (an extern, a loop) writes in place; the
+        pending values that read them are computed first."""
         writes = tuple(
             self.values[n].buffer
             for n in _written_args(node)
@@ -804,11 +814,7 @@ class _Lowering:
         for buffer in writes:
             self.before_write(buffer)
             self._note_written(buffer)
-        results = _extern_results(self, node)
-        step = Extern(node, args, kwargs, results, writes, reason)
-        self.plan.steps.append(step)
-        self.plan.externs.append(step)
-        return results[0] if node.has_value and results else None
+        return writes
 
     def _loop(self, node: Node) -> tuple:
         """A loop node: one `DeviceLoop` step; its arrays stay on the device between
@@ -826,14 +832,7 @@ class _Lowering:
             else:
                 raise Unlowerable(f"the loop's body makes {made.meta}")
         args = tuple(self._extern_arg(a) for a in node.args)
-        writes = tuple(
-            self.values[n].buffer
-            for n in _written_args(node)
-            if isinstance(self.values.get(n), BufferTensor)
-        )
-        for buffer in writes:
-            self.before_write(buffer)
-            self._note_written(buffer)
+        writes = self._host_writes(node)
         self.plan.steps.append(DeviceLoop(node, args, tuple(results), writes))
         return tuple(results)
 
