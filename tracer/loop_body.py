@@ -26,7 +26,7 @@ from .values.objects import BoundMethod, UserObject
 # does not own (cells, globals, attributes, locals deleted).
 _LEAVES = {"RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE", "YIELD_VALUE"}
 _FORBIDDEN = {"STORE_DEREF", "DELETE_DEREF", "STORE_GLOBAL", "DELETE_GLOBAL", "DELETE_FAST",
-              "STORE_NAME", "DELETE_NAME", "IMPORT_NAME", "SETUP_WITH", "BEFORE_WITH"}  # fmt: skip
+              "STORE_NAME", "DELETE_NAME", "IMPORT_NAME"}  # fmt: skip
 
 
 class NotCaptured(Exception):
@@ -114,14 +114,36 @@ class Watch:
 
 def check_instructions(tx, start: int, stop: int, lowest: int, end: int) -> None:
     """The body ``instrs[start:stop]`` stays in the loop: no return, raise or yield, no jump
-    outside ``[lowest, end)`` (``end``: the loop's exit; a jump there is a ``break``)."""
-    for ins in tx.instrs[start:stop]:
+    outside ``[lowest, end)`` (``end``: the loop's exit; a jump there is a ``break``). Code
+    reached only when an exception propagates (a with-block's cleanup, placed inside the loop
+    on 3.11) is left out: a body that raises makes the frame run again eagerly."""
+    for ins in _reached(tx.instrs, start, stop):
         if ins.opname in _LEAVES:
             raise NotCaptured("the body can leave the loop (break, return, raise or yield)")
         if ins.opname in _FORBIDDEN:
             raise NotCaptured(f"the body runs {ins.opname}")
         if ins.target is not None and not lowest <= ins.target < end:
             raise NotCaptured("the body can leave the loop (break)")
+
+
+def _reached(instrs, start: int, stop: int) -> list:
+    """The instructions of ``instrs[start:stop]`` that normal control flow reaches from
+    ``start`` (jumps and fall-through; not exception handlers)."""
+    seen, todo = set(), [start]
+    while todo:
+        at = todo.pop()
+        if at in seen or not start <= at < stop:
+            continue
+        seen.add(at)
+        ins = instrs[at]
+        if ins.target is not None:
+            todo.append(ins.target)
+        if ins.opname not in _NO_FALLTHROUGH:
+            todo.append(at + 1)
+    return [instrs[at] for at in sorted(seen)]
+
+
+_NO_FALLTHROUGH = {"RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE", "JUMP"}
 
 
 class BodyTrace:
@@ -186,7 +208,7 @@ class BodyTrace:
         # What exists now was made before the loop.
         self.snapshot.watch = watch = Watch(birth(), index_callback, state.loop_watch)
         state.graph = self.graph
-        depth = len(tx.stack)
+        depth, open_blocks = len(tx.stack), (len(state.contexts.exits), tx.user_with_depth)
         saved_stop, tx.stop_at = tx.stop_at, stop_at
         saved_watch, state.loop_watch = state.loop_watch, watch
         try:
@@ -205,6 +227,8 @@ class BodyTrace:
             state.graph = outer
         if len(tx.stack) < depth:
             raise NotCaptured("the body takes values from the stack")
+        if (len(state.contexts.exits), tx.user_with_depth) != open_blocks:
+            raise NotCaptured("the body leaves a with-block it opened")
         left = tx.stack[depth:]
         del tx.stack[depth:]
         return left
@@ -388,6 +412,7 @@ class Snapshot:
         tx = self.tx
         self.saved = (list(tx.stack), dict(tx.locals), dict(tx.lazy_locals), tx.ip, tx.current,
                       tx.user_with_depth, tx.state.breaks.region)  # fmt: skip
+        self.contexts = list(tx.state.contexts.exits)  # with-blocks the body may have left open
         return self
 
     def __exit__(self, *exc) -> None:
@@ -404,3 +429,5 @@ class Snapshot:
         tx.locals.update(locals_)
         tx.lazy_locals.clear()
         tx.lazy_locals.update(lazy)
+        for left_open in tx.state.contexts.exits[len(self.contexts) :][::-1]:
+            tx.state.contexts.exit(left_open)

@@ -350,13 +350,6 @@ def errstate_outside(x):
     return x
 
 
-def errstate_inside(x):
-    for i in range(5):
-        with np.errstate(divide="ignore"):
-            x = x / (x - i)
-    return x
-
-
 def breaks_around(x):
     print("before", x.shape)
     for i in range(10):
@@ -867,6 +860,48 @@ def zero_d_becomes_scalar(x):
     return acc, type(acc).__name__
 
 
+def errstate_inside(x):
+    for i in range(5):
+        with np.errstate(divide="ignore"):
+            x = x / (x - i)
+    return x
+
+
+def errstate_in_body(a, b):
+    out = np.zeros_like(a)
+    for t in range(5):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = a / (b - t)  # divides by zero in some iterations: silenced there
+        out = out + np.nan_to_num(r) + np.log(b - t + 0.5)  # warns outside the block
+    return out
+
+
+def errstate_raise_in_body(a, b):
+    out = np.zeros_like(a)
+    for t in range(5):
+        with np.errstate(divide="raise"):
+            out = out + a / (b - t)  # FloatingPointError where b - t is 0
+    return out
+
+
+class Scale:
+    def __init__(self, factor):
+        self.factor = factor
+
+    def __enter__(self):
+        return self.factor
+
+    def __exit__(self, *exc):
+        return False
+
+
+def user_with_in_body(x):
+    for _ in range(4):
+        with Scale(0.5) as f:
+            x = x * f + 1
+    return x
+
+
 def index_as_float(m):
     acc = np.zeros(m.shape[1])
     for i, row in enumerate(m):
@@ -882,6 +917,20 @@ def index_float_as_size(x):
 
 
 CAPTURED = [
+    C("errstate_inside", errstate_inside, lambda: positive(), lambda: positive(seed=1)),
+    C(
+        "errstate_in_body",
+        errstate_in_body,
+        lambda: (line(5), np.arange(5.0)),
+        lambda: (line(5, seed=1), np.arange(5.0) + 10),
+    ),  # fmt: skip
+    C(
+        "errstate_raise_in_body",
+        errstate_raise_in_body,
+        lambda: (line(5), np.arange(5.0) + 10),
+        lambda: (line(5), np.arange(5.0)),
+    ),  # fmt: skip
+    C("user_with_in_body", user_with_in_body, lambda: line(3), lambda: line(3, seed=2)),
     # a carried value changes kind in the first iteration only: that one unrolls (peeled)
     C("dtype_changes", dtype_changes, lambda: mat(), lambda: mat(seed=1)),
     C("shape_changes", shape_changes, lambda: mat(), lambda: mat(seed=1)),
@@ -1006,6 +1055,10 @@ CAPTURED = [
 
 # Loop nodes per case (nested bodies included), and a bound on the ops of all graphs.
 CAPTURED_SHAPE = {
+    "errstate_inside": (1, 2),
+    "errstate_in_body": (1, 3),
+    "errstate_raise_in_body": (1, 3),
+    "user_with_in_body": (1, 2),
     "dtype_changes": (1, 4),
     "shape_changes": (1, 5),
     "zero_d_becomes_scalar": (1, 5),
@@ -1294,9 +1347,6 @@ UNROLLED = [
     # The outer body uses i as a size: unrolled; its inner loops of 2 and 3 iterations are
     # loop nodes (see UNROLLED_LOOPS).
     *cases(LINE3, inner_depends_on_outer),
-    # Of a captured form, but unrolled today; the reason tracer/loops.py records is given.
-    # "the body runs BEFORE_WITH" (all versions: the reader names 3.11's too)
-    C("errstate_inside", errstate_inside, lambda: positive(), lambda: positive(seed=1)),
 ]  # fmt: skip
 
 # Loop nodes expected where an unrolled loop sits beside or inside a captured one.
