@@ -35,7 +35,9 @@ KIND_BADGES = {  # a kernel's kind -> its badge; an extern step is no kernel: Nu
     "reduction": "reduction",
     "library": "library: the array library's kernel",
     "extern": "extern: NumPy on the host",
+    "loop": "loop: its body's kernels, per iteration",
 }
+NOTES_HEADS = {"extern": "Runs in NumPy because:", "loop": "How it runs:"}  # else: fusions
 EAGER_NOTE = (
     "The eager backend runs the graph's Python as shown in the Graphs and Code tabs: no kernels."
 )
@@ -152,7 +154,8 @@ def kernel_counts(compiled: CompiledGraph) -> str:
     if not kernels and not decisions:
         return "none reported"
     launched = [k for k in kernels if k.kind != "extern"]
-    kinds = Counter(f"{'fused ' if k.notes and k.kind != 'library' else ''}{k.kind}"
+    # a generated kernel's notes are what was fused into it
+    kinds = Counter(f"{'fused ' if k.notes and k.kind in ('pointwise', 'reduction') else ''}{k.kind}"
                     for k in launched)  # fmt: skip
     text = str(len(launched))
     if kinds:
@@ -424,7 +427,7 @@ def _kernel_block(kernel: KernelInfo) -> str:
         lines = "\n".join(kernel.lines)
         parts.append(f"<div>Computes:</div>{_pre(lines)}")
     if kernel.notes:
-        head = "Runs in NumPy because:" if kernel.kind == "extern" else "Fused into it:"
+        head = NOTES_HEADS.get(kernel.kind, "Fused into it:")
         parts.append(f"<div>{head}</div>{_list(kernel.notes)}")
     if kernel.source:
         summary_text = f"source ({_plural(len(kernel.source.splitlines()), 'line')})"

@@ -44,7 +44,7 @@ def usable_gpu() -> bool:
 def triton_backend(graph, example_inputs) -> CompiledGraph:
     """Compile ``graph`` to Triton kernels; plans for the example inputs' shapes are made now
     (their sources go in the report), others on first sight."""
-    from .lowering import LibraryCall
+    from .lowering import DeviceLoop, LibraryCall
     from .runtime import Runner, describe
 
     reason = unavailable()
@@ -67,6 +67,10 @@ def triton_backend(graph, example_inputs) -> CompiledGraph:
                                                           "device buffers",))
         for step in program.steps if isinstance(step, LibraryCall)
     ) + tuple(
+        KernelInfo(f"{step.node.target.__name__} {step.node.target.body.name}", "loop",
+                   step.node.target.source, _lines(step.node), notes=(LOOP_NOTE,))
+        for step in program.steps if isinstance(step, DeviceLoop)
+    ) + tuple(
         KernelInfo(f"extern {_name(e.node)}", "extern", lines=_lines(e.node), notes=(e.reason,))
         for e in program.plan.externs
     )  # fmt: skip
@@ -76,6 +80,12 @@ def triton_backend(graph, example_inputs) -> CompiledGraph:
 
 triton_backend.device_arrays = True  # it runs on torch tensors and CuPy arrays where they are
 triton_backend.loop_nodes = True  # a loop body's kernels are compiled once, launched per iteration
+
+
+LOOP_NOTE = (
+    "its body (the source) is a plan of its own: its kernels compile at its first run "
+    "and launch once per iteration, its arrays staying on the device"
+)
 
 
 def _name(node) -> str:

@@ -87,6 +87,22 @@ def test_loop_runs_as_a_device_loop(fn, make):
     assert "launched per iteration on the device" in plan_of(compiled)
 
 
+def test_the_report_lists_the_loop_and_its_body():
+    compiled = tc.compile(heat, backend="triton")
+    compiled(rng.standard_normal(40), 0.2)
+    details = compiled.__tc_compiled__.entries[-1].report.compiled.details
+    (loop,) = [d for d in details if getattr(d, "kind", "") == "loop"]
+    assert (
+        loop.name.startswith("loop heat_graph_loop")
+        and "np.copy" in loop.source
+        or "copy" in loop.source
+    )
+    assert "launch once per iteration" in loop.notes[0]
+    from tcompile.widgets.render import kernel_counts
+
+    assert "1 loop" in kernel_counts(compiled.__tc_compiled__.entries[-1].report.compiled)
+
+
 def test_the_body_is_compiled_once_for_every_trip_count():
     compiled = tc.compile(jacobi, backend="triton")
     for steps in (5, 9, 17, 3):  # the count becomes a graph input after the second value
