@@ -16,7 +16,7 @@ from .examples import run_with_stand_ins, traced_leaves, value_dependent_shape
 from .graph import Node, TensorMeta, describe_value
 from .source import AttrSource
 from .values.arrays import ArrayValue, NumpyValue, ScalarValue, SymInt
-from .values.containers import ListValue, TupleValue, rebuild
+from .values.containers import ListValue, SliceValue, TupleValue, rebuild
 from .values.core import Const, NotGraphArgument, Value
 
 
@@ -140,10 +140,32 @@ def _check_static_shape(state, what: str, op: str, target, args, kwargs, example
     numbers = [
         v for v in leaves if not isinstance(v, NumpyValue) and not any(v is i for i in index)
     ]
-    if value_dependent_shape(op, target, args, kwargs, example, numbers):
+    # A slice's length follows its bounds at the array's ends (``a[n:n + 2]`` is shorter at
+    # the last element) where a nudge of the bound may not show it: a number in a slice
+    # always counts.
+    in_slice = _slice_numbers((args, kwargs))
+    if any(v is s for v in numbers for s in in_slice) or value_dependent_shape(
+        op, target, args, kwargs, example, numbers
+    ):
         for value in numbers:
             value.constant()  # pins it (the index of an enclosing loop: that one is unrolled)
-    return bool(index) and value_dependent_shape(op, target, args, kwargs, example, index)
+    return bool(index) and (
+        any(v is s for v in index for s in in_slice)
+        or value_dependent_shape(op, target, args, kwargs, example, index)
+    )
+
+
+def _slice_numbers(obj) -> list:
+    """The values inside the slices among an operation's arguments."""
+    if isinstance(obj, (tuple, list)):
+        return [v for item in obj for v in _slice_numbers(item)]
+    if isinstance(obj, dict):
+        return _slice_numbers(list(obj.values()))
+    if isinstance(obj, (TupleValue, ListValue)):
+        return _slice_numbers(obj.items)
+    if isinstance(obj, SliceValue):
+        return list(obj.parts())
+    return []
 
 
 def _prepare_writes(state, writes: list) -> tuple:
