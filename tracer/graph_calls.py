@@ -48,8 +48,9 @@ def graph_call(state, op: str, target, args: tuple, kwargs: dict, *, name: str,
     for w in writes:
         state.note_write(w.example)
     example = run_with_stand_ins(op, example_fn or target, args, kwargs, writes)
+    leaves = traced_leaves((args, kwargs))
     varies = not writes and _check_static_shape(state, what, op, example_fn or target, args,
-                                                kwargs, example)  # fmt: skip
+                                                kwargs, example, leaves)  # fmt: skip
     node = state.graph.add(*canonicalize(op, target, g_args, g_kwargs), name=name,
                           stack=state.user_stack())  # fmt: skip
     node.mutates = bool(writes)
@@ -68,7 +69,7 @@ def graph_call(state, op: str, target, args: tuple, kwargs: dict, *, name: str,
         watch is not None
         and np.ndim(example)
         and type(example) is np.ndarray
-        and (varies or any(watch.varies(v) for v in traced_leaves((args, kwargs))))
+        and (varies or any(watch.varies(v) for v in leaves))
     ):  # a shape that changes every iteration of the loop being captured: not static
         watch.varying.add(id(node))
         node.tensor = TensorMeta.of(example, symbolic=True)
@@ -120,11 +121,12 @@ def tensor_meta(state, example) -> TensorMeta:
     return meta
 
 
-def _check_static_shape(state, what: str, op: str, target, args, kwargs, example) -> bool:
+def _check_static_shape(state, what: str, op: str, target, args, kwargs, example,
+                        leaves: list) -> bool:  # fmt: skip
     """A result shape that follows array values is a break; one that follows a dynamic int or
     float argument pins its value instead (``np.arange(step)``, ``a[:n]``). True when it
-    follows the index of the loop whose body is traced (``a[:k]``: it varies per iteration)."""
-    leaves = traced_leaves((args, kwargs))
+    follows the index of the loop whose body is traced (``a[:k]``: it varies per iteration).
+    ``leaves``: the arguments' `traced_leaves`."""
     data = [v for v in leaves if isinstance(v, NumpyValue)]
     # An element-wise operation's or an index's shape follows shapes, not array values; the
     # numbers in a slice (``a[:n]``) still make it.

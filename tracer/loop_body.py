@@ -297,6 +297,22 @@ def _union(groups) -> tuple:
     return tuple(found)
 
 
+def check_restart(name: str, end: Value, placeholders: dict, entry: dict, loaded) -> bool:
+    """Whether the local ``name`` (``end`` at the body's end) is carried; raises where the next
+    iteration would not start as the first did: a carried value changed kind, or a local the
+    body reads changed its constant. `KindChanges` where one unrolled iteration may settle it
+    (a constant becoming an array); a counter changes every time."""
+    if name in placeholders:
+        if not same_kind(placeholders[name], end):
+            raise KindChanges(f"{name} changes from {placeholders[name].describe()} to "
+                              f"{end.describe()} in the body")  # fmt: skip
+        return True
+    if name in loaded and entry[name] is not UNBOUND and not same_constant(entry[name], end):
+        changes = KindChanges if isinstance(end, NumpyValue) else NotCaptured
+        raise changes(f"{name} changes from {entry[name].describe()} to {end.describe()}")
+    return False
+
+
 def same_kind(a: Value, b: Value) -> bool:
     """Two NumPy values of one kind: class, dtype and shape (a carried value must keep them);
     or two ints of the graph (a while loop's counter)."""

@@ -36,8 +36,7 @@ from .loop_body import (
     Snapshot,
     carriable,
     check_instructions,
-    same_constant,
-    same_kind,
+    check_restart,
 )
 from .loop_runners import ForRunner
 from .values.arrays import ArrayValue, NumpyValue, SymInt
@@ -322,15 +321,8 @@ def _outputs(tx, stored, loaded, entry, placeholders, live_after) -> list[tuple[
     carried, extra = [], []
     for name in stored:
         end = tx.locals.get(name, UNBOUND)
-        if name in placeholders:
-            if not same_kind(placeholders[name], end):
-                raise KindChanges(f"{name} changes from {placeholders[name].describe()} to "
-                                  f"{end.describe()} in the body")  # fmt: skip
+        if check_restart(name, end, placeholders, entry, loaded):
             carried.append((name, end))
-        elif name in loaded and entry[name] is not UNBOUND and not same_constant(entry[name], end):
-            # a constant that becomes an array may stay one (peel); a counter changes every time
-            changes = KindChanges if isinstance(end, NumpyValue) else NotCaptured
-            raise changes(f"{name} changes from {entry[name].describe()} to {end.describe()}")
         elif name in live_after and isinstance(end, NumpyValue):
             extra.append((name, end))
         elif name in live_after and not isinstance(end, Const):

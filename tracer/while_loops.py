@@ -39,8 +39,8 @@ from .loop_body import (
     Snapshot,
     carriable,
     check_instructions,
+    check_restart,
     same_constant,
-    same_kind,
 )
 from .loop_runners import WhileRunner
 from .values.arrays import NumpyValue
@@ -175,20 +175,11 @@ def _carried_ends(tx, body: BodyTrace, entry, placeholders, live_after) -> list[
     ends = []
     for name in body.stored:
         end = tx.locals.get(name, UNBOUND)
-        if name in placeholders:
-            if not same_kind(placeholders[name], end):
-                raise NotCaptured(f"{name} changes from {placeholders[name].describe()} to "
-                                  f"{end.describe()} in the body")  # fmt: skip
+        if check_restart(name, end, placeholders, entry, body.loaded):
             ends.append(end)
         elif name in live_after and not same_constant(entry[name], end):
             raise NotCaptured(
                 f"{name} is set in the body ({end.describe()}) and read after it, but has no "
                 "value of that kind before the loop (with no iteration, it would keep that one)"
             )
-        elif (
-            name in body.loaded
-            and entry[name] is not UNBOUND
-            and not same_constant(entry[name], end)
-        ):
-            raise NotCaptured(f"{name} changes from {entry[name].describe()} to {end.describe()}")
     return ends
