@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 import tcompile as tc
+from tcompile.tracer.first_run import FirstRun
 
 
 @pytest.fixture(autouse=True)
@@ -12,3 +13,19 @@ def fresh_compiler_state():
     tc.reset()
     yield
     tc.reset()
+
+
+@pytest.fixture
+def replays(monkeypatch) -> list[bool]:
+    """Whether each kept first run of a loop (tracer/first_run.py) was replayed (True) or
+    missed (False) by the graph's call that took it, in order."""
+    seen: list[bool] = []
+    real = FirstRun.replay
+
+    def replay(self, args):
+        results = real(self, args)
+        seen.append(results is not None)
+        return results
+
+    monkeypatch.setattr(FirstRun, "replay", replay)
+    return seen

@@ -53,6 +53,16 @@ class OpenContexts:
                 settings.update(errstate_settings(exit_value.manager))
         return tuple(sorted(settings.items()))
 
+    def fp_ignored(self) -> frozenset[str]:
+        """The kinds of fp error eager code ignores here: the caller's ``np.geterr()``, then
+        the trace's open np.errstate blocks, outermost first."""
+        settings = np.geterr()
+        for exit_value in self.exits:
+            if exit_value.manager.python_type() is np.errstate:
+                given = errstate_settings(exit_value.manager)
+                settings = {k: given.get(k, given.get("all", v)) for k, v in settings.items()}
+        return frozenset(k for k, v in settings.items() if v == "ignore")
+
 
 def errstate_settings(manager: Value) -> dict:
     """The keyword arguments of an np.errstate made in the trace, or of a real one."""

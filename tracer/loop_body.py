@@ -106,10 +106,10 @@ class Watch:
             self.written.append((example, example.copy()))
 
     def undo_writes(self) -> None:
-        """Put back what the examples held before the body was traced."""
+        """Put back what the examples held before the body was traced (again, if the loop's
+        run on them fails after)."""
         for example, before in self.written:
             example[...] = before
-        self.written.clear()
 
 
 def check_instructions(tx, start: int, stop: int, lowest: int, end: int) -> None:

@@ -1,12 +1,14 @@
 """The targets of loop nodes: a body graph's Python run once per iteration, inside one Python
 ``for`` (`ForRunner`) or ``while`` (`WhileRunner`) loop written around the body's statements,
 as eager code runs them (a call per iteration would cost more than a small body). Backends
-recompile the body with their own plan (`LoopRunner.compile`)."""
+recompile the body with their own plan (`LoopRunner.compile`). The trace's run of the loop on
+its examples is kept for the graph's first call (`first_run`)."""
 
 from __future__ import annotations
 
 import ast
 
+from .first_run import FirstRun, run_keeping
 from .graph import Graph
 from .line_numbers import compile_at_user_lines
 
@@ -28,7 +30,22 @@ class LoopRunner:
     def __init__(self, body: Graph, carried: int):
         self.body = body
         self.carried = carried
+        self.first_run: FirstRun | None = None
         self.compile()
+
+    def __call__(self, *args):
+        if self.first_run is not None:
+            first_run, self.first_run = self.first_run, None
+            results = first_run.replay(args)
+            if results is not None:
+                return results
+        return self._run(*args)
+
+    def trace_run(self, fp_ignored: frozenset[str], *args):
+        """The loop on the trace's examples; the graph's first call gets the same values and
+        takes the results kept (`first_run`) instead of running the loop again."""
+        results, self.first_run = run_keeping(self._run, args, fp_ignored)
+        return results
 
     def compile(self, plan=None) -> None:
         """Make the loop's Python from the body's code (with a backend's memory ``plan``)."""
@@ -80,9 +97,6 @@ class ForRunner(LoopRunner):
                    ast.copy_location(ast.Return(_name("__tc_out")), returned)]  # fmt: skip
         return fn
 
-    def __call__(self, first: int, count: int, *args):
-        return self._run(first, count, *args)
-
     def drive(self, body, first: int, count: int, *args):
         """The loop with ``body(k, *carried, *read)`` (a backend's compiled body) per
         iteration, as `__call__` runs it."""
@@ -120,12 +134,10 @@ class WhileRunner(LoopRunner):
                    ast.copy_location(ast.Return(result), returned)]  # fmt: skip
         return fn
 
-    def __call__(self, cond, *args):
-        return self._run(cond, *args)
-
     def drive(self, body, cond, *args):
         """The loop with ``body(*carried, *read)`` (a backend's compiled body) per iteration,
         as `__call__` runs it."""
+        self.first_run = None
         carried, read = args[: self.carried], args[self.carried :]
         while bool(cond) != self.negate:
             out = body(*carried, *read)

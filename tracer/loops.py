@@ -25,7 +25,6 @@ import operator
 from dataclasses import dataclass
 
 from . import operations as ops
-from . import quiet
 from .bytecode import analysis
 from .examples import as_example
 from .loop_body import (
@@ -267,18 +266,14 @@ def _capture(tx, origin, first: int, count: int, head: int, exit_index: int,
                           "times), and it gives back values")  # fmt: skip
     read = body.finish([v for _, v in outputs], origin.values())
     runner = ForRunner(body.graph, len(carried))
-    # The examples went through the first iteration as the body was traced: run the others on
-    # them, so that the trace goes on with the loop's real results.
-    after_first = [end for _, end in outputs[: len(carried)]]
-    if count == 0:  # the body was traced on an iteration that does not run
-        snapshot.watch.undo_writes()
+    # The examples went through the first iteration as the body was traced: put back what it
+    # wrote and run the whole loop on them, so that the trace goes on with the loop's real
+    # results (which the graph's first call takes instead of running the loop again).
+    snapshot.watch.undo_writes()
     try:
-        with quiet.silenced():  # the warnings belong to the real run
-            example = (
-                runner(first + 1, count - 1, *as_example((*after_first, *read)))
-                if count > 1
-                else as_example(tuple(end for _, end in outputs))
-            )
+        example = runner.trace_run(
+            state.contexts.fp_ignored(), first, count, *as_example((*carried.values(), *read))
+        )
     except Exception as error:  # noqa: BLE001 - any error: unrolling meets it where it is
         raise NotCaptured(f"the loop raises {type(error).__name__} on the traced values") from None
     count_value = origin.count_value(state) if first == 0 else Const(count)

@@ -3,7 +3,7 @@
 Tracing runs operations on example values; their warnings belong to the real run (the graph
 runs the same operation at the user's line and warns there, on every call, as eager code does).
 `warnings.catch_warnings` swaps process-wide state and would silence other threads running user
-code meanwhile. Instead three filter entries are kept at the front of ``warnings.filters``. They
+code meanwhile. Instead four filter entries are kept at the front of ``warnings.filters``. They
 apply only on a thread in one of these modes (a category whose ``issubclass`` check, or a message
 pattern whose ``match``, consults this thread's mode), so no other thread's warnings change:
 
@@ -11,6 +11,8 @@ pattern whose ``match``, consults this thread's mode), so no other thread's warn
         y = np.log(x_example)
     with strict():              # folding a constant: any warning or fp error aborts the fold,
         c = np.sqrt(-1.0)       # so the operation goes into the graph and warns at run time
+    with noting() as noted:     # an example run whose results may be kept for the real run:
+        y = run_loop(x)         # dropped, as silenced, but ``noted`` tells that one came
     seen = watch()              # a graph run: its warnings show as usual, and are noted...
     unwatch()
     with skipping(seen):        # ...so that if it fails, the eager rerun does not show the
@@ -49,6 +51,20 @@ class _Strict(Warning, metaclass=_InMode):
     mode = "error"
 
 
+class _Noting(type):
+    """Metaclass of the noting mode's category: 'is' every warning, noted, on such a thread."""
+
+    def __subclasscheck__(cls, subclass) -> bool:
+        if _mode() != "note":
+            return False
+        _thread.noted.append(subclass)
+        return True
+
+
+class _Noted(Warning, metaclass=_Noting):
+    pass
+
+
 class _Notes:
     """A message pattern for the filters, consulted for every warning on every thread: on a
     thread rerunning a failed graph's frame it matches (so the entry ignores it) the next
@@ -68,6 +84,7 @@ class _Notes:
 _ENTRIES = [
     ("ignore", None, _Silenced, None, 0),
     ("error", None, _Strict, None, 0),
+    ("ignore", None, _Noted, None, 0),
     ("ignore", _Notes(), Warning, None, 0),
 ]
 
@@ -75,7 +92,7 @@ _ENTRIES = [
 def _install() -> None:
     """Put the entries first (user code and test runners insert filters in front)."""
     filters = warnings.filters
-    if filters[:3] != _ENTRIES:
+    if filters[: len(_ENTRIES)] != _ENTRIES:
         filters[:] = _ENTRIES + [f for f in filters if f not in _ENTRIES]
         warnings._filters_mutated()
 
@@ -100,6 +117,22 @@ def silenced():
 def strict():
     """This thread's warnings become exceptions, and so do NumPy's fp errors."""
     return _in_mode("error", "raise")
+
+
+@contextlib.contextmanager
+def noting(ignored: frozenset[str] = frozenset()):
+    """As `silenced`, but the list given is not empty once a warning came, or an fp error of
+    a kind not ``ignored`` (eager code would show or raise it)."""
+    _install()
+    previous, previous_noted = _mode(), getattr(_thread, "noted", None)
+    noted: list = []
+    _thread.mode, _thread.noted = "note", noted
+    try:
+        kinds = {k: "ignore" if k in ignored else "call" for k in np.geterr()}
+        with np.errstate(**kinds, call=lambda kind, flag: noted.append(kind)):
+            yield noted
+    finally:
+        _thread.mode, _thread.noted = previous, previous_noted
 
 
 def watch():

@@ -28,7 +28,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import quiet
 from .bytecode import analysis
 from .effects import RAISE, SILENT
 from .examples import as_example
@@ -146,14 +145,13 @@ def _capture(tx, shape: LoopShape, cond: NumpyValue, snapshot: Snapshot) -> Whil
     ends = _carried_ends(tx, body, entry, placeholders, live_after)
     read = body.finish([left[0], *ends], [])
     runner = WhileRunner(body.graph, len(carried), shape.negate)
+    # As for a for loop: the first iteration's writes put back, the whole loop runs on the
+    # examples (and the graph's first call takes its results).
+    snapshot.watch.undo_writes()
     try:
-        with quiet.silenced():  # the warnings belong to the real run
-            goes_on = bool(cond.example) != shape.negate
-            if goes_on:  # the body was traced on a real iteration: run the others
-                example = runner(*as_example((left[0], *ends, *read)))
-            else:  # no iteration: the body's writes into the examples are undone
-                snapshot.watch.undo_writes()
-                example = as_example(tuple(carried.values()))
+        example = runner.trace_run(
+            tx.state.contexts.fp_ignored(), *as_example((cond, *carried.values(), *read))
+        )
     except Exception as error:  # noqa: BLE001 - any error: the break meets it where it is
         raise NotCaptured(f"the loop raises {type(error).__name__} on the traced values") from None
     # Its test is Python's ``bool``, which raises for an array of several values.

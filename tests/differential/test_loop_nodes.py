@@ -1801,6 +1801,20 @@ def test_default_backend(case):
           make_compiled=tc.compile, name=case.id)  # fmt: skip
 
 
+# Loops whose trace run is not replayed on the first call: their bodies warn (the warnings
+# belong to the real run), or give back a view of an argument (a copy would not share memory).
+NOT_REPLAYED = {"errstate_inside", "errstate_in_body", "carried_views_then_write"}
+
+
+@pytest.mark.parametrize("case", CAPTURED, ids=case_id)
+def test_first_call_replays_the_trace_run(case, replays):
+    case.run()
+    if case.id in NOT_REPLAYED:
+        assert True not in replays
+    elif CAPTURED_SHAPE[case.id][0] and case.id != "empty_body":  # empty: the graph drops it
+        assert replays and replays[0], "the first call ran the loop again"
+
+
 def test_peeled_first_iteration_is_explained():
     explained = tc.explain(dtype_changes)(mat())
     (record,) = explained.loops

@@ -183,6 +183,15 @@ CAPTURED_NODES = {"sweeps_counted": 1, "relax": 1, "halve_until_small": 1, "unti
                   "while_else": 1, "warns_in_body": 1, "raises_in_body": 1}  # fmt: skip
 
 
+@pytest.mark.parametrize("case", CAPTURED, ids=case_id)
+def test_first_call_replays_the_trace_run(case, replays):
+    case.run()
+    if case.id == "warns_in_body":  # its warnings belong to the real run
+        assert True not in replays
+    elif case.id != "raises_in_body":  # the trace run raises: no loop node
+        assert replays and replays[0], "the first call ran the loop again"
+
+
 # --- not captured: the graph break at the test, as before ------------------------------------
 
 
