@@ -58,11 +58,14 @@ class _Same:
         return (args if self.of_args else results)[self.position]
 
 
-def run_keeping(run, args: tuple, fp_ignored: frozenset[str]) -> tuple[tuple, FirstRun | None]:
+def run_keeping(run, args: tuple, fp_ignored: frozenset[str],
+                uninitialized: frozenset[int] = frozenset()) -> tuple[tuple, FirstRun | None]:  # fmt: skip
     """``run(*args)`` on the trace's examples, quiet (its warnings belong to the real run),
-    and the `FirstRun` to replay on the first call, if exact (``fp_ignored``: the kinds of
-    fp error eager code ignores at the loop)."""
-    before = [_frozen(a) for a in args]
+    and the `FirstRun` to replay on the first call, if exact. ``fp_ignored``: the kinds of
+    fp error eager code ignores at the loop; ``uninitialized``: the positions of arrays made
+    by ``np.empty``, whose contents are whatever the memory held (other bits in the trace and
+    at run time: only their dtype and shape must match, and they get the run's contents)."""
+    before = [_frozen(a, i not in uninitialized) for i, a in enumerate(args)]
     with quiet.noting(fp_ignored) as noted:
         results = run(*args)
     if noted or any(b is None for b in before):
@@ -70,7 +73,7 @@ def run_keeping(run, args: tuple, fp_ignored: frozenset[str]) -> tuple[tuple, Fi
     written = {
         i: np.array(a, copy=True)
         for i, (a, b) in enumerate(zip(args, before, strict=True))
-        if isinstance(a, np.ndarray) and not _same(a, b)
+        if isinstance(a, np.ndarray) and (i in uninitialized or not _same(a, b))
     }
     kept = [_kept(r, args, results[:j]) for j, r in enumerate(results)]
     sizes = [np.asarray(v).nbytes for _, v in before] + [
@@ -81,11 +84,13 @@ def run_keeping(run, args: tuple, fp_ignored: frozenset[str]) -> tuple[tuple, Fi
     return results, FirstRun(before, written, kept)
 
 
-def _frozen(value) -> tuple | None:
-    """An argument's kind and a copy of its contents; None when it cannot be compared bit
-    for bit."""
+def _frozen(value, contents: bool = True) -> tuple | None:
+    """An argument's kind and a copy of its contents (or only its dtype and shape); None when
+    it cannot be compared bit for bit."""
     if isinstance(value, np.ndarray | np.generic):
-        return None if value.dtype.hasobject else (type(value), np.array(value, copy=True))
+        if value.dtype.hasobject:
+            return None
+        return (type(value), np.array(value, copy=True) if contents else _Layout(value))
     if type(value) in (bool, int, float):
         return (type(value), value)
     return None
@@ -97,6 +102,8 @@ def _same(value, frozen: tuple) -> bool:
         return False
     if kind is float:
         return struct.pack("<d", value) == struct.pack("<d", kept)  # -0.0, NaN's sign and payload
+    if isinstance(kept, _Layout):
+        return (value.dtype, value.shape) == (kept.dtype, kept.shape)
     if not isinstance(kept, np.ndarray):
         return value == kept
     value = np.asarray(value)
@@ -105,6 +112,13 @@ def _same(value, frozen: tuple) -> bool:
         and value.shape == kept.shape
         and np.array_equal(_bytes(value), _bytes(kept))
     )
+
+
+class _Layout:
+    """The dtype and shape of an array whose contents do not count."""
+
+    def __init__(self, array: np.ndarray):
+        self.dtype, self.shape, self.nbytes = array.dtype, array.shape, 0
 
 
 def _bytes(array: np.ndarray) -> np.ndarray:

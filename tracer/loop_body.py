@@ -101,9 +101,15 @@ class Watch:
         raise NotCaptured("the body reads a memory layout (strides or flags)")
 
     def before_write(self, example) -> None:
-        """An example array is about to be written: keep what it held before the loop."""
+        """An example array is about to be written: keep what it held before the loop (and
+        before the loops around it: an inner loop's writes are the outer body's too). The whole
+        memory the example views is kept: an inner loop's run writes other views of it."""
+        while isinstance(example.base, np.ndarray) and example.base.flags.writeable:
+            example = example.base
         if not any(saved is example for saved, _ in self.written):
             self.written.append((example, example.copy()))
+        if self.outer is not None:
+            self.outer.before_write(example)
 
     def undo_writes(self) -> None:
         """Put back what the examples held before the body was traced (again, if the loop's
@@ -264,6 +270,29 @@ class BodyTrace:
         for local in self.stored:
             if local not in outputs and not isinstance(tx.locals.get(local), Const):
                 tx.locals[local] = UNBOUND  # a body temporary no one reads after the loop
+
+
+def run_on_examples(runner, state, leading: tuple, values: tuple) -> tuple:
+    """The whole loop run on the examples of its arguments (``leading`` plain ones, then the
+    graph's ``values``), so that the trace goes on with its real results; kept for the
+    graph's first call (`LoopRunner.trace_run`). NotCaptured if it raises."""
+    try:
+        return runner.trace_run((*leading, *as_example(values)), state.contexts.fp_ignored(),
+                                uninitialized(values, len(leading)))  # fmt: skip
+    except Exception as error:  # noqa: BLE001 - any error: the frame meets it where it is
+        raise NotCaptured(f"the loop raises {type(error).__name__} on the traced values") from None
+
+
+def uninitialized(values, leading: int) -> frozenset[int]:
+    """The positions (after ``leading`` other arguments) of the arrays among ``values`` that
+    ``np.empty`` or ``np.empty_like`` made in this graph: their contents are whatever memory
+    held (`first_run`)."""
+    return frozenset(
+        leading + i
+        for i, v in enumerate(values)
+        if isinstance(v, ArrayValue) and v.node.op == "call"
+        and v.node.target in (np.empty, np.empty_like)
+    )  # fmt: skip
 
 
 def carriable(value: Value) -> bool:

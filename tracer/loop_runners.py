@@ -41,10 +41,10 @@ class LoopRunner:
                 return results
         return self._run(*args)
 
-    def trace_run(self, fp_ignored: frozenset[str], *args):
+    def trace_run(self, args: tuple, fp_ignored: frozenset[str], uninitialized: frozenset[int]):
         """The loop on the trace's examples; the graph's first call gets the same values and
         takes the results kept (`first_run`) instead of running the loop again."""
-        results, self.first_run = run_keeping(self._run, args, fp_ignored)
+        results, self.first_run = run_keeping(self._run, args, fp_ignored, uninitialized)
         return results
 
     def compile(self, plan=None) -> None:

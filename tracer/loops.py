@@ -26,7 +26,6 @@ from dataclasses import dataclass
 
 from . import operations as ops
 from .bytecode import analysis
-from .examples import as_example
 from .loop_body import (
     BodyTrace,
     KindChanges,
@@ -36,6 +35,7 @@ from .loop_body import (
     carriable,
     check_instructions,
     check_restart,
+    run_on_examples,
 )
 from .loop_runners import ForRunner
 from .values.arrays import ArrayValue, NumpyValue, SymInt
@@ -270,12 +270,7 @@ def _capture(tx, origin, first: int, count: int, head: int, exit_index: int,
     # wrote and run the whole loop on them, so that the trace goes on with the loop's real
     # results (which the graph's first call takes instead of running the loop again).
     snapshot.watch.undo_writes()
-    try:
-        example = runner.trace_run(
-            state.contexts.fp_ignored(), first, count, *as_example((*carried.values(), *read))
-        )
-    except Exception as error:  # noqa: BLE001 - any error: unrolling meets it where it is
-        raise NotCaptured(f"the loop raises {type(error).__name__} on the traced values") from None
+    example = run_on_examples(runner, state, (first, count), (*carried.values(), *read))
     count_value = origin.count_value(state) if first == 0 else Const(count)
     args = (Const(first), count_value, *carried.values(), *read)
     body.add_node(runner, args, example, [name for name, _ in outputs], "loop")

@@ -30,7 +30,6 @@ import numpy as np
 
 from .bytecode import analysis
 from .effects import RAISE, SILENT
-from .examples import as_example
 from .loop_body import (
     BodyTrace,
     LoopRecord,
@@ -39,6 +38,7 @@ from .loop_body import (
     carriable,
     check_instructions,
     check_restart,
+    run_on_examples,
     same_constant,
 )
 from .loop_runners import WhileRunner
@@ -148,12 +148,7 @@ def _capture(tx, shape: LoopShape, cond: NumpyValue, snapshot: Snapshot) -> Whil
     # As for a for loop: the first iteration's writes put back, the whole loop runs on the
     # examples (and the graph's first call takes its results).
     snapshot.watch.undo_writes()
-    try:
-        example = runner.trace_run(
-            tx.state.contexts.fp_ignored(), *as_example((cond, *carried.values(), *read))
-        )
-    except Exception as error:  # noqa: BLE001 - any error: the break meets it where it is
-        raise NotCaptured(f"the loop raises {type(error).__name__} on the traced values") from None
+    example = run_on_examples(runner, tx.state, (), (cond, *carried.values(), *read))
     # Its test is Python's ``bool``, which raises for an array of several values.
     test_risk = SILENT if np.ndim(cond.example) == 0 and np.ndim(left[0].example) == 0 else RAISE
     body.add_node(runner, (cond, *carried.values(), *read), example, list(carried), "while_loop",
