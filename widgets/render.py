@@ -33,6 +33,7 @@ EXCERPT_CONTEXT = 2  # cell lines shown above and below a pinned error's line
 KIND_BADGES = {  # a kernel's kind -> its badge; an extern step is no kernel: NumPy runs it
     "pointwise": "pointwise",
     "reduction": "reduction",
+    "scatter": "scatter: atomic adds, repeated indices add up",
     "library": "library: the array library's kernel",
     "extern": "extern: NumPy on the host",
     "loop": "loop: its body's kernels, per iteration",

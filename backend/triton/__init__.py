@@ -59,8 +59,7 @@ def triton_backend(graph, example_inputs) -> CompiledGraph:
     sources = {"kernels": "\n\n".join(c.source.text for c in program.compiled.values()),
                "plan": describe(program)}  # fmt: skip
     infos = tuple(
-        KernelInfo(c.kernel.name, "reduction" if c.kernel.rvars else "pointwise", c.source.text,
-                   c.kernel.lines, c.kernel.fused)
+        KernelInfo(c.kernel.name, _kind(c.kernel), c.source.text, c.kernel.lines, c.kernel.fused)
         for c in program.compiled.values()
     ) + tuple(
         KernelInfo(f"torch.{step.op}", "library", notes=("the array library's kernel, on the "
@@ -86,6 +85,12 @@ LOOP_NOTE = (
     "its body (the source) is a plan of its own: its kernels compile at its first run "
     "and launch once per iteration, its arrays staying on the device"
 )
+
+
+def _kind(kernel) -> str:
+    if any(store.accumulate for store in kernel.stores):
+        return "scatter"
+    return "reduction" if kernel.rvars else "pointwise"
 
 
 def _name(node) -> str:

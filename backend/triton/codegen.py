@@ -332,15 +332,19 @@ class _Generator:
     def _store(self, store: ir.Store) -> None:
         value = self._value(store.value)
         pointer = self.arg(store.buffer)
-        address = self._affine(store.index)
         inner = set(store.index.vars) & set(self.kernel.rvars)
+        mask = "xmask & rmask" if inner else "xmask"
+        if isinstance(store.index, ir.Gather):
+            address = self._gathered(store.index, mask)
+        else:
+            address = self._affine(store.index)
         if not set(store.index.vars) & set(self.kernel.xvars):
             address += (
                 " + 0 * xindex"  # a block of pointers (all one element) for a block of values
             )
-        self.w.line(
-            f"tl.store({pointer} + {address}, {value}, mask={'xmask & rmask' if inner else 'xmask'})"
-        )
+        # repeated indices of a scatter-add add up (in any order: floats round differently)
+        write = "tl.atomic_add" if store.accumulate else "tl.store"
+        self.w.line(f"{write}({pointer} + {address}, {value}, mask={mask})")
 
     def _scope(self, expr: ir.Expr) -> str:
         return "r" if ir.free_vars(expr) & set(self.kernel.rvars) else "x"
@@ -411,21 +415,26 @@ class _Generator:
         index = expr.index
         mask = self._mask(expr)
         if isinstance(index, ir.Gather):
-            value = self._value(index.value)
-            size = self.arg(index.size)
-            stride = self.arg(index.coefficient)
-            if index.checked:
-                bad = f"(({mask}) & (({value} < -{size}) | ({value} >= {size})))"
-                self._check(bad)
-                wrapped = f"tl.where({bad}, 0, tl.where({value} < 0, {value} + {size}, {value}))"
-            else:
-                wrapped = value  # in range by construction
-            address = f"{self._affine(index.base)} + {stride} * {wrapped}"
+            address = self._gathered(index, mask)
         else:
             address = self._affine(index)
             if not index.terms:
                 return f"tl.load({pointer} + {address})"  # one element, always there
         return f"tl.load({pointer} + {address}, mask={mask}, other=0)"
+
+    def _gathered(self, index: ir.Gather, mask: str) -> str:
+        """The address of a `Gather` index: a negative value counts from the end; a checked
+        value out of range raises the error flag (and reads or writes element 0)."""
+        value = self._value(index.value)
+        size = self.arg(index.size)
+        stride = self.arg(index.coefficient)
+        if index.checked:
+            bad = f"(({mask}) & (({value} < -{size}) | ({value} >= {size})))"
+            self._check(bad)
+            wrapped = f"tl.where({bad}, 0, tl.where({value} < 0, {value} + {size}, {value}))"
+        else:
+            wrapped = value  # in range by construction
+        return f"{self._affine(index.base)} + {stride} * {wrapped}"
 
     def _affine(self, index: ir.Affine) -> str:
         parts = [self.arg(index.offset)] if index.offset is not None else []

@@ -91,13 +91,12 @@ def form(kernel: ir.Kernel, make_buffer, decisions: list[FusionDecision]) -> lis
     inner = [v for v in kernel.xvars if v not in outer and v in _used_vars(store, value)]
     if not inner:
         xvars = kernel.xvars
-        stores = [ir.Store(store.buffer, store.index, value)]
+        stores = [ir.substitute_store(store, value, {})]
         note = "reduction with its prologue and epilogue"
     elif _sizes(inner) == rows:
         to_rows = dict(zip(inner, rvars))
         xvars = tuple(v for v in kernel.xvars if v not in to_rows)
-        stores = [ir.Store(store.buffer, ir.substitute_affine(store.index, to_rows),
-                           ir.substitute(value, vars_=to_rows))]  # fmt: skip
+        stores = [ir.substitute_store(store, ir.substitute(value, vars_=to_rows), to_rows)]
         note = f"row reduction over {rows} and its broadcast use, one row per program"
     else:
         # the store's own dims are not the rows: each reduction is computed first, alone
@@ -116,7 +115,7 @@ def form(kernel: ir.Kernel, make_buffer, decisions: list[FusionDecision]) -> lis
                 kernel.name,
                 kernel.xvars,
                 (),
-                [ir.Store(store.buffer, store.index, value)],
+                [ir.substitute_store(store, value, {})],
                 kernel.lines,
             ),
         ]
@@ -177,10 +176,7 @@ def merge(a: ir.Kernel, b: ir.Kernel) -> ir.Kernel:
     """One kernel running ``a``'s stores, then ``b``'s (``can_fuse`` said yes)."""
     renamed = dict(zip(b.xvars, a.xvars)) | dict(zip(b.rvars, a.rvars))
     stores = [
-        ir.Store(
-            s.buffer, ir.substitute_affine(s.index, renamed), ir.substitute(s.value, vars_=renamed)
-        )
-        for s in b.stores
+        ir.substitute_store(s, ir.substitute(s.value, vars_=renamed), renamed) for s in b.stores
     ]
     lines = a.lines + tuple(line for line in b.lines if line not in a.lines)
     return ir.Kernel(a.name, a.xvars, a.rvars or b.rvars, a.stores + stores, lines,

@@ -114,6 +114,10 @@ class Gather:
     def children(self):
         return (self.value,)
 
+    @property
+    def vars(self) -> tuple[IterVar, ...]:
+        return (*self.base.vars, *free_vars(self.value))
+
 
 @dataclass(frozen=True, eq=False)
 class Constant(Expr):
@@ -224,11 +228,14 @@ def free_vars(expr: Expr) -> set[IterVar]:
 
 @dataclass(frozen=True, eq=False)
 class Store:
-    """``buffer[index] = value`` for every point of the kernel's space the index depends on."""
+    """``buffer[index] = value`` for every point of the kernel's space the index depends on;
+    with ``accumulate``, ``buffer[index] += value`` atomically (a scatter-add: a `Gather`
+    index may repeat)."""
 
     buffer: Buffer
-    index: Affine
+    index: Affine | Gather
     value: Expr
+    accumulate: bool = False
 
 
 @dataclass(eq=False)
@@ -308,9 +315,6 @@ def substitute(expr: Expr, exprs: dict[int, Expr] | None = None,
     exprs, vars_ = exprs or {}, vars_ or {}
     done: dict[int, Expr] = {}
 
-    def affine(index: Affine) -> Affine:
-        return Affine(index.offset, tuple((vars_.get(v, v), c) for v, c in index.terms))
-
     def go(node: Expr) -> Expr:
         key = id(node)
         if key in exprs:
@@ -318,15 +322,9 @@ def substitute(expr: Expr, exprs: dict[int, Expr] | None = None,
         if key in done:
             return done[key]
         if isinstance(node, Load):
-            index = node.index
-            if isinstance(index, Gather):
-                index = Gather(affine(index.base), go(index.value), index.size, index.coefficient,
-                               index.checked)  # fmt: skip
-            else:
-                index = affine(index)
-            new = Load(node.buffer, index)
+            new = Load(node.buffer, _substitute_index(node.index, vars_, go))
         elif isinstance(node, IndexValue):
-            new = IndexValue(affine(node.index))
+            new = IndexValue(substitute_affine(node.index, vars_))
         elif isinstance(node, Op):
             new = Op(node.ufunc, tuple(go(a) for a in node.args), node.in_dtypes, node.out_dtypes,
                      node.output)  # fmt: skip
@@ -347,3 +345,16 @@ def substitute(expr: Expr, exprs: dict[int, Expr] | None = None,
 
 def substitute_affine(index: Affine, vars_: dict[IterVar, IterVar]) -> Affine:
     return Affine(index.offset, tuple((vars_.get(v, v), c) for v, c in index.terms))
+
+
+def substitute_store(store: Store, value: Expr, vars_: dict[IterVar, IterVar]) -> Store:
+    """``store`` of ``value`` (already renamed) with its index's iteration variables renamed."""
+    index = _substitute_index(store.index, vars_, lambda e: substitute(e, vars_=vars_))
+    return Store(store.buffer, index, value, store.accumulate)
+
+
+def _substitute_index(index: Affine | Gather, vars_: dict, go) -> Affine | Gather:
+    if isinstance(index, Gather):
+        return Gather(substitute_affine(index.base, vars_), go(index.value), index.size,
+                      index.coefficient, index.checked)  # fmt: skip
+    return substitute_affine(index, vars_)

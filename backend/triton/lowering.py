@@ -252,6 +252,9 @@ class _Lowering:
             raise Unlowerable("traced under np.errstate(...='raise'): NumPy must see the error")
         if node.op == "call" and isinstance(node.target, LoopRunner):
             return self._loop(node)
+        if node.op == "call" and getattr(node.target, "__self__", None) is np.add \
+                and node.target.__name__ == "at":  # fmt: skip
+            return self._scatter_add(node)
         if node.op == "getitem" and isinstance(self.value(node.args[0]), (tuple, list, Known)):
             base = self.value(node.args[0])
             item = base.value[self._known(node.args[1])] if isinstance(base, Known) else \
@@ -689,6 +692,50 @@ class _Lowering:
         self.store(region, tensor, node)
         return None
 
+    def _scatter_add(self, node: Node) -> None:
+        """``np.add.at(a, idx, b)`` with one integer index array: one kernel over ``idx``'s
+        elements (and ``a``'s other dims) whose atomic adds make repeated indices add up, as
+        NumPy's unbuffered ``ufunc.at`` does (floats in another order: rounding may differ).
+        Indices out of range raise, as NumPy's."""
+        if len(node.args) != 3 or node.kwargs:
+            raise Unlowerable("np.add.at with other than (a, indices, b)")
+        target = self.tensor(self.value(node.args[0]))
+        layout = strided(target)
+        if layout is None or not target.shape:
+            raise Unlowerable("np.add.at into a value that is not an array in memory")
+        if target.dtype not in _ATOMIC_ADD_DTYPES:
+            raise Unlowerable(f"np.add.at into {target.dtype} (atomic adds: "
+                              f"{', '.join(map(str, _ATOMIC_ADD_DTYPES))})")  # fmt: skip
+        indices = self.value(node.args[1])
+        if not isinstance(indices, Tensor) or indices.dtype.kind not in "iu":
+            raise Unlowerable("np.add.at with indices other than one integer array")
+        (value,), _ = self._operands((node.args[2],))
+        if not isinstance(value, Tensor):
+            value = _constant_tensor(value, target.dtype)
+        buffer, offset, strides = layout
+        shape = indices.shape + target.shape[1:]
+        try:
+            broadcast = np.broadcast_shapes(value.shape, shape) == shape
+        except ValueError:
+            broadcast = False
+        if not broadcast:
+            raise Unlowerable("np.add.at's values do not broadcast to the indexed elements")
+        # the adds must not read the memory they change (NumPy computed them before the call)
+        indices, value = (self.realize(t, f"{node.name}_{what}") if buffer in _reads(t) else t
+                          for t, what in ((indices, "indices"), (value, "values")))  # fmt: skip
+        self.before_write(buffer)
+        self.plan.checks = True
+        xvars = tuple(ir.IterVar(ir.Param(s, "n")) for s in shape)
+        index = tuple(Lin.of(v) for v in xvars)
+        position = _cast(indices.load(index[: len(indices.shape)]), np.dtype(np.int64))
+        rest = BufferTensor(buffer, target.shape[1:], strides[1:], offset)
+        base = _store_affine(rest, index[len(indices.shape) :])
+        where = ir.Gather(base, position, ir.Param(target.shape[0], "n"), ir.Param(strides[0], "s"))
+        added = _cast(value.load(broadcast_index(index, value.shape)), target.dtype)
+        store = ir.Store(buffer, where, added, accumulate=True)
+        self._emit(ir.Kernel(self.fresh(f"k_{node.name}"), xvars, (), [store], lines=self._lines()))
+        self._note_written(buffer)
+
     def store(self, target, value: Tensor, node: Node) -> None:
         """Write ``value`` (broadcast, cast as assignment casts) into ``target``'s memory,
         through a temporary when ``value`` reads that memory elsewhere (``u[1:] = u[:-1]``)."""
@@ -1083,6 +1130,9 @@ def _reads(tensor: Tensor) -> set:
     probe = tuple(Lin.of(ir.IterVar(ir.Param(max(s, 1), "n"))) for s in tensor.shape)
     return {n.buffer for n in ir.walk(tensor.load(probe)) if isinstance(n, ir.Load)}
 
+
+# What Triton's atomic add takes (narrower ints and bools have none).
+_ATOMIC_ADD_DTYPES = tuple(map(np.dtype, (np.float64, np.float32, np.int64, np.int32)))
 
 # ``ufunc.reduce`` as the reduction it computes.
 _UFUNC_REDUCTIONS = {np.add: "sum", np.multiply: "prod", np.maximum: "max", np.minimum: "min",

@@ -125,7 +125,46 @@ CASES = {
     "slice_store": (lambda x, v: _store(x, v), (F, V), ["pointwise"]),
     "inplace": (lambda x, v: _iadd(x, v), (F, V), ["pointwise"]),
     "shifted_store": (lambda x: _shift(x), (F,), ["pointwise", "pointwise"]),
+    # np.add.at: atomic adds, repeated and negative indices
+    "add_at": (
+        lambda h, i, w: _add_at(h, i, w),
+        (V, np.array([0, 3, 3, -1, 3]), V[:5]),
+        ["scatter"],
+    ),
+    "add_at_rows": (lambda x, i: _add_at(x, i, 1.5), (F, np.array([5, 0, 5, -6])), ["scatter"]),
+    "add_at_row_values": (
+        lambda x, i, v: _add_at(x.T, i, v),
+        (F, np.array([1, 1, 2]), V[:6]),
+        ["scatter"],
+    ),
+    "add_at_ints": (
+        lambda a, i: _add_at(a, i.astype(np.int32), a[0]),
+        (INTS, np.array([2, 2, 0])),
+        ["scatter"],
+    ),
+    "add_at_float32": (
+        lambda x, i, w: _add_at(x[0], i, w),
+        (F32, np.array([1, 1, 4]), F[0, :3]),
+        ["scatter"],
+    ),
+    "add_at_reads_itself": (
+        lambda h, i: _add_at(h, i, h[::-1] * 2),
+        (V, np.arange(10) % 3),
+        ["scatter"],
+    ),
+    "histogram": (lambda i: _histogram(i), (np.array([3, 1, 3, 3, 0, 7]),), ["scatter"]),
 }
+
+
+def _add_at(target, indices, values):
+    np.add.at(target, indices, values)
+    return target.sum() if target.ndim == 1 else target
+
+
+def _histogram(indices):
+    counts = np.zeros(8, dtype=np.int64)
+    np.add.at(counts, indices, 1)
+    return counts * 2
 
 
 def _store(x, v):
