@@ -99,8 +99,9 @@ class BufferTensor(Tensor):
         address = Lin(self.offset)
         data = None
         for i, stride, size in zip(index, self.strides, self.shape):
-            if size == 1:
-                continue  # broadcast dims and unit dims add nothing to the address
+            if size == 1 and not (isinstance(i, DataIndex) and i.checked):
+                continue  # broadcast dims and unit dims add nothing to the address (an index
+                # read from data still has its range checked: x[[3]] of one element raises)
             if isinstance(i, DataIndex):
                 assert data is None, "one data index per load"
                 data = (i, stride)

@@ -52,6 +52,14 @@ def row_sums(m):
     return acc
 
 
+def histogram(samples, nbins):
+    hist = np.zeros(nbins)
+    for batch in samples:
+        bins = np.minimum((batch * nbins).astype(np.int64), nbins - 1)
+        np.add.at(hist, bins, batch * batch)
+    return hist
+
+
 def inplace_body(a):
     for _ in range(4):
         a += 1
@@ -74,6 +82,7 @@ def device_loops(compiled) -> list:
         (heat, lambda: (rng.standard_normal(40), 0.2)),
         (relax, lambda: (rng.standard_normal(32), 1e-4)),
         (row_sums, lambda: (rng.standard_normal((7, 5)),)),
+        (histogram, lambda: (rng.random((6, 40)), 8)),
     ],
     ids=lambda v: getattr(v, "__name__", ""),
 )
@@ -85,6 +94,24 @@ def test_loop_runs_as_a_device_loop(fn, make):
     np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
     assert len(device_loops(compiled)) == 1, plan_of(compiled)
     assert "launched per iteration on the device" in plan_of(compiled)
+
+
+def test_np_add_at_in_a_body_is_a_scatter_kernel():
+    compiled = tc.compile(histogram, backend="triton", fullgraph=True)
+    samples = rng.random((5, 30))
+    np.testing.assert_allclose(compiled(samples, 4), histogram(samples, 4), rtol=1e-12)
+    (loop,) = device_loops(compiled)
+    runner = compiled.__tc_compiled__.entries[-1].report.compiled.fn
+    body = next(p for p in runner.programs.values() if p).bodies[id(loop)]
+    (program,) = [p for p in body.programs.values() if p]
+    sources = [c.source.text for c in program.compiled.values()]
+    assert any("tl.atomic_add" in text for text in sources), sources
+    # (the row the index selects is still a host step: its offset is only known per iteration)
+    assert not [
+        e
+        for e in program.plan.externs
+        if e.node.target is not None and getattr(e.node.target, "__name__", "") == "at"
+    ], program.plan
 
 
 def test_the_report_lists_the_loop_and_its_body():

@@ -211,6 +211,36 @@ def test_an_index_out_of_range_raises_numpys_error():
         f(F, np.array([0, 60]))
 
 
+@pytest.mark.parametrize("shape", [(1,), (1, 3)])
+def test_an_index_into_one_element_is_checked_too(shape):
+    x = np.arange(np.prod(shape), dtype=np.float64).reshape(shape)
+    f = tc.compile(lambda x, i: x[i] * 2, backend="triton")
+    assert np.array_equal(f(x, np.array([0, -1])), x[[0, -1]] * 2)
+    for bad in ([3], [-2]):
+        with pytest.raises(IndexError, match="out of bounds"):
+            f(x, np.array(bad))
+
+
+@pytest.mark.parametrize("shape", [(5,), (1,), (4, 3)])
+def test_np_add_at_out_of_range_raises_and_leaves_the_target(shape):
+    def f(h, i):
+        np.add.at(h, i, 1.0)
+        return h
+
+    h = np.zeros(shape)
+    compiled = tc.compile(f, backend="triton")
+    compiled(h, np.array([0, 0]))
+    with pytest.raises(IndexError, match="out of bounds"):
+        compiled(h, np.array([0, shape[0]]))
+    want = np.zeros(shape)
+    np.add.at(want, [0, 0], 1.0)
+    try:  # NumPy itself may have added the indices before the bad one
+        np.add.at(want, [0, shape[0]], 1.0)
+    except IndexError:
+        pass
+    assert np.array_equal(h, want)
+
+
 def test_an_integer_to_a_negative_power_raises_numpys_error():
     f = tc.compile(lambda a, b: a**b, backend="triton")
     assert np.array_equal(f(INTS, np.abs(INTS) % 4), INTS ** (np.abs(INTS) % 4))
