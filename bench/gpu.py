@@ -399,12 +399,14 @@ class Row:
 
 
 def tc_kernel_counts(compiled) -> tuple[int | None, int | None]:
+    from tcompile.tracer.compiled_graph import GENERATED_KINDS
+
     try:
         details = compiled.__tc_compiled__.entries[-1].report.compiled.details
     except Exception:  # noqa: BLE001 - no graph (a break at the start, an eager frame)
         return None, None
     kinds = [getattr(d, "kind", "") for d in details]
-    return sum(k in ("pointwise", "reduction") for k in kinds), kinds.count("extern")
+    return sum(k in GENERATED_KINDS for k in kinds), kinds.count("extern")
 
 
 def make_variants(env: Env, fn, args_np, torch_backend: str) -> dict:

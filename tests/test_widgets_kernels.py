@@ -171,6 +171,13 @@ def test_kernel_counts_say_what_the_backend_made_in_one_line():
     assert kernel_counts(triton_report(two).compiled) == "4 (2 fused reductions, 2 pointwise)"
     assert kernel_counts(triton_report((EXTERN,)).compiled) == "0, 1 extern"
     assert kernel_counts(triton_report(()).compiled) == "none reported"
+    scatter = KernelInfo("k_at_2", "scatter", "tl.atomic_add(...)", notes=("k_mul (same space)",))
+    assert (
+        kernel_counts(triton_report((scatter, SCALE)).compiled)
+        == "2 (1 fused scatter, 1 pointwise)"
+    )
+    page = kernels_html(run_of(triton_report((scatter,))))
+    assert '<span class="tc-badge tc-kind-scatter">scatter: atomic adds' in page
 
 
 def test_text_report_has_a_kernels_line_per_compiled_graph():

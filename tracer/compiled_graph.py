@@ -41,11 +41,15 @@ class CompiledGraph:
         return "\n\n".join(self.sources.values())
 
 
+# The kinds of kernel a backend generates (scatter: atomic adds, repeated indices add up).
+GENERATED_KINDS = ("pointwise", "reduction", "scatter")
+
+
 @dataclass(frozen=True)
 class KernelInfo:
-    """One generated kernel (or extern step) as the Kernels tab shows it: ``kind`` is
-    "pointwise", "reduction" or "extern"; ``lines`` the user's lines it computes; ``notes``
-    what was fused into it, or for an extern why it runs in NumPy."""
+    """One generated kernel (or another step) as the Kernels tab shows it: ``kind`` is one of
+    `GENERATED_KINDS`, or "library", "loop", "extern"; ``lines`` the user's lines it computes;
+    ``notes`` what was fused into it, or for another step how or why it runs so."""
 
     name: str
     kind: str

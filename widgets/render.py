@@ -13,7 +13,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from html import escape
 
-from tcompile.tracer.compiled_graph import CompiledGraph, FusionDecision, KernelInfo
+from tcompile.tracer.compiled_graph import (
+    GENERATED_KINDS,
+    CompiledGraph,
+    FusionDecision,
+    KernelInfo,
+)
 from tcompile.tracer.errors import HINT_FULLGRAPH_OFF, BreakRecord, FrameLoc
 from tcompile.tracer.graph import Graph
 from tcompile.tracer.report import EAGER, ERROR, GRAPH, CompileReport
@@ -156,7 +161,7 @@ def kernel_counts(compiled: CompiledGraph) -> str:
         return "none reported"
     launched = [k for k in kernels if k.kind != "extern"]
     # a generated kernel's notes are what was fused into it
-    kinds = Counter(f"{'fused ' if k.notes and k.kind in ('pointwise', 'reduction') else ''}{k.kind}"
+    kinds = Counter(f"{'fused ' if k.notes and k.kind in GENERATED_KINDS else ''}{k.kind}"
                     for k in launched)  # fmt: skip
     text = str(len(launched))
     if kinds:
