@@ -125,7 +125,8 @@ def _check_static_shape(state, what: str, op: str, target, args, kwargs, example
                         leaves: list) -> bool:  # fmt: skip
     """A result shape that follows array values is a break; one that follows a dynamic int or
     float argument pins its value instead (``np.arange(step)``, ``a[:n]``). True when it
-    follows the index of the loop whose body is traced (``a[:k]``: it varies per iteration).
+    follows the index of the loop whose body is traced (``a[:k]``: it varies per iteration),
+    or a slice bound read from an array there.
     ``leaves``: the arguments' `traced_leaves`."""
     data = [v for v in leaves if isinstance(v, NumpyValue)]
     # An element-wise operation's or an index's shape follows shapes, not array values; the
@@ -151,6 +152,8 @@ def _check_static_shape(state, what: str, op: str, target, args, kwargs, example
     ):
         for value in numbers:
             value.constant()  # pins it (the index of an enclosing loop: that one is unrolled)
+    if watch is not None and any(v is s for v in data for s in in_slice):
+        return True  # a bound read from an array (`operations.index_arg`): it varies too
     return bool(index) and (
         any(v is s for v in index for s in in_slice)
         or value_dependent_shape(op, target, args, kwargs, example, index)

@@ -615,8 +615,8 @@ def index_arg(state: TraceState, index: Value) -> Value:
     """Check an array index; boolean masks make the shape data-dependent."""
     parts = index.items if isinstance(index, TupleValue) else [index]
     for part in parts:
-        if isinstance(part, SliceValue) and any(
-            isinstance(p, NumpyValue) for p in (part.start, part.stop, part.step)
+        if isinstance(part, SliceValue) and not all(
+            _static_bound(state, p) for p in (part.start, part.stop, part.step)
         ):
             raise state.graph_break(
                 "data_dependent_shape",
@@ -630,6 +630,19 @@ def index_arg(state: TraceState, index: Value) -> Value:
         if isinstance(part, (UserObject, UserFunction)):
             raise state.graph_break("unsupported_object", f"{part.describe()} used as an index")
     return index
+
+
+def _static_bound(state: TraceState, bound: Value) -> bool:
+    """A slice bound that is no array value; in a loop body being captured, an integer read
+    from an array (``values[indptr[i]:indptr[i + 1]]``) is allowed too: the slice is computed
+    per iteration, its length varying (`graph_calls`), as a bound that follows the index."""
+    if not isinstance(bound, NumpyValue):
+        return True
+    return (
+        state.loop_watch is not None
+        and np.ndim(bound.example) == 0
+        and np.asarray(bound.example).dtype.kind in "iu"
+    )
 
 
 def get_item(state: TraceState, obj: Value, index: Value, tx) -> Value:

@@ -761,6 +761,55 @@ def slice_prefix(x):
     return acc
 
 
+def csr_rows(indptr, indices, values, x):
+    y = np.zeros(indptr.shape[0] - 1)
+    for i in range(indptr.shape[0] - 1):
+        start, stop = indptr[i], indptr[i + 1]
+        y[i] = values[start:stop] @ x[indices[start:stop]]
+    return y
+
+
+def csr(rows, cols, seed=0, per_row=2.0):
+    """A random CSR matrix (some rows empty) and a vector."""
+    rng = np.random.default_rng(seed)
+    counts = np.minimum(rng.poisson(per_row, rows), cols)
+    indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    indices = np.concatenate([rng.choice(cols, k, replace=False) for k in counts]).astype(np.int64)
+    return indptr, indices, rng.standard_normal(indptr[-1]), rng.standard_normal(cols)
+
+
+def segment_max(bounds, x):
+    out = np.zeros(bounds.shape[0] - 1, dtype=np.int32)
+    for k in range(bounds.shape[0] - 1):
+        segment = x[bounds[k] : bounds[k + 1]]
+        out[k] = segment.size + int32_bias(segment)
+    return out
+
+
+def int32_bias(segment):
+    return np.int32(3) if segment.size else np.int32(0)  # the size as a number: not captured
+
+
+def segment_sums_written(bounds, x):
+    y = x.copy()
+    for k in range(bounds.shape[0] - 1):
+        y[bounds[k] : bounds[k + 1]] = x[bounds[k] : bounds[k + 1]].sum()  # writes a varying slice
+    return y
+
+
+def data_bound_negative(x, ends):
+    acc = np.zeros(1)
+    for k in range(ends.shape[0]):
+        acc = acc + x[: ends[k]].sum()  # negative ends count from the end, as eager
+    return acc
+
+
+def data_bound_escapes(bounds, x):
+    for k in range(bounds.shape[0] - 1):
+        part = x[bounds[k] : bounds[k + 1]]
+    return part  # a varying slice read after the loop: not captured
+
+
 def slice_window(x):
     acc = np.zeros(2)
     for i in range(5):
@@ -937,6 +986,25 @@ CAPTURED = [
     C("zero_d_becomes_scalar", zero_d_becomes_scalar, lambda: line(8), lambda: line(8, seed=1)),
     C("slice_prefix", slice_prefix, lambda: line(8), lambda: line(8, seed=1)),
     C(
+        "csr_rows",
+        csr_rows,
+        lambda: csr(6, 9),
+        lambda: csr(11, 4, seed=1),
+        lambda: csr(3, 5, 2, 0.0),
+    ),
+    C(
+        "segment_sums_written",
+        segment_sums_written,
+        lambda: (np.array([0, 2, 2, 5, 8]), line(8)),
+        lambda: (np.array([0, 1, 3, 4, 6, 7]), line(7, seed=1)),
+    ),
+    C(
+        "data_bound_negative",
+        data_bound_negative,
+        lambda: (line(8), np.array([3, -2, 0, 8, -8])),
+        lambda: (line(5), np.array([1, 1, -1])),
+    ),
+    C(
         "levinson",
         levinson,
         lambda: positive(9) + np.r_[20.0, np.zeros(8)],
@@ -1062,6 +1130,9 @@ CAPTURED_SHAPE = {
     "shape_changes": (1, 5),
     "zero_d_becomes_scalar": (1, 5),
     "slice_prefix": (1, 3),
+    "csr_rows": (1, 3),
+    "segment_sums_written": (1, 3),
+    "data_bound_negative": (1, 3),
     "levinson": (1, 12),
     "cholesky": (2, 3),
     "prefix_mean": (1, 3),
@@ -1337,6 +1408,10 @@ UNROLLED = [
     # a window's length follows its bound at the array's end: the sum carried varies
     *cases(LINE8, slice_window, next_outer, prefix_carried, prefix_length_as_int),
     *cases(MAT, triangular_with_output),
+    C("segment_max", segment_max, lambda: (np.array([0, 2, 2, 5]), line(5)),
+      lambda: (np.array([0, 1, 4]), line(4, seed=1))),
+    C("data_bound_escapes", data_bound_escapes, lambda: (np.array([0, 2, 2, 5]), line(5)),
+      lambda: (np.array([0, 3, 4]), line(4, seed=1))),
     *cases(MAT, enumerate_after_break),
     C("zero_rows", zero_rows, lambda: mat(0, 3), lambda: np.zeros((0, 3))),
     C("enumerate_zip", enumerate_zip, lambda: (mat(), mat(seed=1))),
