@@ -56,6 +56,8 @@ class KernelInfo:
     source: str = ""
     lines: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    # for a loop: its body's kernels as made so far (a backend plans a body at its first run)
+    parts: Callable[[], tuple[KernelInfo, ...]] | None = None
 
 
 @dataclass(frozen=True)

@@ -30,13 +30,16 @@ class LoopRunner:
     def __init__(self, body: Graph, carried: int):
         self.body = body
         self.carried = carried
-        self.first_run: FirstRun | None = None
+        self.first_run: list[FirstRun] = []  # taken by one call only (list.pop is atomic)
         self.compile()
 
     def __call__(self, *args):
-        if self.first_run is not None:
-            first_run, self.first_run = self.first_run, None
-            results = first_run.replay(args)
+        if self.first_run:
+            try:
+                first_run = self.first_run.pop()
+            except IndexError:  # another thread took it
+                first_run = None
+            results = first_run.replay(args) if first_run is not None else None
             if results is not None:
                 return results
         return self._run(*args)
@@ -44,7 +47,8 @@ class LoopRunner:
     def trace_run(self, args: tuple, fp_ignored: frozenset[str], uninitialized: frozenset[int]):
         """The loop on the trace's examples; the graph's first call gets the same values and
         takes the results kept (`first_run`) instead of running the loop again."""
-        results, self.first_run = run_keeping(self._run, args, fp_ignored, uninitialized)
+        results, first_run = run_keeping(self._run, args, fp_ignored, uninitialized)
+        self.first_run = [first_run] if first_run is not None else []
         return results
 
     def compile(self, plan=None) -> None:
@@ -100,6 +104,7 @@ class ForRunner(LoopRunner):
     def drive(self, body, first: int, count: int, *args):
         """The loop with ``body(k, *carried, *read)`` (a backend's compiled body) per
         iteration, as `__call__` runs it."""
+        self.first_run = []  # kept for the Python loop: a backend's body computes otherwise
         carried, read = args[: self.carried], args[self.carried :]
         out = ()
         for k in range(first, first + count):
@@ -137,7 +142,7 @@ class WhileRunner(LoopRunner):
     def drive(self, body, cond, *args):
         """The loop with ``body(*carried, *read)`` (a backend's compiled body) per iteration,
         as `__call__` runs it."""
-        self.first_run = None
+        self.first_run = []  # as ForRunner.drive
         carried, read = args[: self.carried], args[self.carried :]
         while bool(cond) != self.negate:
             out = body(*carried, *read)

@@ -438,6 +438,15 @@ def _kernel_block(kernel: KernelInfo) -> str:
     if kernel.source:
         summary_text = f"source ({_plural(len(kernel.source.splitlines()), 'line')})"
         parts.append(f"<details><summary>{summary_text}</summary>{_pre(kernel.source)}</details>")
+    if kernel.parts is not None:
+        inner = kernel.parts()
+        if inner:
+            parts.append("<div>Its body's kernels:</div>")
+            parts += [_kernel_block(k) for k in inner]
+        else:
+            parts.append(
+                '<div class="tc-note">Its body\'s kernels are made at its first run.</div>'
+            )
     return f'<div class="tc-kernel{kind}">{"".join(parts)}</div>'
 
 

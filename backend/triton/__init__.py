@@ -20,6 +20,7 @@ kernel's source from its file; Triton caches the compiled binaries on disk acros
 
 from __future__ import annotations
 
+import functools
 import glob
 from types import MappingProxyType
 
@@ -44,7 +45,6 @@ def usable_gpu() -> bool:
 def triton_backend(graph, example_inputs) -> CompiledGraph:
     """Compile ``graph`` to Triton kernels; plans for the example inputs' shapes are made now
     (their sources go in the report), others on first sight."""
-    from .lowering import DeviceLoop, LibraryCall
     from .runtime import Runner, describe
 
     reason = unavailable()
@@ -53,12 +53,23 @@ def triton_backend(graph, example_inputs) -> CompiledGraph:
     runner = Runner(graph)
     program, _ = runner.program_for(example_inputs)
     if program is None:
-        reason = next(iter(runner.in_numpy_because.values()))
-        return CompiledGraph(runner, "triton", MappingProxyType({}),
-                             (KernelInfo("the whole graph", "extern", notes=(reason,)),))  # fmt: skip
+        return CompiledGraph(runner, "triton", MappingProxyType({}), _in_numpy(runner))
     sources = {"kernels": "\n\n".join(c.source.text for c in program.compiled.values()),
                "plan": describe(program)}  # fmt: skip
-    infos = tuple(
+    return CompiledGraph(runner, "triton", MappingProxyType(sources),
+                         _infos(program) + tuple(program.decisions))  # fmt: skip
+
+
+triton_backend.device_arrays = True  # it runs on torch tensors and CuPy arrays where they are
+triton_backend.loop_nodes = True  # a loop body's kernels are compiled once, launched per iteration
+
+
+def _infos(program) -> tuple[KernelInfo, ...]:
+    """What a program runs, for the Kernels tab: its kernels, library calls, loops (whose
+    bodies' kernels are listed once made: at the loop's first run) and extern steps."""
+    from .lowering import DeviceLoop, LibraryCall
+
+    return tuple(
         KernelInfo(c.kernel.name, _kind(c.kernel), c.source.text, c.kernel.lines, c.kernel.fused)
         for c in program.compiled.values()
     ) + tuple(
@@ -67,23 +78,30 @@ def triton_backend(graph, example_inputs) -> CompiledGraph:
         for step in program.steps if isinstance(step, LibraryCall)
     ) + tuple(
         KernelInfo(f"{step.node.target.__name__} {step.node.target.body.name}", "loop",
-                   step.node.target.source, _lines(step.node), notes=(LOOP_NOTE,))
+                   step.node.target.source, _lines(step.node), notes=(LOOP_NOTE,),
+                   parts=functools.partial(_body_infos, program.bodies[id(step)]))
         for step in program.steps if isinstance(step, DeviceLoop)
     ) + tuple(
         KernelInfo(f"extern {_name(e.node)}", "extern", lines=_lines(e.node), notes=(e.reason,))
         for e in program.plan.externs
     )  # fmt: skip
-    return CompiledGraph(runner, "triton", MappingProxyType(sources),
-                         infos + tuple(program.decisions))  # fmt: skip
 
 
-triton_backend.device_arrays = True  # it runs on torch tensors and CuPy arrays where they are
-triton_backend.loop_nodes = True  # a loop body's kernels are compiled once, launched per iteration
+def _body_infos(runner) -> tuple[KernelInfo, ...]:
+    """A loop body's programs so far (one per layout of its inputs), as `_infos`."""
+    programs = [p for p in runner.programs.values() if p is not None]
+    return sum(map(_infos, programs), ()) + (_in_numpy(runner) if not programs else ())
+
+
+def _in_numpy(runner) -> tuple[KernelInfo, ...]:
+    """The graph runs in NumPy as a whole, if a plan said so."""
+    return tuple(KernelInfo("the whole graph", "extern", notes=(reason,))
+                 for reason in list(runner.in_numpy_because.values())[:1])  # fmt: skip
 
 
 LOOP_NOTE = (
     "its body (the source) is a plan of its own: its kernels compile at its first run "
-    "and launch once per iteration, its arrays staying on the device"
+    "(listed below once made) and launch once per iteration, its arrays staying on the device"
 )
 
 

@@ -14,6 +14,8 @@ require_triton()
 
 import tcompile as tc  # noqa: E402
 from tcompile.backend.triton.lowering import DeviceLoop  # noqa: E402
+from tcompile.widgets import CellOptions, CellRun, CellSource  # noqa: E402
+from tcompile.widgets.render import kernels_html  # noqa: E402
 
 rng = np.random.default_rng(0)
 
@@ -125,6 +127,12 @@ def test_the_report_lists_the_loop_and_its_body():
         or "copy" in loop.source
     )
     assert "launch once per iteration" in loop.notes[0]
+    body = loop.parts()  # made at the loop's first run, which the call above was
+    assert body and {k.kind for k in body} == {"pointwise"}, body
+    assert any("v[1:-1] = u[1:-1]" in line for k in body for line in k.lines)
+    page = kernels_html(CellRun(CellSource("x\n", 1, "<c>", "c"), CellOptions(backend="triton"),
+                                [compiled.__tc_compiled__.entries[-1].report], seconds=0.1))  # fmt: skip
+    assert "Its body's kernels:" in page and f"<code>{body[0].name}</code>" in page
     from tcompile.widgets.render import kernel_counts
 
     assert "1 loop" in kernel_counts(compiled.__tc_compiled__.entries[-1].report.compiled)
