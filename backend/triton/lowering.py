@@ -870,6 +870,9 @@ class _Lowering:
         results = []
         for made in node.target.returned():
             meta = made.tensor
+            if meta is None and made.meta in ("int", "float", "bool"):
+                results.append(HostValue(self.fresh(made.name)))  # a counter (``sweeps += 1``)
+                continue
             if meta is None or not all(isinstance(d, int) for d in meta.shape or ()):
                 raise Unlowerable(f"the loop's body makes {made.meta} (not a sized array)")
             if meta.kind == "array" and _triton_dtype(meta.dtype):
@@ -986,7 +989,10 @@ def _check_loop_identity(node: Node, used_later) -> None:
 
 def _memory_of_input(node: Node) -> bool:
     """Whether ``node``'s value is an input's memory: the input, a view of it, or what an
-    operation writing into it (``out=``, ``+=``) returns."""
+    operation writing into it (``out=``, ``+=``) returns. A number is no memory (a counter's
+    ``sweeps += 1`` makes a new int)."""
+    if node.tensor is None or node.tensor.kind != "array":
+        return False
     while node.op != "input":
         out = node.kwargs.get("out")
         if isinstance(out, tuple) and len(out) == 1:

@@ -316,7 +316,8 @@ class _Call:
         args = [map_leaves(a, self._device_arg) for a in step.args]
         outputs = step.node.target.drive(body, *args)
         for slot, value in zip(step.results, outputs, strict=True):
-            if isinstance(value, np.generic):  # the body ran without device arrays
+            if isinstance(value, np.generic | int | float):  # a counter, or a body that ran
+                # without device arrays
                 self.host[id(slot)] = value
                 continue
             tensor = device.to_device_tensor(value, self.device)

@@ -47,6 +47,18 @@ def relax(x, tol):
     return x
 
 
+def counted_sweeps(f, tol):
+    u = np.zeros_like(f)
+    change, sweeps = np.inf, 0
+    while change > tol:
+        v = u.copy()
+        v[1:-1] = 0.5 * (u[:-2] + u[2:]) + f[1:-1]
+        change = np.max(np.abs(v - u))
+        u = v
+        sweeps += 1  # an int counter: carried by the loop, a host value on the device
+    return u, sweeps
+
+
 def row_sums(m):
     acc = np.zeros(m.shape[1])
     for i, row in enumerate(m):
@@ -96,6 +108,15 @@ def test_loop_runs_as_a_device_loop(fn, make):
     np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
     assert len(device_loops(compiled)) == 1, plan_of(compiled)
     assert "launched per iteration on the device" in plan_of(compiled)
+
+
+def test_a_while_loop_counting_its_sweeps_is_a_device_loop():
+    f = np.linspace(0.0, 1.0, 12) * 0.01
+    compiled = tc.compile(counted_sweeps, backend="triton", fullgraph=True)
+    (u, sweeps), (want_u, want_sweeps) = compiled(f, 1e-8), counted_sweeps(f, 1e-8)
+    assert type(sweeps) is int and sweeps == want_sweeps
+    np.testing.assert_allclose(u, want_u, rtol=1e-12, atol=1e-15)
+    assert len(device_loops(compiled)) == 1, plan_of(compiled)
 
 
 def test_np_add_at_in_a_body_is_a_scatter_kernel():
