@@ -48,10 +48,27 @@ def damped(x, steps):
     return x, v
 
 
+def scatter_steps(hist, idx, w, steps):
+    """A weighted histogram accumulated over time steps: ``np.add.at`` (a scatter-add kernel
+    on the device) per step."""
+    for _ in range(steps):
+        np.add.at(hist, idx, w)
+        w = 0.5 * w + 0.25
+    return hist, w
+
+
 KERNELS = {
     "jacobi_1d": (jacobi_1d, lambda n: (np.linspace(0, 1, n * n), np.linspace(1, 0, n * n))),
     "heat_2d": (heat_steps, lambda n: (np.random.default_rng(0).random((n, n)),)),
     "damped": (damped, lambda n: (np.random.default_rng(1).random(n * n),)),
+    "scatter": (
+        scatter_steps,
+        lambda n: (
+            np.zeros(n),
+            np.random.default_rng(2).integers(0, n, n * n),
+            np.random.default_rng(3).random(n * n),
+        ),
+    ),
 }
 
 

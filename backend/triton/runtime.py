@@ -9,6 +9,7 @@ error flag (an index out of range, an integer to a negative power) makes the cal
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -172,7 +173,9 @@ class Runner:
                 self.in_numpy_because[key] = str(why)
         return self.programs[key], tensors
 
-    def __call__(self, *inputs):
+    def __call__(self, *inputs, error=None):
+        """``error``: a loop's body runs with the flag of the loop's call, checked once after
+        the loop (a check per iteration would wait for the device every iteration)."""
         kind = next((k for k in map(device.array_kind, inputs) if k not in (None, "numpy")), None)
         if kind is None:  # NumPy in, NumPy out; else outputs are the first device array's kind
             if fp_errors_raise():  # the caller's np.errstate wants NumPy's floating-point errors
@@ -182,7 +185,7 @@ class Runner:
         program, tensors = self.program_for(inputs)
         if program is None:
             return self.in_numpy(*inputs)
-        return _Call(self.device, program, inputs, tensors, kind or "numpy").run()
+        return _Call(self.device, program, inputs, tensors, kind or "numpy", error).run()
 
     def _written_input_overlaps(self, inputs) -> bool:
         """Whether an input the graph writes shares memory with another input (one array
@@ -205,14 +208,15 @@ class Runner:
 class _Call:
     """One run of a program: device tensors and host values by the plan's objects."""
 
-    def __init__(self, dev, program: Program, inputs, tensors, kind: str):
+    def __init__(self, dev, program: Program, inputs, tensors, kind: str, error=None):
         self.device = dev
         self.program = program
         self.inputs = inputs
         self.kind = kind  # what outputs are returned as: "numpy", "torch", "cupy"...
         self.tensors: dict[int, object] = {}  # id(Buffer) -> device tensor
         self.host: dict[int, object] = {}  # id(HostValue) / id(Buffer) -> host value
-        self.error = None
+        self.error = error  # the error flag; a loop's call's own, in its body (checked there)
+        self.checks_error = error is None
         written = set(program.plan.written_inputs)
         for position, (slot, value, tensor) in enumerate(zip(program.plan.inputs, inputs, tensors)):
             if isinstance(slot, ir.Buffer):
@@ -224,9 +228,8 @@ class _Call:
 
     def run(self) -> tuple:
         plan = self.program.plan
-        if plan.checks:
-            self.error = self.device.empty((1,), np.dtype(np.int32))
-            self.error.zero_()
+        if plan.checks and self.error is None:
+            self._new_error_flag()
         for step in self.program.steps:
             if isinstance(step, Launch):
                 self._launch(self.program.compiled[id(step.kernel)])
@@ -243,12 +246,16 @@ class _Call:
                 args = [self._host_arg(a) for a in step.args]
                 kwargs = {k: self._host_arg(v) for k, v in step.kwargs.items()}
                 self.host[id(step.result)] = step.fn(*args, **kwargs)
-        if self.error is not None and int(self.error.cpu()[0]):
+        if self.checks_error and self.error is not None and int(self.error.cpu()[0]):
             raise GraphRuntimeError("a kernel found a value NumPy raises for")
         for position in plan.written_inputs:
             slot = plan.inputs[position]
             self.device.write_back(self.tensors[id(slot)], self.inputs[position])
         return tuple(self._output(out) for out in plan.outputs)
+
+    def _new_error_flag(self) -> None:
+        self.error = self.device.empty((1,), np.dtype(np.int32))
+        self.error.zero_()
 
     # -- steps ---------------------------------------------------------------------------------
     def _tensor(self, buffer: ir.Buffer):
@@ -314,7 +321,9 @@ class _Call:
         for buffer in step.writes:
             self.host.pop(id(buffer), None)
         args = [map_leaves(a, self._device_arg) for a in step.args]
-        outputs = step.node.target.drive(body, *args)
+        if self.error is None:
+            self._new_error_flag()
+        outputs = step.node.target.drive(functools.partial(body, error=self.error), *args)
         for slot, value in zip(step.results, outputs, strict=True):
             if isinstance(value, np.generic | int | float):  # a counter, or a body that ran
                 # without device arrays

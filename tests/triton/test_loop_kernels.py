@@ -119,6 +119,30 @@ def test_a_while_loop_counting_its_sweeps_is_a_device_loop():
     assert len(device_loops(compiled)) == 1, plan_of(compiled)
 
 
+def scatter_steps(hist, idx, w, steps):
+    for _ in range(steps):
+        np.add.at(hist, idx, w)
+        w = 0.5 * w
+    return w
+
+
+def test_an_index_out_of_range_in_a_body_raises_numpys_error_after_the_loop():
+    # the body's kernels share the loop call's error flag, checked once after the loop: the
+    # call fails, the caller's array is untouched, and the eager rerun raises NumPy's error
+    compiled = tc.compile(scatter_steps, backend="triton")
+    hist, want = np.zeros(4), np.zeros(4)
+    compiled(hist, np.array([0, 3, 3]), np.ones(3), 5)
+    scatter_steps(want, np.array([0, 3, 3]), np.ones(3), 5)
+    np.testing.assert_allclose(hist, want, rtol=1e-12)
+    bad, bad_want = hist.copy(), hist.copy()
+    with pytest.raises(IndexError, match="out of bounds") as raised:
+        scatter_steps(bad_want, np.array([0, 4]), np.ones(2), 5)
+    with pytest.raises(IndexError, match="out of bounds") as got:
+        compiled(bad, np.array([0, 4]), np.ones(2), 5)
+    assert str(got.value) == str(raised.value)
+    np.testing.assert_array_equal(bad, bad_want)
+
+
 def test_np_add_at_in_a_body_is_a_scatter_kernel():
     compiled = tc.compile(histogram, backend="triton", fullgraph=True)
     samples = rng.random((5, 30))
