@@ -15,6 +15,7 @@ reason `tracer/loops.py` records; when one becomes a loop node, move it to ``CAP
 
 from __future__ import annotations
 
+import os
 import sys
 import warnings
 
@@ -24,6 +25,10 @@ from diffharness import C, case_id, check, max_recompiles
 
 import tcompile as tc
 from tcompile.tracer.loop_runners import LoopRunner
+
+# Kernels of the benchmark corpus (plain NumPy), whose capture bench/loops.py measures.
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
+from loop_kernels import csr_spmv  # noqa: E402
 
 # --- what became of the loops -----------------------------------------------------------------
 
@@ -761,14 +766,6 @@ def slice_prefix(x):
     return acc
 
 
-def csr_rows(indptr, indices, values, x):
-    y = np.zeros(indptr.shape[0] - 1)
-    for i in range(indptr.shape[0] - 1):
-        start, stop = indptr[i], indptr[i + 1]
-        y[i] = values[start:stop] @ x[indices[start:stop]]
-    return y
-
-
 def csr(rows, cols, seed=0, per_row=2.0):
     """A random CSR matrix (some rows empty) and a vector."""
     rng = np.random.default_rng(seed)
@@ -987,7 +984,7 @@ CAPTURED = [
     C("slice_prefix", slice_prefix, lambda: line(8), lambda: line(8, seed=1)),
     C(
         "csr_rows",
-        csr_rows,
+        csr_spmv,
         lambda: csr(6, 9),
         lambda: csr(11, 4, seed=1),
         lambda: csr(3, 5, 2, 0.0),

@@ -6,6 +6,9 @@ included, runs on this backend in test_corpus_triton.py.)"""
 
 from __future__ import annotations
 
+import os
+import sys
+
 import numpy as np
 import pytest
 from requires_triton import require_triton
@@ -16,6 +19,10 @@ import tcompile as tc  # noqa: E402
 from tcompile.backend.triton.lowering import DeviceLoop  # noqa: E402
 from tcompile.widgets import CellOptions, CellRun, CellSource  # noqa: E402
 from tcompile.widgets.render import kernels_html  # noqa: E402
+
+# A kernel of the benchmark corpus (plain NumPy): the figures of bench/gpu_loops.py depend on it.
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
+from loop_kernels import histogram_add_at  # noqa: E402
 
 rng = np.random.default_rng(0)
 
@@ -66,14 +73,6 @@ def row_sums(m):
     return acc
 
 
-def histogram(samples, nbins):
-    hist = np.zeros(nbins)
-    for batch in samples:
-        bins = np.minimum((batch * nbins).astype(np.int64), nbins - 1)
-        np.add.at(hist, bins, batch * batch)
-    return hist
-
-
 def inplace_body(a):
     for _ in range(4):
         a += 1
@@ -96,7 +95,7 @@ def device_loops(compiled) -> list:
         (heat, lambda: (rng.standard_normal(40), 0.2)),
         (relax, lambda: (rng.standard_normal(32), 1e-4)),
         (row_sums, lambda: (rng.standard_normal((7, 5)),)),
-        (histogram, lambda: (rng.random((6, 40)), 8)),
+        (histogram_add_at, lambda: (rng.random((6, 40)), 8)),
     ],
     ids=lambda v: getattr(v, "__name__", ""),
 )
@@ -144,9 +143,9 @@ def test_an_index_out_of_range_in_a_body_raises_numpys_error_after_the_loop():
 
 
 def test_np_add_at_in_a_body_is_a_scatter_kernel():
-    compiled = tc.compile(histogram, backend="triton", fullgraph=True)
+    compiled = tc.compile(histogram_add_at, backend="triton", fullgraph=True)
     samples = rng.random((5, 30))
-    np.testing.assert_allclose(compiled(samples, 4), histogram(samples, 4), rtol=1e-12)
+    np.testing.assert_allclose(compiled(samples, 4), histogram_add_at(samples, 4), rtol=1e-12)
     (loop,) = device_loops(compiled)
     runner = compiled.__tc_compiled__.entries[-1].report.compiled.fn
     body = next(p for p in runner.programs.values() if p).bodies[id(loop)]
