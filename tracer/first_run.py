@@ -10,9 +10,10 @@ same bits as the trace's (a backend that computes differently, like a GPU's, sim
 
 Kept only when replaying is exact: NumPy bodies are deterministic (``np.random`` breaks the
 graph), the run showed no warning and met no floating-point error that eager code would not
-ignore (those belong to the real run, which must show or raise them), and each result is an array of its own with the layout
-eager code gives it, or one of the loop's arguments given back (its writes are put into the
-caller's argument). Whatever is not sure runs the loop again.
+ignore (those belong to the real run, which must show or raise them), and each result is an
+array of its own with the layout eager code gives it, or one of the loop's arguments given
+back (its writes are put into the caller's argument). Whatever is not sure runs the loop
+again.
 """
 
 from __future__ import annotations
@@ -76,10 +77,9 @@ def run_keeping(run, args: tuple, fp_ignored: frozenset[str],
         if isinstance(a, np.ndarray) and (i in uninitialized or not _same(a, b))
     }
     kept = [_kept(r, args, results[:j]) for j, r in enumerate(results)]
-    sizes = [np.asarray(v).nbytes for _, v in before] + [
-        v.nbytes for v in [*written.values(), *kept] if isinstance(v, np.ndarray)
-    ]
-    if any(k is None for k in kept) or sum(sizes) > MAX_BYTES:
+    kept_arrays = [v for _, v in before] + [*written.values(), *kept]
+    size = sum(v.nbytes for v in kept_arrays if isinstance(v, np.ndarray))
+    if any(k is None for k in kept) or size > MAX_BYTES:
         return results, None
     return results, FirstRun(before, written, kept)
 
@@ -118,7 +118,7 @@ class _Layout:
     """The dtype and shape of an array whose contents do not count."""
 
     def __init__(self, array: np.ndarray):
-        self.dtype, self.shape, self.nbytes = array.dtype, array.shape, 0
+        self.dtype, self.shape = array.dtype, array.shape
 
 
 def _bytes(array: np.ndarray) -> np.ndarray:
