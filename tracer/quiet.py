@@ -37,10 +37,15 @@ def _mode() -> str | None:
 
 
 class _InMode(type):
-    """Metaclass of the filter categories: a warning 'is' one only on a thread in that mode."""
+    """Metaclass of the filter categories: a warning 'is' one only on a thread in that mode
+    (in the noting mode, it is noted too)."""
 
     def __subclasscheck__(cls, subclass) -> bool:
-        return _mode() == cls.mode
+        if _mode() != cls.mode:
+            return False
+        if cls.mode == "note":
+            _thread.noted.append(subclass)
+        return True
 
 
 class _Silenced(Warning, metaclass=_InMode):
@@ -51,18 +56,8 @@ class _Strict(Warning, metaclass=_InMode):
     mode = "error"
 
 
-class _Noting(type):
-    """Metaclass of the noting mode's category: 'is' every warning, noted, on such a thread."""
-
-    def __subclasscheck__(cls, subclass) -> bool:
-        if _mode() != "note":
-            return False
-        _thread.noted.append(subclass)
-        return True
-
-
-class _Noted(Warning, metaclass=_Noting):
-    pass
+class _Noted(Warning, metaclass=_InMode):
+    mode = "note"
 
 
 class _Notes:
