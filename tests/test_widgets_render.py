@@ -76,23 +76,25 @@ scale(np.ones(4))
 scale(np.ones((2, 2)))
 """
 
-# `loop` breaks inside a loop and `bad` raises while traced: both frames run eagerly.
+# `guarded` breaks inside a try block and `bad` raises while traced: both frames run eagerly.
 SKIP_CELL = """
 import numpy as np
 import tcompile as tc
 
 @tc.compile
-def loop(x):
-    for i in range(2):
+def guarded(x):
+    try:
         x = x + 1
-        print(i)
+        print(x)
+    finally:
+        x = x * 2
     return x
 
 @tc.compile
 def bad(x):
     return x + np.ones(4)
 
-loop(np.ones(3))
+guarded(np.ones(3))
 try:
     bad(np.ones(3))
 except ValueError:
@@ -335,14 +337,14 @@ def test_pages_escape_the_cells_source_and_file_names(break_run):
 def test_breaks_tab_lists_skipped_frames_with_their_reasons(skip_run):
     page = breaks_html(skip_run)
     skipped = page.split("Skipped frames (ran eagerly)")[1]
-    assert skipped.count("<tr>") == 3  # header, loop, bad
-    assert "the break is inside a loop" in skipped and "raises ValueError" in skipped
-    # print(i), and bad's first line (its decorator): bad has no break, only a reason
-    assert list(marked_lines(page, "tc-break-line")) == [9, 12]
-    assert list(marked_lines(page, "tc-skip-line")) == [12]
+    assert skipped.count("<tr>") == 3  # header, guarded, bad
+    assert "it cannot resume inside a try block" in skipped and "raises ValueError" in skipped
+    # print(x), and bad's first line (its decorator): bad has no break, only a reason
+    assert list(marked_lines(page, "tc-break-line")) == [9, 14]
+    assert list(marked_lines(page, "tc-skip-line")) == [14]
     assert (
         "bad runs eagerly: the traced code raises ValueError"
-        in marked_lines(page, "tc-skip-line")[12]
+        in marked_lines(page, "tc-skip-line")[14]
     )
 
 
@@ -429,7 +431,7 @@ def test_text_report_reads_as_a_summary(break_run, skip_run, recompile_run, full
     )
     assert '      print("a < b & c", x.shape)' in text
     skipped = text_report(skip_run)
-    assert f"  skipped loop ({skip_run.source.label}, line 5): " in skipped
+    assert f"  skipped guarded ({skip_run.source.label}, line 5): " in skipped
     recompiled = recompile_run.reports[1]
     reason = recompiled.recompile_reasons[0]
     assert f"  recompiled scale {recompiled.compile_id}: {reason}" in text_report(recompile_run)

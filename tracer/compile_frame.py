@@ -4,7 +4,9 @@ The outcome is one of:
   * a compiled entry: guards, the graph, and glue that rebuilds the frame's result;
   * after a resumable graph break: the same, where the glue then runs the breaking
     instruction eagerly and continues in resume function(s) (a second trace stops right
-    before the break, so nothing the break's handler did leaks into the graph);
+    before the break, so nothing the break's handler did leaks into the graph); after a break
+    inside a loop, the second trace stops where the loop starts, and the glue runs the loop in
+    Python with its body compiled as a function of its own (`glue.split_loop`);
   * an eager entry (the frame is skipped: it runs as plain Python), guarded by what the
     trace assumed up to where it stopped; or
   * a `GraphBreak` the caller turns into `tc.Unsupported` (fullgraph / error_on_graph_break).
@@ -16,6 +18,7 @@ import types
 from dataclasses import dataclass, field, replace
 
 from . import hatches, report
+from .bytecode.body_function import runs_per_iteration
 from .bytecode.resume import RESUME_CODES
 from .compiled_graph import CompiledGraph
 from .errors import BreakRecord, FrameLoc, GraphBreak, RestartTrace, StopTrace, UserErrorInTrace
@@ -76,7 +79,8 @@ def trace(fn: types.FunctionType, args: tuple, kwargs: dict, dynamic: DynamicPol
     ``loop_nodes``: it runs loop nodes (`loops`), so loops are captured instead of unrolled."""
     arguments = bind(fn, args, kwargs)
     state = TraceState(name, dynamic, fn.__globals__, hatches.current_error_on_graph_break(),
-                       device_arrays=device_arrays, loop_nodes=loop_nodes)  # fmt: skip
+                       device_arrays=device_arrays, loop_nodes=loop_nodes,
+                       per_iteration=runs_per_iteration(fn.__code__))  # fmt: skip
     if root:  # a user's function: its code and defaults can be replaced between calls
         function = FunctionSource(fn.__qualname__)
         for attr in ("__code__", "__defaults__", "__kwdefaults__"):
@@ -103,7 +107,7 @@ def compile_frame(fn, args, kwargs, options: FrameOptions, phases: report.Phases
 
     With ``allow_breaks`` False a graph break propagates (the caller raises Unsupported)."""
     name = "".join(c if c.isalnum() else "_" for c in fn.__name__).strip("_") + "_graph"
-    dynamic, stop_at, record = options.dynamic, None, None
+    dynamic, stop_at, record, split = options.dynamic, None, None, None
     for _attempt in range(4):
         try:
             with phases.time("trace"):
@@ -123,7 +127,8 @@ def compile_frame(fn, args, kwargs, options: FrameOptions, phases: report.Phases
                 why = decision.skip_reason or "another break came up while retracing to the first"
                 reason = f"{record.reason}; the frame runs eagerly: {why}"
                 return _eager_entry(fn, brk.state, record, reason, options, phases), record
-            stop_at = brk.root_index
+            stop_at = brk.root_index if decision.split is None else decision.split.stop_index
+            split = decision.split
         except UserErrorInTrace as err:
             return _eager_entry(fn, err.state, None, err.reason(), options, phases), None
     else:  # pragma: no cover - restarts are bounded: static shapes once, the break once
@@ -134,7 +139,7 @@ def compile_frame(fn, args, kwargs, options: FrameOptions, phases: report.Phases
     with phases.time("codegen"):
         try:
             if isinstance(outcome, StopTrace):
-                Continuation(glue, outcome.tx, RESUME_CODES, options.make_resume).write()
+                Continuation(glue, outcome.tx, RESUME_CODES, options.make_resume, split).write()
                 made = glue.finish(None)
             else:
                 made = glue.finish(outcome)
@@ -146,6 +151,8 @@ def compile_frame(fn, args, kwargs, options: FrameOptions, phases: report.Phases
             record = record or replace(brk.record, stack=here)
             reason = f"{brk.record.reason}; the frame runs eagerly"
             return _eager_entry(fn, state, record, reason, options, phases), record
+    if split is not None:
+        record = replace(record, explanation=split.explain(record.explanation))
     with phases.time("backend"):
         compiled_graph = (
             CompiledGraph.of(options.backend(made.graph, live_example_inputs(state)), options.backend)

@@ -19,6 +19,7 @@ import weakref
 from types import MappingProxyType
 
 from . import code_cache, hatches, report
+from .bytecode.body_function import BodySpec, body_code, runs_per_iteration
 from .bytecode.resume import ResumeSpec, resume_code
 from .bytecode.routing import routed_copy
 from .code_cache import CodeCache
@@ -93,7 +94,7 @@ class CompiledFrame:
         except Exception as error:  # a gap in tcompile: the call runs eagerly, never fails
             entry = self._internal_error(fn, eager, error, reasons)
         if entry is None:
-            return self._give_up(fn, args, kwargs, reasons)
+            return self._give_up(fn, eager, cells, args, kwargs, reasons)
         return self._run(entry.run, cells, args, kwargs)
 
     def _run(self, run, cells, args: tuple, kwargs: dict):
@@ -168,9 +169,15 @@ class CompiledFrame:
             if dims:
                 self.marked_dynamic.setdefault(guard.source.name(), set()).update(dims)
 
-    def _give_up(self, fn, args, kwargs, reasons: tuple):
-        self.exhausted = True
+    def _give_up(self, fn, eager, cells, args, kwargs, reasons: tuple):
         report.recorder.counters["cache_limit_hits"] += 1
+        if runs_per_iteration(fn.__code__):
+            # A split loop's body that specialises on what changes every iteration: it runs
+            # eagerly, as the whole frame would have without splitting; its report says why.
+            record = _frame_record(fn, "cache_limit", f"{self.display_name} runs eagerly from now "
+                                   f"on; last recompile reason:\n" + "\n".join(reasons))  # fmt: skip
+            return self._run(self._eager_only(eager, record, reasons).run, cells, args, kwargs)
+        self.exhausted = True
         message = (
             f"tcompile: {self.display_name} hit config.cache_size_limit ({config.cache_size_limit}); "
             f"it runs eagerly from now on. Last recompile reason:\n" + "\n".join(reasons)
@@ -238,16 +245,22 @@ class CompiledFrame:
         rec.publish(entry.report)
 
 
-def resume_function(spec: ResumeSpec, f_globals: dict, backend, dynamic):
-    """The continuation of a frame after a break, called by glue as ``f(cells, *values)``."""
-    info = resume_code(spec)
-    template = types.FunctionType(info.code, f_globals, info.code.co_name, None,
-                                  tuple(types.CellType() for _ in info.code.co_freevars) or None)  # fmt: skip
-    name = f"{spec.code.co_qualname} (resume at line {info.line})"
+def resume_function(spec: ResumeSpec | BodySpec, f_globals: dict, backend, dynamic):
+    """The continuation of a frame after a break (`ResumeSpec`), or the body of a loop a break
+    keeps in Python (`BodySpec`), called by glue as ``f(cells, *values)``."""
+    if isinstance(spec, BodySpec):
+        code, line = body_code(spec)
+        what, glue_name = f"loop body at line {line}", f"loop_body_at_{line}"
+    else:
+        info = resume_code(spec)
+        code, line = info.code, info.line
+        what, glue_name = f"resume at line {line}", f"resume_at_{line}"
+    template = types.FunctionType(code, f_globals, code.co_name, None,
+                                  tuple(types.CellType() for _ in code.co_freevars) or None)  # fmt: skip
     frame = ResumeFrame(template, fullgraph=False, backend=backend, dynamic=dynamic,
-                        display_name=name, closure_param=True)  # fmt: skip
+                        display_name=f"{spec.code.co_qualname} ({what})", closure_param=True)  # fmt: skip
     resume = functools.partial(call_with_cells, frame)
-    resume.glue_name = f"resume_at_{info.line}"  # its name in printed glue
+    resume.glue_name = glue_name  # its name in printed glue
     resume.frame = frame
     return resume
 
@@ -327,7 +340,7 @@ class Router:
             return fn(*args, **kwargs)
         return routed_copy(fn, self)(*args, **kwargs)
 
-    def resume_function(self, spec: ResumeSpec, f_globals: dict):
+    def resume_function(self, spec: ResumeSpec | BodySpec, f_globals: dict):
         """One resume function per (spec, globals) and compile options: shared by every
         frame that continues there, each with its own cache of compiled entries."""
         made = _RESUMES.get(spec.code, dict)

@@ -75,6 +75,12 @@ BREAK_KINDS: dict[str, BreakKind] = {
         ),
         _kind("data_dependent_branch", "branch on an array's value", HINT_REWRITE, HINT_MOVE_OUT),
         _kind(
+            "iteration_branch",
+            "branch on an int that changes on every iteration of a split loop",
+            "Move the graph break that splits the loop out of it: the loop then traces as one "
+            "loop node, where such branches stay in the graph.",
+        ),
+        _kind(
             "data_dependent_value",
             "array value leaves the graph as a Python value",
             HINT_REWRITE,
@@ -104,6 +110,12 @@ BREAK_KINDS: dict[str, BreakKind] = {
         _kind("generator", "generator or coroutine", HINT_REWRITE, HINT_MOVE_OUT),
         _kind("dynamic_code", "exec/eval/locals() and similar frame introspection", HINT_REWRITE),
         _kind("recursion_limit", "inlining too deep", HINT_REWRITE),
+        _kind(
+            "cache_limit",
+            "a split loop's body recompiled up to config.cache_size_limit",
+            "Keep ints that change on every iteration from being used as Python values in the "
+            "loop (sizes, range bounds), or move the graph break out of the loop.",
+        ),
         _kind(
             "trace_budget",
             "the trace outgrew its budget (usually a long loop being unrolled)",

@@ -87,6 +87,12 @@ class RangeItems:
     def values(self) -> list[Value]:
         return []
 
+    def iterable_text(self, rb) -> str:
+        """Python text making the iterable again (the glue's `glue.rebuild.Rebuilder` ``rb``)."""
+        start = rb.expr(self.start) if self.start is not None else str(self.numbers.start)
+        stop = rb.expr(self.stop) if self.stop is not None else str(self.numbers.stop)
+        return f"{rb.bind(range)}({start}, {stop}, {self.numbers.step})"
+
     def item(self, state, k: Value) -> Value:
         if isinstance(k, Const) and self.start is None:
             return Const(self.numbers[k.value])
@@ -110,6 +116,9 @@ class RowItems:
     def values(self) -> list[Value]:
         return [self.array]
 
+    def iterable_text(self, rb) -> str:
+        return rb.expr(self.array)
+
     def item(self, state, k: Value) -> Value:
         return ops.get_item(state, self.array, k, None)
 
@@ -132,6 +141,9 @@ class EnumerateItems:
 
     def values(self) -> list[Value]:
         return self.inner.values()
+
+    def iterable_text(self, rb) -> str:
+        return f"{rb.bind(enumerate)}({self.inner.iterable_text(rb)}, {self.start})"
 
     def item(self, state, k: Value) -> Value:
         if isinstance(k, Const):
@@ -159,6 +171,9 @@ class ZipItems:
 
     def values(self) -> list[Value]:
         return [v for i in self.inners for v in i.values()]
+
+    def iterable_text(self, rb) -> str:
+        return f"{rb.bind(zip)}({', '.join(i.iterable_text(rb) for i in self.inners)})"
 
     def item(self, state, k: Value) -> Value:
         return TupleValue([i.item(state, k) for i in self.inners])

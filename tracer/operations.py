@@ -45,7 +45,9 @@ from .values.objects import BoundMethod, SuperValue, UserObject
 from .wrapping import CONST_TYPES, function_value
 
 _SYMINT_OPS = {operator.add, operator.sub, operator.mul, operator.floordiv, operator.mod}
-_SILENT_INT_OPS = {operator.add, operator.sub, operator.mul, operator.neg}  # no ZeroDivisionError
+_COMPARISONS = {operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne}
+# no ZeroDivisionError
+_SILENT_INT_OPS = {operator.add, operator.sub, operator.mul, operator.neg, *_COMPARISONS}
 
 
 def fold(fn, *args, **kwargs) -> Value:
@@ -122,7 +124,8 @@ def binary_op(state: TraceState, fn, a: Value, b: Value, name: str) -> Value:
             return state.graph_call("inplace", fn, (a, b), {}, name=name)
         return state.graph_call("call", plain, (a, b), {}, name=name)
     if isinstance(a, SymInt) or isinstance(b, SymInt):
-        result = symint_op(state, plain, a, b, name) or symfloat_op(state, plain, [a, b], name)
+        result = (symint_op(state, plain, a, b, name) or symint_compare(state, plain, a, b, name)
+                  or symfloat_op(state, plain, [a, b], name))  # fmt: skip
         if result is not None:
             return result
         # not int arithmetic (``n < 3``, ``lst * n``, ``np.int8(1) + n``): as with the int
@@ -157,9 +160,10 @@ def binary_op(state: TraceState, fn, a: Value, b: Value, name: str) -> Value:
         ) from None
 
 
-def symint_op(state: TraceState, fn, a: Value, b: Value, name: str) -> SymInt | None:
+def symint_op(state: TraceState, fn, a: Value, b: Value, name: str,
+              ops: set = _SYMINT_OPS) -> SymInt | None:  # fmt: skip
     """Int arithmetic on a dynamic int, as a graph node; None for other operations."""
-    if fn in _SYMINT_OPS and all(
+    if fn in ops and all(
         isinstance(v, SymInt) or type(getattr(v, "value", None)) is int for v in (a, b)
     ):
         try:
@@ -175,6 +179,22 @@ def symint_op(state: TraceState, fn, a: Value, b: Value, name: str) -> SymInt | 
         on_concrete = tuple(dict.fromkeys(c for v in symbolic for c in v.on_concrete))
         return SymInt(node, hint, merged, on_concrete=on_concrete)
     return None
+
+
+def symint_compare(state: TraceState, fn, a: Value, b: Value, name: str) -> SymInt | None:
+    """In a split loop's body (`glue.split_loop`), a comparison of dynamic ints that are no
+    array sizes, as a graph node: a branch on it breaks, once per iteration, where pinning the
+    ints' values would recompile the body on every iteration. None elsewhere."""
+    if not state.per_iteration or fn not in _COMPARISONS:
+        return None
+    if not all(
+        (isinstance(v, SymInt) and v.deps == frozenset()) or type(getattr(v, "value", None)) is int
+        for v in (a, b)
+    ):
+        return None
+    compared = symint_op(state, fn, a, b, name, ops=_COMPARISONS)
+    compared.branch = True
+    return compared
 
 
 _FLOAT_OPS = {operator.add, operator.sub, operator.mul, operator.truediv, operator.neg}
@@ -262,6 +282,11 @@ def truth(state: TraceState, v: Value) -> bool:
             "data_dependent_branch",
             f"the condition depends on the value of {v.describe()} ({v.node.name})",
             "Use np.where(cond, a, b) to select values without a Python branch.",
+        )
+    if isinstance(v, SymInt) and v.branch:
+        raise state.graph_break(
+            "iteration_branch",
+            "the condition compares ints that change from one iteration to the next",
         )
     if isinstance(v, SymInt):
         return bool(concretize(state, v))

@@ -28,7 +28,7 @@ from .wrapping import DynamicPolicy, Inputs
 class TraceState:
     def __init__(self, graph_name: str, dynamic: DynamicPolicy, root_globals: dict,
                  error_on_graph_break: bool = False, device_arrays: bool = False,
-                 loop_nodes: bool = False):  # fmt: skip
+                 loop_nodes: bool = False, per_iteration: bool = False):  # fmt: skip
         self.graph = Graph(graph_name)  # where operations go (a loop body's, while it is traced)
         self.root_graph = self.graph  # the frame's graph: its inputs are the frame's
         self.root_globals = root_globals
@@ -46,6 +46,9 @@ class TraceState:
         self.loop_watch = None  # while a loop body is captured: told what the body changes
         self.loop_nodes = loop_nodes  # the backend runs loop nodes (else loops are unrolled)
         self.loops: list = []  # a `loops.LoopRecord` per loop met: captured, or why unrolled
+        # the frame is a split loop's body: comparisons of its dynamic ints stay in the graph
+        # (a branch on one breaks; a value guard would recompile every iteration)
+        self.per_iteration = per_iteration
 
     def wrap(self, obj: object, source: Source) -> Value:
         """The symbolic value for ``obj`` read from ``source``, guarding what the trace assumes."""

@@ -687,6 +687,10 @@ class Translator(CallMixin):
 
     def FOR_ITER(self, inst: Instruction) -> None:
         it = self.stack[-1]
+        if not isinstance(it, Iterator):  # a real iterator passed in (3.11's comprehensions)
+            raise self.state.graph_break(
+                "unsupported_object", f"a loop over {it.describe()}, made outside the trace"
+            )
         if it.origin is not None and loops.capture(self, inst, it):
             return
         if it.position < len(it.items) or it.position < len(it.known_items()):

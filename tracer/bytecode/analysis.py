@@ -122,3 +122,58 @@ def in_loop(code: CodeType, offset: int) -> bool:
                 seen.add(m)
                 todo.append(m)
     return False
+
+
+def outermost_loop_head(code: CodeType, offset: int) -> int | None:
+    """The offset of the first instruction of the outermost loop that holds ``offset``: the
+    earliest instruction that normal control flow can reach from ``offset`` and come back from
+    to ``offset`` (in structured code, the target of that loop's backward jump). None outside
+    loops."""
+    instrs, index, _, successors = _flow(code)
+    start = index[offset]
+    ahead = _reachable(successors, start)
+    predecessors: list[list[int]] = [[] for _ in instrs]
+    for n, nxt in enumerate(successors):
+        for m in nxt:
+            predecessors[m].append(n)
+    behind = _reachable(predecessors, start)
+    cycle = (ahead & behind) | ({start} if start in ahead else set())
+    return instrs[min(cycle)].offset if cycle else None
+
+
+def _reachable(edges: list[list[int]], start: int) -> set[int]:
+    """Instructions reached from ``start`` by one or more steps along ``edges``."""
+    seen: set[int] = set()
+    todo = list(edges[start])
+    while todo:
+        n = todo.pop()
+        if n not in seen:
+            seen.add(n)
+            todo.extend(edges[n])
+    return seen
+
+
+def read_before_written(code: CodeType, offset: int, names: set[str], barrier: int) -> set[str]:
+    """Those of ``names`` that some path from ``offset`` reads before writing them, following
+    normal flow and exception handlers but never entering the instruction at ``barrier``."""
+    instrs, index, with_handlers, _ = _flow(code)
+    stop = index[barrier]
+    found = set()
+    for name in names:
+        seen, todo = set(), [index[offset]]
+        while todo and name not in found:
+            n = todo.pop()
+            if n in seen or n == stop:
+                continue
+            seen.add(n)
+            uses, defs = _uses_defs(instrs[n])
+            if name in uses:
+                found.add(name)
+            elif name not in defs:
+                todo.extend(with_handlers[n])
+    return found
+
+
+def deleted_locals(code: CodeType) -> frozenset[str]:
+    """Local variables some ``del`` statement unbinds."""
+    return frozenset(i.argval for i in instructions.original(code) if i.opname == "DELETE_FAST")

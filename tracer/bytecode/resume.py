@@ -130,14 +130,35 @@ def resume_code(spec: ResumeSpec) -> ResumeCode:
 
 
 def _make_resume_code(spec: ResumeSpec) -> ResumeCode:
-    original = spec.code
+    prologue = []
+    for i, kind in enumerate(spec.stack):
+        if kind == STACK_NULL:
+            prologue.append(Instr("PUSH_NULL"))
+        elif kind == STACK_CONTEXT:
+            prologue += [Instr("LOAD_FAST", f"___stack{i}"), Instr("BEFORE_WITH"), Instr("POP_TOP")]
+        else:
+            prologue.append(Instr("LOAD_FAST", f"___stack{i}"))
+    code, offsets, line = entered_copy(spec.code, spec.offset, prologue, spec.argnames,
+                                       spec.cell_names, extra_stack=2)  # BEFORE_WITH  # fmt: skip
+    info = ResumeCode(spec, code, offsets, line)
+    return RESUME_CODES.get(code, lambda: info)
+
+
+def entered_copy(original: CodeType, offset: int, prologue: list, argnames: tuple, cells: tuple,
+                 extra_stack: int, rewrite=None) -> tuple[CodeType, dict, int]:  # fmt: skip
+    """A copy of ``original`` that takes ``argnames`` and ``cells`` (its closure), runs
+    ``prologue`` and jumps to the instruction at ``offset``: (code, {offset in the copy: offset
+    in ``original``}, the line of ``offset``). ``rewrite(items, origin)`` may change the copied
+    items (the `bytecode` library's instructions and labels; ``origin`` maps an instruction's
+    id to its offset in ``original``) in place, keeping each original instruction's stack (see
+    `assemble`)."""
     bc = Bytecode.from_code(original, conserve_exception_block_stackdepth=True)
     # The `bytecode` library lists the same instructions as `instructions.original`, in order.
     real = instructions.original(original)
     instrs = [i for i in bc if isinstance(i, Instr)]
     origin = {id(ins): r.offset for r, ins in zip(real, instrs)}
-    target = next(ins for ins, r in zip(instrs, real) if r.offset == spec.offset)
-    line = next((r.positions.lineno for r in real if r.offset == spec.offset and r.positions), None)
+    target = next(ins for ins, r in zip(instrs, real) if r.offset == offset)
+    line = next((r.positions.lineno for r in real if r.offset == offset and r.positions), None)
     label = Label()
     body = []
     prefix_done = False
@@ -151,24 +172,14 @@ def _make_resume_code(spec: ResumeSpec) -> ResumeCode:
             if isinstance(item.arg, CellVar):
                 item.arg = FreeVar(item.arg.name)
         body.append(item)
+    if rewrite is not None:
+        rewrite(body, origin)
 
-    prologue = []
-    cells = spec.cell_names
-    if cells:
-        prologue.append(Instr("COPY_FREE_VARS", len(cells)))
-    prologue.append(Instr("RESUME", 0))
-    for i, kind in enumerate(spec.stack):
-        if kind == STACK_NULL:
-            prologue.append(Instr("PUSH_NULL"))
-        elif kind == STACK_CONTEXT:
-            prologue += [Instr("LOAD_FAST", f"___stack{i}"), Instr("BEFORE_WITH"), Instr("POP_TOP")]
-        else:
-            prologue.append(Instr("LOAD_FAST", f"___stack{i}"))
-    prologue.append(Instr("JUMP_FORWARD", label))
-
-    new = Bytecode(prologue + body)
-    new.argnames = list(spec.argnames)
-    new.argcount = len(spec.argnames)
+    head = [Instr("COPY_FREE_VARS", len(cells))] if cells else []
+    head.append(Instr("RESUME", 0))
+    new = Bytecode(head + prologue + [Instr("JUMP_FORWARD", label)] + body)
+    new.argnames = list(argnames)
+    new.argcount = len(argnames)
     new.posonlyargcount = 0
     new.kwonlyargcount = 0
     new.cellvars = []
@@ -181,13 +192,12 @@ def _make_resume_code(spec: ResumeSpec) -> ResumeCode:
     new.filename = original.co_filename
     new.first_lineno = original.co_firstlineno
     new.docstring = None
-    code = assemble(new, original, extra_stack=2)  # the prologue's BEFORE_WITH
+    code = assemble(new, original, extra_stack)
     made = instructions.original(code)
     ours = [i for i in new if isinstance(i, Instr)]
     offsets = {m.offset: origin[id(o)] for m, o in zip(made, ours) if id(o) in origin}
     _check_handlers(code, original, offsets)
-    info = ResumeCode(spec, code, offsets, line or original.co_firstlineno)
-    return RESUME_CODES.get(code, lambda: info)
+    return code, offsets, line or original.co_firstlineno
 
 
 def assemble(bc: Bytecode, original: CodeType, extra_stack: int) -> CodeType:

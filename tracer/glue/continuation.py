@@ -1,9 +1,10 @@
 """After a graph break: run the breaking instruction eagerly and continue in resume functions.
 
-`plan` decides whether a break can be resumed (it cannot inside a loop, a try block, an
-unsupported with-block, after ``tc.skip_frame()``, or at an instruction with no eager form);
-`Continuation.write` adds to the glue the eager instruction, written as the Python it stands
-for, and the call(s) of the resume function(s) with the live stack values and locals.
+`plan` decides whether a break can be resumed (it cannot inside a try block, an unsupported
+with-block, after ``tc.skip_frame()``, or at an instruction with no eager form; inside a loop,
+the loop is split: `split_loop`); `Continuation.write` adds to the glue the eager instruction,
+written as the Python it stands for, and the call(s) of the resume function(s) with the live
+stack values and locals.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from ..contexts import errstate_settings
 from ..signature import identifier
 from ..values.core import NULL, UNBOUND, Const, Value
 from ..values.functions import Cell, ContextExit, ContextManager
+from . import split_loop
 from .function import GlueFunction
 
 _CALLS = {"CALL", "CALL_KW", "CALL_FUNCTION_EX"}
@@ -40,6 +42,7 @@ class Plan:
     code: CodeType  # the original code the frame runs
     offset: int  # original offset of the breaking instruction
     skip_reason: str | None  # why the frame cannot resume (it runs eagerly), or None
+    split: split_loop.Split | None = None  # the break is inside this loop, which runs split
 
 
 def plan(brk, frame_code: CodeType, instrs, registry: CodeCache) -> Plan:
@@ -57,25 +60,36 @@ def plan(brk, frame_code: CodeType, instrs, registry: CodeCache) -> Plan:
         return Plan(code, offset, "it cannot resume inside a try block or a with-block")
     if kind in _SKIP_KINDS:
         return Plan(code, offset, "it cannot resume after this kind of break")
-    if analysis.in_loop(code, offset):
-        return Plan(code, offset, "the break is inside a loop")
-    if inst.opname not in RESUMABLE_OPS:
+    in_loop = analysis.in_loop(code, offset)
+    # A loop's own FOR_ITER runs in the split loop's driver, not in its body.
+    if inst.opname not in RESUMABLE_OPS and not (in_loop and inst.opname == "FOR_ITER"):
         return Plan(code, offset, f"there is no eager form for {inst.opname}")
     if inst.opname == "LOAD_ATTR" and inst.push_null:
         return Plan(code, offset, "the break is on a method load")
+    if in_loop:
+        split = split_loop.find(code, offset, frame_code, instrs, registry)
+        if isinstance(split, str):
+            return Plan(code, offset, f"the break is inside a loop, and {split}")
+        return Plan(code, offset, None, split)
     return Plan(code, offset, None)
 
 
 class Continuation:
     """Writes the tail of ``glue`` for one stopped root translator ``tx``."""
 
-    def __init__(self, glue: GlueFunction, tx, registry: CodeCache, make_resume):
+    def __init__(self, glue: GlueFunction, tx, registry: CodeCache, make_resume,
+                 split: split_loop.Split | None = None):  # fmt: skip
         self.glue, self.tx, self.values = glue, tx, glue.values
         self.registry = registry
-        self.make_resume = make_resume  # ResumeSpec -> callable(cells, *args)
+        self.make_resume = make_resume  # ResumeSpec or BodySpec -> callable(cells, *args)
         self.code, self.offset = original_location(tx.code, tx.instrs[tx.ip].offset, registry)
         self.stack = list(tx.stack)
         self.line = tx.instrs[tx.ip].line
+        self.split = split  # the trace stopped at this loop, which runs split
+
+    def original_offset(self, index: int) -> int:
+        """The original offset of the frame's (normalised) instruction ``index``."""
+        return original_location(self.tx.code, self.tx.instrs[index].offset, self.registry)[1]
 
     # -- values --------------------------------------------------------------------------------
     def value(self, v: Value) -> str:
@@ -106,7 +120,9 @@ class Continuation:
         self._emit("__tc_o = None")
         inst = self.tx.instrs[self.tx.ip]
         op = inst.opname
-        if op in _CALLS:
+        if self.split is not None:
+            split_loop.write(self, self.split)
+        elif op in _CALLS:
             self._call(inst)
         elif op in _JUMPS:
             self._jump(inst)
@@ -220,22 +236,25 @@ class Continuation:
         kinds += [STACK_VALUE] * len(extra)
         args += list(extra)
         first = analysis.implicit_self(self.code)
-        live = sorted(analysis.live_locals_at(self.code, target_offset) & self._bound_locals(),
+        live = sorted(analysis.live_locals_at(self.code, target_offset) & self.bound_locals(),
                       key=lambda name: (name != first, name))  # fmt: skip
         spec = ResumeSpec(self.code, target_offset, tuple(kinds), tuple(live))
-        args = spec.arrange(tuple(args), tuple(self._local(name) for name in live))
+        args = spec.arrange(tuple(args), tuple(self.local_text(name) for name in live))
         made = self.make_resume(spec)
         resume = self.values.bind(made)
         self.glue.resumes.append(f"{resume}: {made.frame.display_name}, stack [{', '.join(kinds)}],"
                                  f" live locals ({', '.join(live)})")  # fmt: skip
-        cells = "(" + "".join(f"{self._cell(name)}, " for name in spec.cell_names) + ")"
-        return f"{resume}({cells}{''.join(', ' + a for a in args)})"
+        return f"{resume}({self.cells_text(spec.cell_names)}{''.join(', ' + a for a in args)})"
 
-    def _bound_locals(self) -> set[str]:
+    def cells_text(self, names: tuple[str, ...]) -> str:
+        """The frame's cells, for a resume function's closure."""
+        return "(" + "".join(f"{self._cell(name)}, " for name in names) + ")"
+
+    def bound_locals(self) -> set[str]:
         bound = {name for name, v in self.tx.locals.items() if v is not UNBOUND and v is not NULL}
         return bound | set(self.tx.lazy_locals)
 
-    def _local(self, name: str) -> str:
+    def local_text(self, name: str) -> str:
         if name in self.tx.lazy_locals:
             return identifier(name)  # never read by the trace: still the glue's own parameter
         return self.value(self.tx.locals[name])

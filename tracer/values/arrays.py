@@ -64,13 +64,15 @@ class SymInt(GraphValue):
     it is made of, or None when it comes from an intermediate array (then concretising it
     restarts the trace with static shapes). ``on_concrete``: what runs when the trace needs its
     value as a Python int: pin an int argument with a value guard, or, for a loop index, give
-    up capturing the loop."""
+    up capturing the loop. ``branch``: a comparison in a split loop's body
+    (`operations.symint_compare`), whose truth is a break rather than a guard."""
 
     node: Node
     hint: int
     deps: frozenset | None
     source: Source | None = None
     on_concrete: tuple = ()
+    branch: bool = False
 
     def python_type(self) -> type:
         return int

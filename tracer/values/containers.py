@@ -195,6 +195,13 @@ class Iterator(Value):
     def python_type(self) -> type:
         return type(iter(()))
 
+    def made_text(self, rb) -> str:
+        """A fresh iterator whose ``origin`` says what it iterates is that made anew (a loop
+        left to run in Python starts it: `glue.split_loop`)."""
+        if self.origin is None or self.position or self.items:
+            raise rb.cannot_leave(self)
+        return f"{rb.bind(iter)}({self.origin.iterable_text(rb)})"
+
 
 def _read_or_const(v: Value) -> bool:
     """Read from a source, or a constant: a container of only those can be re-read as is."""
