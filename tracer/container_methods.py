@@ -9,7 +9,15 @@ import numpy as np
 
 from .errors import UserErrorInTrace
 from .operations import const_to_value, fold, iterate, mutate_list, python_int
-from .values.containers import ConstMethod, DictValue, Iterator, ListValue, SetValue, TupleValue
+from .values.containers import (
+    ConstMethod,
+    DictValue,
+    Iterator,
+    ListValue,
+    PreexistingList,
+    SetValue,
+    TupleValue,
+)
 from .values.core import Const, NotConstant, Value
 
 _PURE_CONST_TYPES = (str, bytes, int, float, complex, tuple, range, np.dtype, bool, type(None))
@@ -39,6 +47,10 @@ def call_const_method(tx, method: ConstMethod, args: list[Value], kwargs: dict) 
 
 
 def _list_method(tx, lst: ListValue, name: str, args, kwargs) -> Value:
+    if name == "append" and isinstance(lst, PreexistingList) and lst.unread:
+        mutate_list(tx.state, lst)
+        lst.appended.append(args[0])
+        return Const(None)
     items = lst.items
     if name in ("index", "count", "copy", "__len__"):
         if name == "copy":

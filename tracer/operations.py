@@ -45,9 +45,8 @@ from .values.objects import BoundMethod, SuperValue, UserObject
 from .wrapping import CONST_TYPES, function_value
 
 _SYMINT_OPS = {operator.add, operator.sub, operator.mul, operator.floordiv, operator.mod}
+_SILENT_INT_OPS = {operator.add, operator.sub, operator.mul, operator.neg}  # no ZeroDivisionError
 _COMPARISONS = {operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne}
-# no ZeroDivisionError
-_SILENT_INT_OPS = {operator.add, operator.sub, operator.mul, operator.neg, *_COMPARISONS}
 
 
 def fold(fn, *args, **kwargs) -> Value:
@@ -123,9 +122,12 @@ def binary_op(state: TraceState, fn, a: Value, b: Value, name: str) -> Value:
         if operators.is_inplace(fn) and isinstance(a, ArrayValue):
             return state.graph_call("inplace", fn, (a, b), {}, name=name)
         return state.graph_call("call", plain, (a, b), {}, name=name)
+    if isinstance(a, (SymInt, SymFloat)) or isinstance(b, (SymInt, SymFloat)):
+        result = number_compare(state, plain, a, b, name)
+        if result is not None:
+            return result
     if isinstance(a, SymInt) or isinstance(b, SymInt):
-        result = (symint_op(state, plain, a, b, name) or symint_compare(state, plain, a, b, name)
-                  or symfloat_op(state, plain, [a, b], name))  # fmt: skip
+        result = symint_op(state, plain, a, b, name) or symfloat_op(state, plain, [a, b], name)
         if result is not None:
             return result
         # not int arithmetic (``n < 3``, ``lst * n``, ``np.int8(1) + n``): as with the int
@@ -160,10 +162,9 @@ def binary_op(state: TraceState, fn, a: Value, b: Value, name: str) -> Value:
         ) from None
 
 
-def symint_op(state: TraceState, fn, a: Value, b: Value, name: str,
-              ops: set = _SYMINT_OPS) -> SymInt | None:  # fmt: skip
+def symint_op(state: TraceState, fn, a: Value, b: Value, name: str) -> SymInt | None:
     """Int arithmetic on a dynamic int, as a graph node; None for other operations."""
-    if fn in ops and all(
+    if fn in _SYMINT_OPS and all(
         isinstance(v, SymInt) or type(getattr(v, "value", None)) is int for v in (a, b)
     ):
         try:
@@ -181,20 +182,28 @@ def symint_op(state: TraceState, fn, a: Value, b: Value, name: str,
     return None
 
 
-def symint_compare(state: TraceState, fn, a: Value, b: Value, name: str) -> SymInt | None:
-    """In a split loop's body (`glue.split_loop`), a comparison of dynamic ints that are no
-    array sizes, as a graph node: a branch on it breaks, once per iteration, where pinning the
-    ints' values would recompile the body on every iteration. None elsewhere."""
+def number_compare(state: TraceState, fn, a: Value, b: Value, name: str) -> SymInt | None:
+    """In a split loop's body (`glue.split_loop`), a comparison of dynamic ints (no array
+    sizes) and floats, as a graph node giving a bool: a branch on it breaks, once per
+    iteration, where pinning the numbers' values would recompile the body on every iteration
+    (``while err > tol``). None elsewhere; any other use of the bool pins them."""
     if not state.per_iteration or fn not in _COMPARISONS:
         return None
-    if not all(
-        (isinstance(v, SymInt) and v.deps == frozenset()) or type(getattr(v, "value", None)) is int
+    symbolic = [v for v in (a, b) if isinstance(v, (SymInt, SymFloat))]
+    if not symbolic or any(
+        not (isinstance(v, SymFloat) or (isinstance(v, SymInt) and v.deps == frozenset()))
+        and type(getattr(v, "value", None)) not in (int, float)
         for v in (a, b)
     ):
         return None
-    compared = symint_op(state, fn, a, b, name, ops=_COMPARISONS)
-    compared.branch = True
-    return compared
+    hint = fn(*(v.hint if isinstance(v, (SymInt, SymFloat)) else v.value for v in (a, b)))
+    args = tuple(v.node if isinstance(v, (SymInt, SymFloat)) else v.value for v in (a, b))
+    node = state.graph.add("call", fn, args, name=name, meta="int", stack=state.user_stack(),
+                           risk="silent")  # fmt: skip
+    pins = tuple(dict.fromkeys(
+        c for v in symbolic for c in (v.on_concrete if isinstance(v, SymInt) else (v.pin,))
+    ))  # fmt: skip
+    return SymInt(node, hint, frozenset(), on_concrete=pins, branch=True)
 
 
 _FLOAT_OPS = {operator.add, operator.sub, operator.mul, operator.truediv, operator.neg}
@@ -226,17 +235,24 @@ def symfloat_op(state: TraceState, fn, values: list[Value], name: str) -> Value 
     return SymFloat(node, hint, tuple({id(i): i for i in made_of}.values()))
 
 
+def _sequence_like(seq: Value, items: list) -> Value:
+    """A new tuple or list value (a list read from an argument makes a plain list value)."""
+    return TupleValue(items) if isinstance(seq, TupleValue) else ListValue(items)
+
+
 def sequence_op(state: TraceState, fn, a: Value, b: Value) -> Value:
-    if fn is operator.add and type(a) is type(b) and isinstance(a, (TupleValue, ListValue)):
+    if fn is operator.add and any(
+        isinstance(a, k) and isinstance(b, k) for k in (TupleValue, ListValue)
+    ):
         if isinstance(a, TupleValue) and not (a.items and b.items):
             return b if not a.items else a  # CPython returns the non-empty tuple itself
-        return type(a)(list(a.items) + list(b.items))
+        return _sequence_like(a, list(a.items) + list(b.items))
     if fn is operator.mul:
         seq, count = (a, b) if isinstance(a, (TupleValue, ListValue)) else (b, a)
         n = python_int(state, count)
         if isinstance(seq, TupleValue) and n == 1:
             return seq  # CPython returns the tuple itself
-        return type(seq)(list(seq.items) * n)
+        return _sequence_like(seq, list(seq.items) * n)
     if fn in (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge):
         try:
             return fold(fn, a.constant(), b.constant())
@@ -687,11 +703,7 @@ def get_item(state: TraceState, obj: Value, index: Value, tx) -> Value:
     if isinstance(obj, (TupleValue, ListValue)):
         key = index.constant() if index.is_constant() else None
         if isinstance(key, slice):
-            return (
-                type(obj)(obj.items[key])
-                if isinstance(obj, TupleValue)
-                else ListValue(obj.items[key])
-            )
+            return _sequence_like(obj, obj.items[key])
         if isinstance(key, (int, np.integer)) and not isinstance(key, bool | np.bool_):
             try:
                 return obj.items[key]

@@ -528,7 +528,7 @@ class Translator(CallMixin):
 
     def SET_ADD(self, inst: Instruction) -> None:
         value = self.pop().constant()
-        self.state.note_mutation(self.stack[-inst.arg])
+        self._mutate_built(self.stack[-inst.arg])
         self.stack[-inst.arg].values.add(value)
 
     def SET_UPDATE(self, inst: Instruction) -> None:
@@ -537,7 +537,7 @@ class Translator(CallMixin):
         source = self.pop()
         values = source.constant() if source.is_constant() else [
             v.constant() for v in ops.iterate(self.state, source)]  # fmt: skip
-        self.state.note_mutation(self.stack[-inst.arg])
+        self._mutate_built(self.stack[-inst.arg])
         self.stack[-inst.arg].values.update(values)
 
     def BUILD_SLICE(self, inst: Instruction) -> None:
@@ -549,6 +549,17 @@ class Translator(CallMixin):
 
     def BUILD_STRING(self, inst: Instruction) -> None:
         self.push(Const("".join(p.constant() for p in self.popn(inst.arg))))
+
+    def _mutate_built(self, target: Value) -> None:
+        """A container being built on the stack changes: one made before the trace started (a
+        comprehension's, handed to a resume function or a split loop's body) has its new
+        contents replayed after the graph (a list's or a dict's); adding to a set made so breaks
+        (replayed, its iteration order could differ from eager's)."""
+        if target.source is not None and not isinstance(target, (ListValue, DictValue)):
+            raise self.state.graph_break(
+                "unsupported_mutation", f"adding to {target.describe()}, made before the trace"
+            )
+        ops.mutate_list(self.state, target)
 
     def LIST_APPEND(self, inst: Instruction) -> None:
         value = self.pop()
@@ -567,7 +578,7 @@ class Translator(CallMixin):
 
     def MAP_ADD(self, inst: Instruction) -> None:
         value, key = self.pop(), self.pop()
-        self.state.note_mutation(self.stack[-inst.arg])
+        self._mutate_built(self.stack[-inst.arg])
         self.stack[-inst.arg].items[key.constant()] = value
 
     def DICT_UPDATE(self, inst: Instruction) -> None:
@@ -576,7 +587,7 @@ class Translator(CallMixin):
             raise self.state.graph_break(
                 "unsupported_object", f"dict update from {other.describe()}"
             )
-        self.state.note_mutation(self.stack[-inst.arg])
+        self._mutate_built(self.stack[-inst.arg])
         self.stack[-inst.arg].items.update(other.items)
 
     DICT_MERGE = DICT_UPDATE

@@ -16,7 +16,7 @@ from .guard_list import GuardList
 from .source import AttrSource, GlobalSource, ItemSource, LocalSource, Source
 from .user_code import is_user_function, is_user_instance
 from .values.arrays import ArrayMethod, ArrayValue, NumpyValue, ScalarValue, SymFloat, SymInt
-from .values.containers import ConstMethod, DictValue, ListValue, TupleValue
+from .values.containers import ConstMethod, DictValue, ListValue, PreexistingList, TupleValue
 from .values.core import Const, Obj, Value
 from .values.functions import UserFunction
 from .values.objects import BoundMethod, UserObject
@@ -72,6 +72,11 @@ class Inputs:
             self._mutables[id(obj)] = (obj, value)
         return value
 
+    def _items(self, obj, source: Source) -> list[Value]:
+        """A list's or tuple's items, wrapped, with the guard on their number."""
+        self.guards.add(source, "len", len(obj))
+        return [self.wrap(item, ItemSource(source, i)) for i, item in enumerate(obj)]
+
     def _shared(self, obj: object, source: Source) -> Value | None:
         """A mutable object reached through two sources (an argument that is also a global,
         a list holding one list twice) is one value: writes through one are seen through the
@@ -116,12 +121,12 @@ class Inputs:
         if t in CONST_TYPES:
             self.guards.add(source, "const", obj)
             return Const(obj, source)
-        if t is tuple or t is list or (isinstance(obj, tuple) and hasattr(t, "_fields")):
+        if t is list:
             self.guards.add(source, "type", t)
-            self.guards.add(source, "len", len(obj))
-            items = [self.wrap(item, ItemSource(source, i)) for i, item in enumerate(obj)]
-            if t is list:
-                return ListValue(items, source)
+            return PreexistingList(source, lambda: self._items(obj, source))
+        if t is tuple or (isinstance(obj, tuple) and hasattr(t, "_fields")):
+            self.guards.add(source, "type", t)
+            items = self._items(obj, source)
             return TupleValue(items, source, namedtuple=None if t is tuple else t)
         if t is dict and all(type(k) in (str, int) for k in obj):
             self.guards.add(source, "type", t)

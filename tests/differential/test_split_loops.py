@@ -206,6 +206,23 @@ def comprehension_with_print(x):
     return [print(i) or v * 2 for i, v in enumerate(x)]
 
 
+def dict_comprehension_with_print(x):
+    return {i: (print(i), v)[1] for i, v in enumerate(x)}
+
+
+def set_comprehension_with_print(x):
+    return {print(i) or int(v) % 3 for i, v in enumerate(x)}
+
+
+def return_from_inner_loop(m):
+    for i in range(m.shape[0]):
+        for j in range(m.shape[1]):
+            print(i, j)
+            if m[i, j] > 4:
+                return i, j, m[i, j]
+    return None
+
+
 def raises_mid_loop(x):
     for i in range(4):
         print(i)
@@ -320,6 +337,15 @@ CASES = [
     # 3.12 inlines the comprehension (its list under the iterator on the stack); 3.11 calls a
     # function of its own, given the iterator made outside it
     C("comprehension_with_print", comprehension_with_print, lambda: (signal(3),), after=_split),
+    C("dict_comprehension", dict_comprehension_with_print, lambda: (signal(3),), after=_split),
+    C("set_comprehension", set_comprehension_with_print, lambda: (np.arange(5.0),)),
+    C(
+        "return_from_inner_loop",
+        return_from_inner_loop,
+        lambda: (np.arange(12.0).reshape(3, 4),),
+        lambda: (np.zeros((2, 2)),),
+        after=_split,
+    ),
     # 3.11: a zero-argument super() in a routed frame runs eagerly (not a split loop's doing)
     C("method_loop", method_loop, lambda: (signal(3),), after=_split),
 ]

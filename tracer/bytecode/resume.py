@@ -171,6 +171,9 @@ def entered_copy(original: CodeType, offset: int, prologue: list, argnames: tupl
             prefix_done = True
             if isinstance(item.arg, CellVar):
                 item.arg = FreeVar(item.arg.name)
+            if item.name in _SUPERINSTRUCTIONS:
+                body += _parts(item, origin)
+                continue
         body.append(item)
     if rewrite is not None:
         rewrite(body, origin)
@@ -195,9 +198,34 @@ def entered_copy(original: CodeType, offset: int, prologue: list, argnames: tupl
     code = assemble(new, original, extra_stack)
     made = instructions.original(code)
     ours = [i for i in new if isinstance(i, Instr)]
+    if len(made) != len(ours):  # the offsets below pair them up one to one
+        raise RuntimeError(f"generated code for {code.co_qualname}: {len(made)} instructions "
+                           f"written for {len(ours)}")  # fmt: skip
     offsets = {m.offset: origin[id(o)] for m, o in zip(made, ours) if id(o) in origin}
     _check_handlers(code, original, offsets)
     return code, offsets, line or original.co_firstlineno
+
+
+# 3.13's pairs of loads and stores in one instruction: a copy with more locals (its parameters
+# first) may need indexes past the 4 bits each part has, and the `bytecode` library then writes
+# two instructions for one; the copy writes the parts itself, so its instructions stay one to
+# one with what is written.
+_SUPERINSTRUCTIONS = {
+    "LOAD_FAST_LOAD_FAST": ("LOAD_FAST", "LOAD_FAST"),
+    "STORE_FAST_STORE_FAST": ("STORE_FAST", "STORE_FAST"),
+    "STORE_FAST_LOAD_FAST": ("STORE_FAST", "LOAD_FAST"),
+}
+
+
+def _parts(ins: Instr, origin: dict) -> list[Instr]:
+    """A superinstruction as its two parts, both from its original offset (the first part is
+    ``ins`` itself, so jumps to it still land on the pair)."""
+    first, second = _SUPERINSTRUCTIONS[ins.name]
+    names = ins.arg
+    after = Instr(second, names[1], location=ins.location)
+    ins.set(first, names[0])
+    origin[id(after)] = origin[id(ins)]
+    return [ins, after]
 
 
 def assemble(bc: Bytecode, original: CodeType, extra_stack: int) -> CodeType:

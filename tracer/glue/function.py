@@ -33,7 +33,7 @@ from ..line_numbers import place_at_user_lines
 from ..side_effects import Write
 from ..signature import forwarding_text, parameter_text
 from ..trace_state import TraceState
-from ..values.containers import ListValue
+from ..values.containers import ListValue, PreexistingList
 from ..values.core import Value
 from .rebuild import Rebuilder
 
@@ -134,6 +134,9 @@ class GlueFunction:
                 obj.overlay[write.name]
             )
         container = write.target
+        if isinstance(container, PreexistingList) and container.unread:
+            appended = "[" + ", ".join(self.values.expr(i) for i in container.appended) + "]"
+            return f"{container.source.expr()}.extend({{}})", appended
         if isinstance(container, ListValue):
             items = "[" + ", ".join(self.values.expr(i) for i in container.items) + "]"
             return f"{container.source.expr()}[:] = {{}}", items

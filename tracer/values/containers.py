@@ -65,6 +65,34 @@ class ListValue(MutableContainer):
         return rb.temp("[" + ", ".join(rb.expr(i) for i in self.items) + "]", self)
 
 
+class PreexistingList(ListValue):
+    """A list made before the call, read lazily. Appending needs nothing of its items: appends
+    alone are replayed as ``lst.extend([...])``, with no guard on its length or contents (a
+    list that grows on every call, or every iteration of a split loop, keeps its compiled
+    entry). Any other use reads it: ``read_items()`` wraps its items, with their guards, and
+    what was appended follows them."""
+
+    def __init__(self, source: Source, read_items):
+        self._items, self.appended, self._read_items = None, [], read_items
+        super().__init__(None, source)
+
+    @property
+    def items(self) -> list:
+        if self._items is None:
+            self._items = self._read_items() + self.appended
+            self.appended = None
+        return self._items
+
+    @items.setter
+    def items(self, value) -> None:
+        if value is not None:  # None: the dataclass __init__'s, before anything was read
+            self._items = value
+
+    @property
+    def unread(self) -> bool:
+        return self._items is None
+
+
 @dataclass(eq=False)
 class DictValue(MutableContainer):
     def members(self) -> list:
