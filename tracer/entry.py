@@ -294,8 +294,8 @@ class Router:
             wrapper = self._wrappers.get(fn)
             if wrapper is not None:  # the common case, first: a user function seen before
                 return wrapper
-        elif kind is types.BuiltinFunctionType:
-            return fn  # print, len, NumPy's C functions: nothing to compile
+        elif kind is types.BuiltinFunctionType or kind is type:
+            return fn  # print, len, float, NumPy's C functions: nothing to compile
         if getattr(fn, "__tc_compiled__", None) is not None or hatches.is_disallowed(fn):
             return fn  # compiled already, or never to be put in a graph
         setting = getattr(fn, "__tc_error_on_graph_break__", None)
