@@ -28,7 +28,7 @@ from types import CodeType
 from bytecode import Instr, Label
 
 from ..code_cache import CodeCache
-from .resume import RESUME_CODES, STACK_NULL, entered_copy
+from .resume import RESUME_CODES, STACK_NULL, CodeSpec, entered_copy
 
 CONTINUE, RETURNED = 0, 1
 ITEM = "___item"
@@ -36,7 +36,7 @@ _LOAD_CHECKED = "LOAD_FAST_CHECK" if "LOAD_FAST_CHECK" in dis.opmap else "LOAD_F
 
 
 @dataclass(frozen=True, eq=False)
-class BodySpec:
+class BodySpec(CodeSpec):
     """One loop of one code object, and the state its iterations pass on."""
 
     code: CodeType  # the frame's code
@@ -52,12 +52,6 @@ class BodySpec:
     def key(self) -> tuple:
         return (id(self.code), self.head, self.state, self.under)
 
-    def __eq__(self, other) -> bool:
-        return isinstance(other, BodySpec) and self.key() == other.key()
-
-    def __hash__(self) -> int:
-        return hash(self.key())
-
     @property
     def argnames(self) -> tuple[str, ...]:
         """The state (a method's implicit ``self`` first: `glue.split_loop` orders it so), the
@@ -65,10 +59,6 @@ class BodySpec:
         comprehension builds), then a for loop's item."""
         under = tuple(f"___stack{i}" for i, kind in enumerate(self.under) if kind != STACK_NULL)
         return self.state + under + ((ITEM,) if self.is_for else ())
-
-    @property
-    def cell_names(self) -> tuple[str, ...]:
-        return self.code.co_cellvars + self.code.co_freevars
 
 
 _BY_ORIGINAL = CodeCache()

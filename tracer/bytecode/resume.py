@@ -31,10 +31,31 @@ STACK_VALUE = "value"
 STACK_CONTEXT = "context"  # an active with-block's __exit__: re-entered from a passed manager
 
 
+class CodeSpec:
+    """What a copy of a frame's ``code`` is made for. Two code objects with the same bytecode
+    compare equal in Python even from different files, so specs compare by the code's identity
+    and the rest of their `key`."""
+
+    code: CodeType
+
+    def key(self) -> tuple:
+        raise NotImplementedError
+
+    def __eq__(self, other) -> bool:
+        return type(other) is type(self) and self.key() == other.key()
+
+    def __hash__(self) -> int:
+        return hash(self.key())
+
+    @property
+    def cell_names(self) -> tuple[str, ...]:
+        """The copy's closure: all the frame's cells, cellvars then freevars."""
+        return self.code.co_cellvars + self.code.co_freevars
+
+
 @dataclass(frozen=True, eq=False)
-class ResumeSpec:
-    """Where and how a frame continues. Two code objects with the same bytecode compare
-    equal in Python even from different files, so specs compare by the code's identity."""
+class ResumeSpec(CodeSpec):
+    """Where and how a frame continues."""
 
     code: CodeType  # the original code object
     offset: int  # original offset where execution continues
@@ -43,12 +64,6 @@ class ResumeSpec:
 
     def key(self) -> tuple:
         return (id(self.code), self.offset, self.stack, self.live_locals)
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, ResumeSpec) and self.key() == other.key()
-
-    def __hash__(self) -> int:
-        return hash(self.key())
 
     @property
     def argnames(self) -> tuple[str, ...]:
@@ -64,10 +79,6 @@ class ResumeSpec:
         if self.live_locals[:1] == (implicit_self(self.code),):
             return live[:1] + stack + live[1:]
         return stack + live
-
-    @property
-    def cell_names(self) -> tuple[str, ...]:
-        return self.code.co_cellvars + self.code.co_freevars
 
 
 @dataclass(frozen=True)
