@@ -88,6 +88,15 @@ def while_residual(x):
     return x, sweeps
 
 
+def item_while(a):
+    x = a.copy()
+    err = 1.0
+    while err > 1e-10:  # a Python float each iteration: compared in the graph, not guarded
+        x = 0.5 * (x + a / x)
+        err = (np.abs(x * x - a) / a).max().item()
+    return x, err
+
+
 def data_branch_in_body(x):
     for _ in range(6):
         if x.sum() > 10:  # a branch on an array's value
@@ -294,6 +303,7 @@ CASES = [
     C("list_of_arrays", list_of_arrays, lambda: ([signal(3), signal(3, 2.0)],), after=_split),
     C("while_counter", while_counter, lambda: (signal(3),), after=_split),
     C("while_residual", while_residual, lambda: (signal(8),), lambda: (np.ones(8),), after=_split),
+    C("item_while", item_while, lambda: (np.linspace(1.0, 1e6, 8),), after=_split),
     C("data_branch_in_body", data_branch_in_body, lambda: (signal(4, 3.0),), after=_split),
     C("index_branch", index_branch, lambda: (signal(3), 7), lambda: (signal(3), 40), after=_split),
     C(
