@@ -10,8 +10,10 @@ A small grammar generates the body of
 from array statements (rebinding, in-place updates of the inputs, views of an input), Python
 scalar and list updates, calls to the helpers of `break_programs` (one of which prints), and
 breaks: `print(...)`, `tc.graph_break()`, `if <array condition>:`
-blocks with an optional `else`, plus blocks that keep (`with np.errstate`, `with
-contextlib.nullcontext()`) or skip (`for` loops) the frame around a break. Every program is compiled
+blocks with an optional `else`, blocks that keep (`with np.errstate`, `with
+contextlib.nullcontext()`) the frame around a break, and `for`/`while` loops, which run split
+around a break inside them (their body a compiled function of its own), use their variable and
+leave early (`break`, `continue`). Every program is compiled
 with fullgraph=False and compared with eager by `check_same_calls`: results bitwise, stdout,
 mutated arguments, aliasing. A second call with equal arguments must be served from the cache; a
 call with new array values must match too (and hit the cache when no array value decides a branch
@@ -81,17 +83,36 @@ def _flat(blocks: list[Lines]) -> Lines:
     return [line for block in blocks for line in block]
 
 
-def statements(depth: int) -> st.SearchStrategy[Lines]:
+# Loops run split around their breaks (the body a compiled function of its own): they use their
+# variable (an int, or a row of m), leave early and skip iterations.
+LOOP_HEADS = ["range(2)", "range(3)", "range(0)", "m"]
+
+
+def _loop_leaves(var: str) -> list[Lines]:
+    return [[f"a = a + {var}"], [f"lst.append({var})"], ["if c.max() > 1.0:", "    continue"],
+            ["if b[0] > a[1]:", "    break"], [f"if {var} is a:", "    break"]]  # fmt: skip
+
+
+def statements(depth: int, loop_var: str | None = None) -> st.SearchStrategy[Lines]:
     leaf = st.sampled_from(SIMPLE + DATA_TO_PYTHON + BREAKS).map(lambda s: [s])
+    if loop_var is not None:
+        leaf = st.one_of(leaf, st.sampled_from(_loop_leaves(loop_var)))
     if depth == 0:
         return leaf
-    body = st.lists(statements(depth - 1), min_size=1, max_size=2).map(_flat)
+    body = st.lists(statements(depth - 1, loop_var), min_size=1, max_size=2).map(_flat)
     if_block = st.tuples(st.sampled_from(CONDITIONS), body, st.none() | body).map(
         lambda t: [f"if {t[0]}:", *_indent(t[1]), *(["else:", *_indent(t[2])] if t[2] else [])]
     )
     with_block = st.tuples(st.sampled_from(WITH_HEADS), body).map(lambda t: [t[0], *_indent(t[1])])
-    for_block = body.map(lambda b: ["for _i in range(2):", *_indent(b)])
-    return st.one_of(leaf, leaf, leaf, if_block, with_block, for_block)
+    var = f"_i{depth}"
+    loop_body = st.lists(statements(depth - 1, var), min_size=1, max_size=3).map(_flat)
+    for_block = st.tuples(st.sampled_from(LOOP_HEADS), loop_body).map(
+        lambda t: [f"for {var} in {t[0]}:", *_indent(t[1])]
+    )
+    while_block = loop_body.map(
+        lambda b: [f"{var} = 0", f"while {var} < 2:", f"    {var} += 1", *_indent(b)]
+    )
+    return st.one_of(leaf, leaf, leaf, if_block, with_block, for_block, while_block)
 
 
 programs = st.lists(statements(2), min_size=1, max_size=8).map(_flat)
@@ -127,7 +148,7 @@ def check_program(body: Lines) -> None:
 
 
 @settings(
-    max_examples=60,
+    max_examples=80,
     deadline=None,
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
@@ -141,6 +162,9 @@ def check_program(body: Lines) -> None:
     ['with np.errstate(all="ignore"):', "    tc.graph_break()", "    a += c", "k = float(a[0])"]
 )
 @example(["for _i in range(2):", '    print("P", lst, k)', "    lst.append(len(lst))"])
+@example(["for _i2 in m:", '    print("P", a)', "    lst.append(_i2)", "    m[1] = a * k"])
+@example(["_i2 = 0", "while _i2 < 2:", "    _i2 += 1", "    tc.graph_break()", "    if b[0] > a[1]:",
+          "        break", "    a = a + _i2"])  # fmt: skip
 @example(["k = float(a[0])", "tc.graph_break()", "m = m * 0.5 - a", "c = np.cumsum(b)"])
 def test_random_programs_with_breaks_match_eager(body: Lines):
     check_program(body)
