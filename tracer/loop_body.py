@@ -283,6 +283,29 @@ def run_on_examples(runner, state, leading: tuple, values: tuple) -> tuple:
         raise NotCaptured(f"the loop raises {type(error).__name__} on the traced values") from None
 
 
+def check_written_carries(tx, watch: Watch, placeholders: dict[str, Value], read: list) -> None:
+    """A carried array the body writes in place is written, in the next iteration, wherever
+    its end value lives: its own memory or new memory, never another of the loop's arguments,
+    which the loop node would then write unannounced (``b += 1; b = m[2]`` writes ``m`` from
+    the second iteration on; ``v[1:] = ...; u, v = v, u`` writes ``u``'s first array)."""
+    saved = [memory for memory, _ in watch.written]
+    arguments = [*placeholders.items(), *((v.describe(), v) for v in read)]
+    for name, placeholder in placeholders.items():
+        end = tx.locals.get(name)
+        if not isinstance(placeholder, ArrayValue) or not isinstance(end, ArrayValue):
+            continue
+        if not any(np.may_share_memory(memory, placeholder.example) for memory in saved):
+            continue  # not written in place
+        for other_name, other in arguments:
+            if (
+                other is not placeholder
+                and isinstance(other, ArrayValue)
+                and np.may_share_memory(end.example, other.example)
+            ):
+                raise NotCaptured(f"{name} is written in place, and the next iteration's {name} "
+                                  f"is {other_name}'s memory")  # fmt: skip
+
+
 def uninitialized(values, leading: int) -> frozenset[int]:
     """The positions (after ``leading`` other arguments) of the arrays among ``values`` that
     ``np.empty`` or ``np.empty_like`` made in this graph: their contents are whatever memory

@@ -35,6 +35,7 @@ from .loop_body import (
     carriable,
     check_instructions,
     check_restart,
+    check_written_carries,
     run_on_examples,
 )
 from .loop_runners import ForRunner
@@ -280,6 +281,7 @@ def _capture(tx, origin, first: int, count: int, head: int, exit_index: int,
         raise NotCaptured("its trip count follows an enclosing loop's index (it may run zero "
                           "times), and it gives back values")  # fmt: skip
     read = body.finish([v for _, v in outputs], origin.values())
+    check_written_carries(tx, snapshot.watch, placeholders, read)
     runner = ForRunner(body.graph, len(carried))
     # The examples went through the first iteration as the body was traced: put back what it
     # wrote and run the whole loop on them, so that the trace goes on with the loop's real

@@ -38,6 +38,7 @@ from .loop_body import (
     carriable,
     check_instructions,
     check_restart,
+    check_written_carries,
     run_on_examples,
     same_constant,
 )
@@ -144,6 +145,7 @@ def _capture(tx, shape: LoopShape, cond: NumpyValue, snapshot: Snapshot) -> Whil
         raise NotCaptured("the loop's condition is not computed from arrays in the body")
     ends = _carried_ends(tx, body, entry, placeholders, live_after)
     read = body.finish([left[0], *ends], [])
+    check_written_carries(tx, snapshot.watch, placeholders, read)
     runner = WhileRunner(body.graph, len(carried), shape.negate)
     # As for a for loop: the first iteration's writes put back, the whole loop runs on the
     # examples (and the graph's first call takes its results).

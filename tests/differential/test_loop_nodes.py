@@ -696,6 +696,29 @@ def swap_then_inplace(a, b):
     return a, b
 
 
+def inplace_then_view_of_read(a, m):
+    for _ in range(2):
+        a += 1.0  # from the second iteration on, a is m[2]: the loop writes m
+        a = m[2]
+    return a, m
+
+
+def swapped_buffers_written(u, v):
+    for _ in range(3):
+        v[1:-1] = 0.5 * (u[:-2] + u[2:])  # the second iteration writes u's first array
+        u, v = v, u
+    return u, v
+
+
+def swapped_buffers_while(u, v):
+    change = 1.0
+    while change > 1e-3:
+        v[1:-1] = 0.5 * (u[:-2] + u[2:])
+        change = np.abs(v - u).max()
+        u, v = v, u
+    return u, v
+
+
 def passed_through_then_inplace(x):
     for i in range(3):
         y = x
@@ -1414,6 +1437,12 @@ UNROLLED = [
     C("enumerate_zip", enumerate_zip, lambda: (mat(), mat(seed=1))),
     C("tuple_carried", tuple_carried, lambda: line(2), lambda: line(2, seed=1)),
     C("int_power_of_index", int_power_of_index, lambda: np.arange(3, dtype=np.int8)),
+    # a carried array written in place whose next value is another argument's memory (these
+    # were wrong: the loop node wrote memory it had not announced, and the trace's run of the
+    # loop wrote the caller's array)
+    C("inplace_then_view_of_read", inplace_then_view_of_read, lambda: (line(4), mat(3, 4))),
+    C("swapped_buffers_written", swapped_buffers_written, lambda: (line(6), line(6, seed=1))),
+    C("swapped_buffers_while", swapped_buffers_while, lambda: (line(6), line(6))),
     C("random_body", random_body, lambda: line(3), setup=seed_random),
     # The outer body uses i as a size: unrolled; its inner loops of 2 and 3 iterations are
     # loop nodes (see UNROLLED_LOOPS).
