@@ -166,5 +166,8 @@ def check_program(body: Lines) -> None:
 @example(["_i2 = 0", "while _i2 < 2:", "    _i2 += 1", "    tc.graph_break()", "    if b[0] > a[1]:",
           "        break", "    a = a + _i2"])  # fmt: skip
 @example(["k = float(a[0])", "tc.graph_break()", "m = m * 0.5 - a", "c = np.cumsum(b)"])
+# found by this test: a loop node's carried array written in place, then a view of m
+@example(['with np.errstate(all="ignore"):', "    for _i in range(2):", "        b += 1.0",
+          "        b = m[2]"])  # fmt: skip
 def test_random_programs_with_breaks_match_eager(body: Lines):
     check_program(body)
