@@ -90,6 +90,13 @@ def live_locals_at(code: CodeType, offset: int) -> frozenset[str]:
     return live | {first} if first is not None else live
 
 
+def in_argument_order(code: CodeType, names) -> tuple[str, ...]:
+    """Locals passed on to a copy of ``code``: sorted, with a method's implicit ``self`` first
+    (where a zero-argument ``super()`` looks for it)."""
+    first = implicit_self(code)
+    return tuple(sorted(names, key=lambda name: (name != first, name)))
+
+
 def implicit_self(code: CodeType) -> str | None:
     """The argument a zero-argument ``super()`` reads without naming it (3.11: the frame's first
     local; a method using ``super()`` has a ``__class__`` cell)."""

@@ -235,10 +235,10 @@ class Continuation:
                 args.append(self.value(v))
         kinds += [STACK_VALUE] * len(extra)
         args += list(extra)
-        first = analysis.implicit_self(self.code)
-        live = sorted(analysis.live_locals_at(self.code, target_offset) & self.bound_locals(),
-                      key=lambda name: (name != first, name))  # fmt: skip
-        spec = ResumeSpec(self.code, target_offset, tuple(kinds), tuple(live))
+        live = analysis.in_argument_order(
+            self.code, analysis.live_locals_at(self.code, target_offset) & self.bound_locals()
+        )
+        spec = ResumeSpec(self.code, target_offset, tuple(kinds), live)
         args = spec.arrange(tuple(args), tuple(self.local_text(name) for name in live))
         made = self.make_resume(spec)
         resume = self.values.bind(made)

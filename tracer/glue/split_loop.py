@@ -79,8 +79,7 @@ def write(cont, split: Split) -> None:
     if any(isinstance(v, ContextExit) for v in cont.stack):
         raise _cannot(tx, "it is inside a with-block")
     under = tuple(STACK_NULL if v is NULL else STACK_VALUE for v in cont.stack)
-    first = analysis.implicit_self(code)
-    state = tuple(sorted(analysis.live_locals_at(code, split.head), key=lambda n: (n != first, n)))
+    state = analysis.in_argument_order(code, analysis.live_locals_at(code, split.head))
     deleted = analysis.deleted_locals(code) & set(state)
     if deleted:
         raise _cannot(tx, f"its state includes a local that `del` unbinds ({min(deleted)})")
