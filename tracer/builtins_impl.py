@@ -16,9 +16,11 @@ from .errors import UserErrorInTrace
 from .operations import (
     array_dims,
     binary_op,
+    check_untaken,
     fold,
     iterate,
     python_int,
+    take,
     unary_op,
 )
 from .values.arrays import ArrayValue, NumpyValue, SymInt
@@ -82,15 +84,21 @@ def _items_of(tx, v):
     return iterate(tx.state, v)
 
 
+def _taken_items(tx, v):
+    return iterate(tx.state, v, taker=True)
+
+
 def _zip(tx, args, kwargs):
     strict = kwargs["strict"].constant() if "strict" in kwargs else False
     inners = [loops.items_of(tx.state, a) for a in args]
+    for a in args:
+        take(tx.state, a)
     origin = loops.ZipItems(tuple(inners)) if args and None not in inners else None
     if origin is not None and strict and len({i.count for i in inners}) > 1:
         origin = None  # let the items raise as zip does
 
     def items():
-        columns = [_items_of(tx, a) for a in args]
+        columns = [_taken_items(tx, a) for a in args]
         if strict and len({len(c) for c in columns}) > 1:
             raise UserErrorInTrace(ValueError("zip() arguments have different lengths"))
         return [TupleValue(list(row)) for row in zip(*columns)]
@@ -101,19 +109,26 @@ def _zip(tx, args, kwargs):
 def _enumerate(tx, args, kwargs):
     start = python_int(tx.state, args[1] if len(args) > 1 else kwargs.get("start", Const(0)))
     inner = loops.items_of(tx.state, args[0])
+    take(tx.state, args[0])
     origin = loops.EnumerateItems(start, inner) if inner is not None else None
     return loops.iterator(
         tx.state,
         origin,
-        lambda: [TupleValue([Const(start + i), v]) for i, v in enumerate(_items_of(tx, args[0]))],
+        lambda: [
+            TupleValue([Const(start + i), v]) for i, v in enumerate(_taken_items(tx, args[0]))
+        ],
     )
 
 
 def _reversed(tx, args, kwargs):
+    if isinstance(args[0], Iterator):
+        raise UserErrorInTrace(TypeError("an iterator is not reversible"))
     return Iterator(list(reversed(_items_of(tx, args[0]))))
 
 
 def _iter(tx, args, kwargs):
+    if isinstance(args[0], Iterator):
+        return args[0]  # an iterator's iter is itself
     return Iterator(_items_of(tx, args[0]))
 
 
@@ -121,6 +136,7 @@ def _next(tx, args, kwargs):
     it = args[0]
     if not isinstance(it, Iterator):
         raise tx.state.graph_break("unsupported_object", f"next() on {it.describe()}")
+    check_untaken(tx.state, it)
     if it.position >= len(it.known_items()):
         if len(args) > 1:
             return args[1]
@@ -317,13 +333,16 @@ def _map(tx, args, kwargs):
     fn, *iterables = args
     if not iterables:
         raise UserErrorInTrace(TypeError("map() must have at least two arguments."))
-    columns = [_items_of(tx, it) for it in iterables]
+    for iterable in iterables:
+        take(tx.state, iterable)
+    columns = [_taken_items(tx, it) for it in iterables]
     return Iterator([tx.call(fn, list(row), {}) for row in zip(*columns)])
 
 
 def _filter(tx, args, kwargs):
     fn, iterable = args
-    items = _items_of(tx, iterable)
+    take(tx.state, iterable)
+    items = _taken_items(tx, iterable)
     keep = [
         i
         for i in items

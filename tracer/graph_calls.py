@@ -95,8 +95,8 @@ def opaque_call(state, target, args: tuple, example, *, name: str, mutates: bool
 
 
 def _opaque_item(state, node: Node, i: int, example) -> Value:
-    """An item of an opaque call's tuple; an int (a while loop's counter) is one of the graph,
-    whose value is data: the trace breaks where it is needed as a number."""
+    """An item of an opaque call's tuple; an int (a loop's counter) is one of the graph, whose
+    value is known only when the loop runs: the trace breaks where it is needed as a number."""
     item = state.graph.add("getitem", None, (node, i), name=f"{node.name}_{i}",
                            meta=describe_value(example), stack=node.stack, risk="silent")  # fmt: skip
     if type(example) is not int:
@@ -104,8 +104,8 @@ def _opaque_item(state, node: Node, i: int, example) -> Value:
         return value_of(state, item, example)
 
     def needed_as_number():
-        raise state.graph_break("data_dependent_value", f"{item.name}, an int computed by a "
-                                "loop from array values, is used as a Python number")  # fmt: skip
+        raise state.graph_break("data_dependent_value", f"{item.name}, an int a loop node "
+                                "computes (known only when it runs), is used as a Python number")  # fmt: skip
 
     return SymInt(item, example, frozenset(), on_concrete=(needed_as_number,))
 

@@ -183,14 +183,14 @@ class BodyTrace:
         return _body_input(self.graph, name, example)
 
     def carry(self, carried: dict[str, Value]) -> dict[str, Value]:
-        """Each carried value (`carriable`, or a while loop's int counter) inside the body: an
+        """Each carried value (`carriable`, or an int `counter`) inside the body: an
         input with the meta and the example of its value before the loop (the first iteration
         works on that very array, as eager code does); the frame's locals now hold them."""
         placeholders = {}
         for name, value in carried.items():
             example = value.value if isinstance(value, Const) else value.example
             node = self.input(name, example)
-            if type(example) is int:  # a while loop's counter: a Python int of the graph
+            if type(example) is int:  # a counter: a Python int of the graph
 
                 def used_as_int(name=name):
                     raise NotCaptured(f"the body uses {name} as a Python int")
@@ -327,6 +327,13 @@ def carriable(value: Value) -> bool:
     )
 
 
+def counter(value: Value) -> bool:
+    """A Python int the loop may count with (``sweeps += 1``): the node carries it as an int of
+    the graph (after the loop, using it as a number breaks the graph there, unless a for loop
+    moves it by a constant step: `loops.counter_after`)."""
+    return isinstance(value, Const) and type(value.value) is int
+
+
 def _body_input(body: Graph, name: str, example) -> Node:
     node = Node(body, body.fresh_name(name), "input", f"loop {name}", meta=describe_value(example),
                 tensor=TensorMeta.of(example))  # fmt: skip
@@ -356,7 +363,7 @@ def check_restart(name: str, end: Value, placeholders: dict, entry: dict, loaded
     (a constant becoming an array); a counter changes every time."""
     if name in placeholders:
         if not same_kind(placeholders[name], end):
-            raise KindChanges(f"{name} changes from {placeholders[name].describe()} to "
+            raise KindChanges(f"{name} changes from {entry[name].describe()} to "
                               f"{end.describe()} in the body")  # fmt: skip
         return True
     if name in loaded and entry[name] is not UNBOUND and not same_constant(entry[name], end):

@@ -36,6 +36,7 @@ from .loop_body import (
     check_instructions,
     check_restart,
     check_written_carries,
+    counter,
     run_on_examples,
 )
 from .loop_runners import ForRunner
@@ -88,6 +89,10 @@ class RangeItems:
     def values(self) -> list[Value]:
         return []
 
+    def taken(self) -> tuple:
+        """The iterators whose items these are (`TakenItems`)."""
+        return ()
+
     def iterable_text(self, rb) -> str:
         """Python text making the iterable again (the glue's `glue.rebuild.Rebuilder` ``rb``)."""
         start = rb.expr(self.start) if self.start is not None else str(self.numbers.start)
@@ -117,6 +122,9 @@ class RowItems:
     def values(self) -> list[Value]:
         return [self.array]
 
+    def taken(self) -> tuple:
+        return ()
+
     def iterable_text(self, rb) -> str:
         return rb.expr(self.array)
 
@@ -142,6 +150,9 @@ class EnumerateItems:
 
     def values(self) -> list[Value]:
         return self.inner.values()
+
+    def taken(self) -> tuple:
+        return self.inner.taken()
 
     def iterable_text(self, rb) -> str:
         return f"{rb.bind(enumerate)}({self.inner.iterable_text(rb)}, {self.start})"
@@ -173,6 +184,9 @@ class ZipItems:
     def values(self) -> list[Value]:
         return [v for i in self.inners for v in i.values()]
 
+    def taken(self) -> tuple:
+        return tuple(it for i in self.inners for it in i.taken())
+
     def iterable_text(self, rb) -> str:
         return f"{rb.bind(zip)}({', '.join(i.iterable_text(rb) for i in self.inners)})"
 
@@ -180,9 +194,51 @@ class ZipItems:
         return TupleValue([i.item(state, k) for i in self.inners])
 
 
+@dataclass(frozen=True)
+class TakenItems:
+    """The items of an untouched iterator that ``enumerate`` or ``zip`` took
+    (``enumerate(zip(a, b))``), made as its own origin makes them: it is theirs from then on
+    (`Iterator.taken`). A loop node over the taker leaves it exhausted (`exhaust_taken`)."""
+
+    iterator: Iterator
+    origin: object
+
+    @property
+    def count(self) -> int:
+        return self.origin.count
+
+    @property
+    def may_be_empty(self) -> bool:
+        return self.origin.may_be_empty
+
+    def count_value(self, state) -> Value:
+        return self.origin.count_value(state)
+
+    def values(self) -> list[Value]:
+        return self.origin.values()
+
+    def taken(self) -> tuple:
+        return (self.iterator, *self.origin.taken())
+
+    def iterable_text(self, rb) -> str:
+        return self.origin.iterable_text(rb)
+
+    def item(self, state, k: Value) -> Value:
+        return self.origin.item(state, k)
+
+
+def exhaust_taken(origin) -> None:
+    """The iterators a loop node's items were taken from are used up, as the loop's would be."""
+    for it in origin.taken():
+        it.items, it.pending, it.position = [], None, 0
+
+
 def items_of(state, value: Value):
     """How the items of a loop over ``value`` are made from their position, if it is one a
-    loop node can take: a range or an array's first axis."""
+    loop node can take: a range, an array's first axis, or an untouched iterator over those
+    (``zip`` inside ``enumerate``)."""
+    if isinstance(value, Iterator) and value.origin is not None and value.untouched():
+        return TakenItems(value, value.origin)
     if isinstance(value, Const) and type(value.value) is range:
         return RangeItems(value.value)
     if isinstance(value, RangeValue):
@@ -237,6 +293,7 @@ def capture(tx, inst, it: Iterator) -> bool:
                                      peeled=it.peeled))  # fmt: skip
     tx.pop()
     it.items, it.pending, it.position = [], None, 0
+    exhaust_taken(origin)
     tx.ip = exit_index
     return True
 
@@ -268,10 +325,13 @@ def _capture(tx, origin, first: int, count: int, head: int, exit_index: int,
         raise NotCaptured("the body uses the loop index as a Python int (a branch, size or key)")
 
     k = SymInt(body.input("k", first), first, frozenset(), on_concrete=(used_as_int,))
-    carried = {name: v for name, v in entry.items() if name in loaded and carriable(v)}
+    carried = {
+        name: v for name, v in entry.items() if name in loaded and (carriable(v) or counter(v))
+    }
     placeholders = body.carry(carried)
     if body.run(head, lambda: [origin.item(state, k)], index_callback=used_as_int):
         raise NotCaptured("the body leaves values on the stack")
+    steps = _counter_steps(tx, placeholders)
     live_after = analysis.live_locals_at(tx.code, tx.instrs[exit_index].offset)
     # Targets no statement of the body writes again: after the loop, they hold the last item.
     after = {name for name in targets if name in live_after and body.stores.count(name) == 1}
@@ -291,6 +351,8 @@ def _capture(tx, origin, first: int, count: int, head: int, exit_index: int,
     count_value = origin.count_value(state) if first == 0 else Const(count)
     args = (Const(first), count_value, *carried.values(), *read)
     body.add_node(runner, args, example, [name for name, _ in outputs], "loop")
+    for name, step in steps.items():  # known from the trip count, as unrolling would know it
+        tx.locals[name] = counter_after(state, carried[name].value, step, count_value)
     if after:  # the targets keep the last item, as after any loop
         position = (
             Const(first + count - 1)
@@ -300,6 +362,34 @@ def _capture(tx, origin, first: int, count: int, head: int, exit_index: int,
         last = _unpack(origin.item(state, position), targets)
         tx.locals.update({name: last[name] for name in after})
     return runner
+
+
+def _counter_steps(tx, placeholders: dict[str, Value]) -> dict[str, int]:
+    """The int counters the body moves by a constant step in every iteration (``n += 2``,
+    ``n = n - 1``), by name."""
+    steps = {}
+    for name, placeholder in placeholders.items():
+        end = tx.locals.get(name)
+        if not isinstance(placeholder, SymInt) or not isinstance(end, SymInt):
+            continue
+        node = end.node
+        if node.op != "call" or node.target not in (operator.add, operator.sub):
+            continue
+        a, b = node.args
+        if a is placeholder.node and type(b) is int:
+            steps[name] = b if node.target is operator.add else -b
+        elif b is placeholder.node and type(a) is int and node.target is operator.add:
+            steps[name] = a
+    return steps
+
+
+def counter_after(state, start: int, step: int, count: Value) -> Value:
+    """A counter's value after the loop: ``start + step * count``, a Python int when the trip
+    count is one (else an int of the graph, computed from the count)."""
+    if isinstance(count, Const):
+        return Const(start + step * count.value)
+    moved = ops.symint_op(state, operator.mul, count, Const(step), "moved")
+    return ops.symint_op(state, operator.add, moved, Const(start), "counter")
 
 
 def _targets(body_instrs) -> list[str]:

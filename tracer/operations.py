@@ -767,8 +767,26 @@ def mutate_list(state: TraceState, container: Value) -> None:
 # -- iteration -----------------------------------------------------------------------------
 
 
-def iterate(state: TraceState, v: Value) -> list[Value]:
-    """The items a for-loop over ``v`` sees, all known at trace time (the loop is unrolled)."""
+def take(state: TraceState, v: Value) -> None:
+    """``v`` becomes the source of zip, enumerate, map or filter: an iterator is theirs from
+    now on (`check_untaken`)."""
+    if isinstance(v, Iterator):
+        check_untaken(state, v)
+        v.taken = True
+
+
+def check_untaken(state: TraceState, it: Iterator) -> None:
+    """An iterator that zip, enumerate, map or filter took is not advanced apart from them:
+    they take all its items at once, where Python takes them one by one (``zip(it, it)``,
+    ``next(z)`` during ``for i, x in enumerate(z)``)."""
+    if it.taken:
+        raise state.graph_break("unsupported_object", "an iterator that zip, enumerate, map or "
+                                "filter takes items from, used on its own too")  # fmt: skip
+
+
+def iterate(state: TraceState, v: Value, taker: bool = False) -> list[Value]:
+    """The items a for-loop over ``v`` sees, all known at trace time (the loop is unrolled);
+    ``taker``: for the iterator that took ``v`` (`take`)."""
     if isinstance(v, masked.MaskedValue):
         raise masked.escape(v)
     if isinstance(v, (TupleValue, ListValue)):
@@ -776,6 +794,8 @@ def iterate(state: TraceState, v: Value) -> list[Value]:
     if isinstance(v, DictValue):
         return [const_to_value(k) for k in v.items]
     if isinstance(v, Iterator):
+        if not taker:
+            check_untaken(state, v)
         items = v.known_items()[v.position :]
         v.position = len(v.items)
         return items

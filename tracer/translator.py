@@ -702,6 +702,7 @@ class Translator(CallMixin):
             raise self.state.graph_break(
                 "unsupported_object", f"a loop over {it.describe()}, made outside the trace"
             )
+        ops.check_untaken(self.state, it)
         if it.origin is not None and loops.capture(self, inst, it):
             return
         if it.position < len(it.items) or it.position < len(it.known_items()):

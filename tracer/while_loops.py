@@ -39,12 +39,13 @@ from .loop_body import (
     check_instructions,
     check_restart,
     check_written_carries,
+    counter,
     run_on_examples,
     same_constant,
 )
 from .loop_runners import WhileRunner
 from .values.arrays import NumpyValue
-from .values.core import UNBOUND, Const, Value
+from .values.core import UNBOUND, Value
 
 _TESTS = ("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE")
 
@@ -137,7 +138,7 @@ def _capture(tx, shape: LoopShape, cond: NumpyValue, snapshot: Snapshot) -> Whil
     carried = {
         name: v
         for name, v in entry.items()
-        if (carriable(v) or _counter(v)) and (name in body.loaded or name in live_after)
+        if (carriable(v) or counter(v)) and (name in body.loaded or name in live_after)
     }
     placeholders = body.carry(carried)
     left = body.run(shape.bottom)
@@ -156,12 +157,6 @@ def _capture(tx, shape: LoopShape, cond: NumpyValue, snapshot: Snapshot) -> Whil
     body.add_node(runner, (cond, *carried.values(), *read), example, list(carried), "while_loop",
                   risk=test_risk)  # fmt: skip
     return runner
-
-
-def _counter(value: Value) -> bool:
-    """A Python int the loop may count with (``sweeps += 1``): the node carries it as an int,
-    which after the loop is only known at run time (using it as a number breaks the graph)."""
-    return isinstance(value, Const) and type(value.value) is int
 
 
 def _carried_ends(tx, body: BodyTrace, entry, placeholders, live_after) -> list[Value]:

@@ -1238,6 +1238,14 @@ CAPTURED_SHAPE = {
     "int_floor_div": (1, 4),
     "bool_rows": (1, 4),
     "huge_index": (1, 3),
+    "int_counter": (1, 3),
+    "counter_step_down_as_size": (1, 5),
+    "counter_read_in_body": (1, 3),
+    "counter_as_index": (1, 4),
+    "counter_doubling": (1, 3),
+    "counter_doubling_as_size": (1, 3),
+    "counter_over_argument_trips": (1, 6),
+    "enumerate_zip": (1, 4),
 }
 
 
@@ -1283,6 +1291,57 @@ def int_counter(x):
         x = x + 1
         n = n + 1
     return x, n
+
+
+# Int counters are carried as ints of the graph; one moved by a constant step is a Python int
+# after the loop (known from the trip count), usable as a size without a break.
+def counter_step_down_as_size(x):
+    n = 30
+    for i in range(6):
+        x = x * 0.5 + i
+        n -= 3
+    return x, n, np.zeros(n)
+
+
+def counter_read_in_body(x):
+    n = 1
+    for _ in range(5):
+        x = x + n  # an int of the graph inside the body
+        n = 2 + n
+    return x, n
+
+
+def counter_as_index(x):
+    out = np.zeros(6)
+    n = 0
+    for i in range(6):
+        out[n] = x[i] * 2
+        n += 1
+    return out, n
+
+
+def counter_doubling(x):
+    n = 1
+    for _ in range(5):
+        x = x + 1
+        n = n * 2  # not a constant step: after the loop an int known when it runs
+    return x, n
+
+
+def counter_doubling_as_size(x):
+    n = 1
+    for _ in range(4):
+        x = x + 1
+        n = n * 2
+    return x, np.zeros(n)  # needed as a number: the graph breaks there
+
+
+def counter_over_argument_trips(x, steps):
+    n = 0
+    for _ in range(steps):
+        x = x * 0.5
+        n += 2
+    return x, n * 3  # n follows the trip count (a graph input from the second call)
 
 
 def index_after(x):
@@ -1387,6 +1446,16 @@ LINE3 = (lambda: line(3), lambda: line(3, seed=1))
 LINE8 = (lambda: line(8), lambda: line(8, seed=1))
 MAT = (lambda: mat(), lambda: mat(seed=1))
 
+# Int counters (carried as ints of the graph), and enumerate of zip.
+CAPTURED += [
+    *cases(LINE3, int_counter, counter_step_down_as_size, counter_read_in_body,
+           counter_doubling, counter_doubling_as_size),
+    *cases((lambda: line(6), lambda: line(6, seed=1)), counter_as_index),
+    C("counter_over_argument_trips", counter_over_argument_trips, lambda: (line(3), 5),
+      lambda: (line(3), 7), lambda: (line(3), 9), pattern="ABCABC"),
+    C("enumerate_zip", enumerate_zip, lambda: (mat(), mat(seed=1))),
+]  # fmt: skip
+
 # The loop variable: bound before the loop, and read after it (it keeps the last item);
 # bodies writing into arrays (the loop node writes them at run time, as eager code does).
 CAPTURED += [
@@ -1421,7 +1490,7 @@ CAPTURED += [
 ]
 
 UNROLLED = [
-    *cases(LINE3, with_break, with_return, continue_on_index, branch_on_index, int_counter,
+    *cases(LINE3, with_break, with_return, continue_on_index, branch_on_index,
            appends, one_iteration, zero_iterations, reversed_range, list_of_arrays,
            python_float_carried, del_in_body,
            while_counter, print_in_body, graph_break_in_body),
@@ -1434,7 +1503,6 @@ UNROLLED = [
       lambda: (np.array([0, 3, 4]), line(4, seed=1))),
     *cases(MAT, enumerate_after_break),
     C("zero_rows", zero_rows, lambda: mat(0, 3), lambda: np.zeros((0, 3))),
-    C("enumerate_zip", enumerate_zip, lambda: (mat(), mat(seed=1))),
     C("tuple_carried", tuple_carried, lambda: line(2), lambda: line(2, seed=1)),
     C("int_power_of_index", int_power_of_index, lambda: np.arange(3, dtype=np.int8)),
     # a carried array written in place whose next value is another argument's memory (these

@@ -210,6 +210,9 @@ class Iterator(Value):
     origin: object = None
     pending: object = None  # makes all the items, if they were left to make
     peeled: str = ""  # why the loop's first iteration was unrolled before capturing the rest
+    # zip, enumerate, map or filter took it (`operations.take`): it is theirs, as they make
+    # their items all at once, and any other use breaks the graph
+    taken: bool = False
     born: int = field(default_factory=birth, repr=False)
 
     def known_items(self) -> list:
@@ -220,15 +223,20 @@ class Iterator(Value):
             self.items = self.items + made[len(self.items) :]
         return self.items
 
+    def untouched(self) -> bool:
+        """No item was taken from it yet, nor made."""
+        return self.position == 0 and not self.items and self.pending is not None
+
     def python_type(self) -> type:
         return type(iter(()))
 
     def made_text(self, rb) -> str:
         """A fresh iterator whose ``origin`` says what it iterates is that made anew (a loop
-        left to run in Python starts it: `glue.split_loop`)."""
-        if self.origin is None or self.position or self.items:
+        left to run in Python starts it: `glue.split_loop`), with the iterators it took from."""
+        if self.origin is None or self.position or self.items or self.taken:
             raise rb.cannot_leave(self)
-        return f"{rb.bind(iter)}({self.origin.iterable_text(rb)})"
+        # one iterator, however many places hold it (``zip(e, e)``)
+        return rb.temp(f"{rb.bind(iter)}({self.origin.iterable_text(rb)})", self)
 
 
 def _read_or_const(v: Value) -> bool:
