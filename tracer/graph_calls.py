@@ -15,7 +15,7 @@ from .canonical import canonicalize
 from .examples import run_with_stand_ins, traced_leaves, value_dependent_shape
 from .graph import Node, TensorMeta, describe_value
 from .source import AttrSource
-from .values.arrays import ArrayValue, NumpyValue, ScalarValue, SymInt
+from .values.arrays import ArrayValue, NumpyValue, ScalarValue, SymFloat, SymInt
 from .values.containers import ListValue, SliceValue, TupleValue, rebuild
 from .values.core import Const, NotGraphArgument, Value
 
@@ -89,25 +89,30 @@ def opaque_call(state, target, args: tuple, example, *, name: str, mutates: bool
     node.errstate = state.contexts.errstate()
     node.tensor = tensor_meta(state, example)
     node.meta = node.tensor.text()
-    if isinstance(example, tuple) and any(type(e) is int for e in example):
+    if isinstance(example, tuple) and any(type(e) in (int, float) for e in example):
         return TupleValue([_opaque_item(state, node, i, e) for i, e in enumerate(example)])
     return value_of(state, node, example)
 
 
 def _opaque_item(state, node: Node, i: int, example) -> Value:
-    """An item of an opaque call's tuple; an int (a loop's counter) is one of the graph, whose
-    value is known only when the loop runs: the trace breaks where it is needed as a number."""
+    """An item of an opaque call's tuple; an int or a float (a loop's counter) is one of the
+    graph, whose value is known only when the loop runs: the trace breaks where it is needed
+    as a number."""
     item = state.graph.add("getitem", None, (node, i), name=f"{node.name}_{i}",
                            meta=describe_value(example), stack=node.stack, risk="silent")  # fmt: skip
-    if type(example) is not int:
+    if type(example) not in (int, float):
         item.tensor = tensor_meta(state, example)
         return value_of(state, item, example)
 
     def needed_as_number():
-        raise state.graph_break("data_dependent_value", f"{item.name}, an int a loop node "
+        raise state.graph_break("data_dependent_value", f"{item.name}, a number a loop node "
                                 "computes (known only when it runs), is used as a Python number")  # fmt: skip
 
-    return SymInt(item, example, frozenset(), on_concrete=(needed_as_number,))
+    if type(example) is int:
+        return SymInt(item, example, frozenset(), on_concrete=(needed_as_number,))
+    value = SymFloat(item, example, guard_value=needed_as_number)
+    value.inputs = (value,)
+    return value
 
 
 def tensor_meta(state, example) -> TensorMeta:

@@ -16,7 +16,7 @@ from .effects import FP, RAISE, SILENT
 from .errors import GraphBreak, RestartTrace, StopTrace, UserErrorInTrace
 from .examples import as_example
 from .graph import Graph, Node, TensorMeta, describe_value, nodes_in, substitute
-from .values.arrays import ArrayValue, NumpyValue, ScalarValue, SymInt
+from .values.arrays import ArrayValue, NumpyValue, ScalarValue, SymFloat, SymInt
 from .values.containers import DictValue, Iterator, ListValue, SliceValue, TupleValue
 from .values.core import UNBOUND, Const, Value, birth
 from .values.functions import Cell, ContextManager, UserFunction
@@ -183,19 +183,24 @@ class BodyTrace:
         return _body_input(self.graph, name, example)
 
     def carry(self, carried: dict[str, Value]) -> dict[str, Value]:
-        """Each carried value (`carriable`, or an int `counter`) inside the body: an
+        """Each carried value (`carriable`, or a `python_number`) inside the body: an
         input with the meta and the example of its value before the loop (the first iteration
         works on that very array, as eager code does); the frame's locals now hold them."""
         placeholders = {}
         for name, value in carried.items():
             example = value.value if isinstance(value, Const) else value.example
             node = self.input(name, example)
-            if type(example) is int:  # a counter: a Python int of the graph
+            if type(example) in (int, float):  # a Python number of the graph
 
-                def used_as_int(name=name):
-                    raise NotCaptured(f"the body uses {name} as a Python int")
+                def used_as_number(name=name):
+                    raise NotCaptured(f"the body uses {name} as a Python number")
 
-                placeholders[name] = SymInt(node, example, frozenset(), on_concrete=(used_as_int,))
+                if type(example) is int:
+                    placeholders[name] = SymInt(node, example, frozenset(),
+                                                on_concrete=(used_as_number,))  # fmt: skip
+                else:
+                    placeholders[name] = SymFloat(node, example, guard_value=used_as_number)
+                    placeholders[name].inputs = (placeholders[name],)
             elif not isinstance(value, ArrayValue):
                 placeholders[name] = ScalarValue(node, example)
             else:
@@ -327,11 +332,11 @@ def carriable(value: Value) -> bool:
     )
 
 
-def counter(value: Value) -> bool:
-    """A Python int the loop may count with (``sweeps += 1``): the node carries it as an int of
-    the graph (after the loop, using it as a number breaks the graph there, unless a for loop
-    moves it by a constant step: `loops.counter_after`)."""
-    return isinstance(value, Const) and type(value.value) is int
+def python_number(value: Value) -> bool:
+    """A Python int or float the loop counts with (``sweeps += 1``, ``t += dt``): the node
+    carries it as a number of the graph (after the loop, using it as a number breaks the graph
+    there, unless a for loop moves an int by a constant step: `loops.counter_after`)."""
+    return isinstance(value, Const) and type(value.value) in (int, float)
 
 
 def _body_input(body: Graph, name: str, example) -> Node:
@@ -374,8 +379,8 @@ def check_restart(name: str, end: Value, placeholders: dict, entry: dict, loaded
 
 def same_kind(a: Value, b: Value) -> bool:
     """Two NumPy values of one kind: class, dtype and shape (a carried value must keep them);
-    or two ints of the graph (a while loop's counter)."""
-    if isinstance(a, SymInt) and isinstance(b, SymInt):
+    or two ints, or two floats, of the graph (a carried `python_number`)."""
+    if type(a) is type(b) and isinstance(a, SymInt | SymFloat):
         return True
     if not (isinstance(a, NumpyValue) and isinstance(b, NumpyValue)):
         return False

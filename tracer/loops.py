@@ -36,7 +36,7 @@ from .loop_body import (
     check_instructions,
     check_restart,
     check_written_carries,
-    counter,
+    python_number,
     run_on_examples,
 )
 from .loop_runners import ForRunner
@@ -326,7 +326,9 @@ def _capture(tx, origin, first: int, count: int, head: int, exit_index: int,
 
     k = SymInt(body.input("k", first), first, frozenset(), on_concrete=(used_as_int,))
     carried = {
-        name: v for name, v in entry.items() if name in loaded and (carriable(v) or counter(v))
+        name: v
+        for name, v in entry.items()
+        if name in loaded and (carriable(v) or python_number(v))
     }
     placeholders = body.carry(carried)
     if body.run(head, lambda: [origin.item(state, k)], index_callback=used_as_int):

@@ -39,7 +39,7 @@ from .loop_body import (
     check_instructions,
     check_restart,
     check_written_carries,
-    counter,
+    python_number,
     run_on_examples,
     same_constant,
 )
@@ -138,7 +138,7 @@ def _capture(tx, shape: LoopShape, cond: NumpyValue, snapshot: Snapshot) -> Whil
     carried = {
         name: v
         for name, v in entry.items()
-        if (carriable(v) or counter(v)) and (name in body.loaded or name in live_after)
+        if (carriable(v) or python_number(v)) and (name in body.loaded or name in live_after)
     }
     placeholders = body.carry(carried)
     left = body.run(shape.bottom)

@@ -1246,6 +1246,9 @@ CAPTURED_SHAPE = {
     "counter_doubling_as_size": (1, 3),
     "counter_over_argument_trips": (1, 6),
     "enumerate_zip": (1, 4),
+    "python_float_carried": (1, 3),
+    "time_as_size": (1, 6),
+    "time_stepping": (1, 3),
 }
 
 
@@ -1334,6 +1337,22 @@ def counter_doubling_as_size(x):
         x = x + 1
         n = n * 2
     return x, np.zeros(n)  # needed as a number: the graph breaks there
+
+
+def time_stepping(u, steps):
+    t = 0.0  # a Python float carried as a float of the graph
+    for _ in range(steps):
+        u = u + 0.01 * np.sin(t) * u
+        t += 0.01
+    return u, t
+
+
+def time_as_size(u):
+    t = 0.0
+    for _ in range(10):
+        u = u * 0.9
+        t += 0.5
+    return u * t, np.zeros(int(t))  # needed as a number: the graph breaks there
 
 
 def counter_over_argument_trips(x, steps):
@@ -1454,6 +1473,9 @@ CAPTURED += [
     C("counter_over_argument_trips", counter_over_argument_trips, lambda: (line(3), 5),
       lambda: (line(3), 7), lambda: (line(3), 9), pattern="ABCABC"),
     C("enumerate_zip", enumerate_zip, lambda: (mat(), mat(seed=1))),
+    *cases(LINE3, python_float_carried, time_as_size),
+    C("time_stepping", time_stepping, lambda: (line(3), 20), lambda: (line(3), 30),
+      lambda: (line(3), 1), pattern="ABCAB"),
 ]  # fmt: skip
 
 # The loop variable: bound before the loop, and read after it (it keeps the last item);
@@ -1492,7 +1514,7 @@ CAPTURED += [
 UNROLLED = [
     *cases(LINE3, with_break, with_return, continue_on_index, branch_on_index,
            appends, one_iteration, zero_iterations, reversed_range, list_of_arrays,
-           python_float_carried, del_in_body,
+           del_in_body,
            while_counter, print_in_body, graph_break_in_body),
     # a window's length follows its bound at the array's end: the sum carried varies
     *cases(LINE8, slice_window, next_outer, prefix_carried, prefix_length_as_int),

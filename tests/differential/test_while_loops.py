@@ -102,6 +102,14 @@ def sweeps_counted(f, tol):
     return u, sweeps, sweeps * 2
 
 
+def elapsed_time(u, tol):
+    t = 0.0  # a Python float the node carries as a float of the graph
+    while np.abs(u).max() > tol:
+        u = u * 0.5
+        t += 0.25
+    return u, t
+
+
 def counter_used_as_size(x):
     n = 0
     while x.sum() > 1:
@@ -164,6 +172,7 @@ CAPTURED = [
         lambda: (line(12) * 0.01, 1e-8),
         lambda: (line(12, seed=1) * 0.01, 1e-8),
     ),  # fmt: skip
+    C("elapsed_time", elapsed_time, lambda: (line() * 10, 0.1), lambda: (line(seed=1), 1e-3)),
     C("while_in_for", while_in_for, lambda: (line() * 8,), lambda: (line(seed=3),)),
     C("for_in_while", for_in_while, lambda: (np.zeros(4),), lambda: (np.full(4, 30.0),)),
     C("while_else", while_else, lambda: (line() * 9,), lambda: (np.zeros(3),)),
@@ -179,7 +188,7 @@ CAPTURED = [
 
 # Cases whose loop is one while_loop node (and no graph break) on their first builder.
 CAPTURED_NODES = {"sweeps_counted": 1, "relax": 1, "halve_until_small": 1, "until_done": 1, "newton_sqrt": 1,
-                  "in_place": 1, "counter_after": 1, "while_in_for": 1, "for_in_while": 1,
+                  "in_place": 1, "counter_after": 1, "elapsed_time": 1, "while_in_for": 1, "for_in_while": 1,
                   "while_else": 1, "warns_in_body": 1, "raises_in_body": 1}  # fmt: skip
 
 
@@ -274,7 +283,7 @@ def test_not_captured_keeps_no_while_node(case):
 def test_a_counter_used_as_a_number_after_the_loop_breaks_there():
     explained, nodes = shape_of(counter_used_as_size, (np.arange(1.0, 6.0),))
     assert len(nodes) == 1 and explained.graph_break_count == 1, explained
-    assert "an int computed by a loop" in explained.break_reasons[0].reason
+    assert "a number a loop node computes" in explained.break_reasons[0].reason
     check(counter_used_as_size, lambda: (np.arange(1.0, 6.0),), lambda: (np.full(3, 40.0),),
           make_compiled=tc.compile, name="counter_used_as_size")  # fmt: skip
 
