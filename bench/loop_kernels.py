@@ -129,6 +129,30 @@ def setup_jacobi(trips: int) -> tuple:
     return rhs * (diag - neighbours), float(diag), JACOBI_TOL
 
 
+# -- (d2) a time loop carrying Python numbers: the time ``t`` and a step counter ----------------
+
+
+def forced_chain(x, v, steps):
+    """``steps`` symplectic-Euler steps of a chain of springs whose first mass is driven by a
+    force that follows the time ``t`` (a Python float), counting the steps taken."""
+    dt = 0.01
+    t = 0.0
+    taken = 0
+    for _ in range(steps):
+        force = np.zeros_like(x)
+        force[1:-1] = x[:-2] - 2.0 * x[1:-1] + x[2:]
+        force[0] = np.sin(3.0 * t)
+        v = v + dt * force
+        x = x + dt * v
+        t += dt
+        taken += 1
+    return x, v, t, taken
+
+
+def setup_chain(trips: int) -> tuple:
+    return np.random.default_rng(16).random(64), np.zeros(64), trips
+
+
 # -- (e) NPBench-style kernels at their small presets --------------------------------------------
 
 
@@ -261,6 +285,7 @@ KERNELS = [
     Kernel("levinson", levinson_durbin, setup_levinson, 1000, 40, "steps"),
     Kernel("heat", heat_steps, setup_heat, 100, 10, "time steps"),
     Kernel("jacobi_while", jacobi_until, setup_jacobi, 100, 10, "sweeps"),
+    Kernel("forced_chain", forced_chain, setup_chain, 200, 20, "time steps"),
     Kernel("seidel_2d", seidel_2d, setup_seidel, 8, 1, "time steps (N=50)"),
     Kernel("cholesky", cholesky_rows, setup_cholesky, 100, 8, "rows (N)"),
     Kernel("lu", lu_rows, setup_lu, 60, 8, "rows (N)"),

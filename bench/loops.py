@@ -9,8 +9,9 @@ Run from the repository root::
     python bench/loops.py --max-ops 1000000 --max-seconds 600   # tracing budget lifted
     python bench/loops.py --torch         # also torch.compile(backend="eager")
 
-The corpus is ``loop_kernels.py``: ten NumPy loops (a loop over a matrix's rows, Levinson-Durbin,
-a heat-equation time loop, a ``while`` loop on a residual, Seidel-2D, Cholesky, LU and CSR SpMV
+The corpus is ``loop_kernels.py``: eleven NumPy loops (a loop over a matrix's rows,
+Levinson-Durbin, a heat-equation time loop, a ``while`` loop on a residual, a forced spring chain
+carrying its time as a Python float, Seidel-2D, Cholesky, LU and CSR SpMV
 at NPBench's small sizes, Mandelbrot's masked stores, an ``np.add.at`` histogram), each with a
 trip count T. For each kernel, side by side in one run (the targets of issue 11, "Loops as
 loops"):

@@ -367,6 +367,9 @@ def check_restart(name: str, end: Value, placeholders: dict, entry: dict, loaded
     body reads changed its constant. `KindChanges` where one unrolled iteration may settle it
     (a constant becoming an array); a counter changes every time."""
     if name in placeholders:
+        if isinstance(end, Const) and python_number(entry[name]):
+            raise NotCaptured(f"{name} is read, then set to {end.describe()} in the body (a number "
+                              "carried to the next iteration is computed from its last value)")  # fmt: skip
         if not same_kind(placeholders[name], end):
             raise KindChanges(f"{name} changes from {entry[name].describe()} to "
                               f"{end.describe()} in the body")  # fmt: skip

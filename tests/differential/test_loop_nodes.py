@@ -1355,6 +1355,14 @@ def time_as_size(u):
     return u * t, np.zeros(int(t))  # needed as a number: the graph breaks there
 
 
+def counter_reset_to_constant(x):
+    n = 0
+    for _ in range(5):
+        x = x + n
+        n = 5  # read, then set to a constant: not carried (unrolled)
+    return x, n
+
+
 def counter_over_argument_trips(x, steps):
     n = 0
     for _ in range(steps):
@@ -1514,7 +1522,7 @@ CAPTURED += [
 UNROLLED = [
     *cases(LINE3, with_break, with_return, continue_on_index, branch_on_index,
            appends, one_iteration, zero_iterations, reversed_range, list_of_arrays,
-           del_in_body,
+           del_in_body, counter_reset_to_constant,
            while_counter, print_in_body, graph_break_in_body),
     # a window's length follows its bound at the array's end: the sum carried varies
     *cases(LINE8, slice_window, next_outer, prefix_carried, prefix_length_as_int),
