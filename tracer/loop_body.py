@@ -335,7 +335,7 @@ def carriable(value: Value) -> bool:
 def python_number(value: Value) -> bool:
     """A Python int or float the loop counts with (``sweeps += 1``, ``t += dt``): the node
     carries it as a number of the graph (after the loop, using it as a number breaks the graph
-    there, unless a for loop moves an int by a constant step: `loops.counter_after`)."""
+    there, unless a for loop moves an int by a constant step: `loops._counter_after`)."""
     return isinstance(value, Const) and type(value.value) in (int, float)
 
 

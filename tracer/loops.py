@@ -4,14 +4,16 @@
 At the loop's first ``FOR_ITER`` the body is traced once, into a graph of its own
 (`loop_body.BodyTrace`), with the iteration's position as a symbolic int (``k``): the item is
 made from ``k`` (``range``: the number, an array: its row ``a[k]``, ``enumerate``/``zip`` of
-those), and the locals the body reads and writes (the carried values) enter as the body's
-inputs. The loop is captured when the body ends where it began: the carried values keep their
-kind, dtype and shape, the body changed no list, object, iterator or cell made before the loop
+those, of each other), and the locals the body reads and writes (the carried values: arrays,
+NumPy scalars, and Python ints and floats as numbers of the graph) enter as the body's inputs.
+The loop is captured when the body ends where it began: the carried values keep their kind,
+dtype and shape, the body changed no list, object, iterator or cell made before the loop
 (writes into arrays are fine: the loop node writes them), used ``k`` only as a graph value
 (never as a Python int: no branch, size or slice bound follows it) and did not leave the loop
 (``break``, ``return``). The outer graph then gets one node, ``loop(k0, count, *carried,
 *read)``, that runs the body's Python once per iteration (`loop_runners.ForRunner`), and the
-trace goes on after the loop with its results. The count is a graph input when the range's
+trace goes on after the loop with its results (an int counter moved by a constant step is a
+Python int again, computed from the trip count). The count is a graph input when the range's
 stop is a dynamic int argument. Anything else unrolls the loop as before, and `LoopRecord`
 says why.
 
@@ -354,7 +356,7 @@ def _capture(tx, origin, first: int, count: int, head: int, exit_index: int,
     args = (Const(first), count_value, *carried.values(), *read)
     body.add_node(runner, args, example, [name for name, _ in outputs], "loop")
     for name, step in steps.items():  # known from the trip count, as unrolling would know it
-        tx.locals[name] = counter_after(state, carried[name].value, step, count_value)
+        tx.locals[name] = _counter_after(state, carried[name].value, step, count_value)
     if after:  # the targets keep the last item, as after any loop
         position = (
             Const(first + count - 1)
@@ -385,7 +387,7 @@ def _counter_steps(tx, placeholders: dict[str, Value]) -> dict[str, int]:
     return steps
 
 
-def counter_after(state, start: int, step: int, count: Value) -> Value:
+def _counter_after(state, start: int, step: int, count: Value) -> Value:
     """A counter's value after the loop: ``start + step * count``, a Python int when the trip
     count is one (else an int of the graph, computed from the count)."""
     if isinstance(count, Const):
