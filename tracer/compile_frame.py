@@ -73,14 +73,15 @@ class FrameOptions:
 
 def trace(fn: types.FunctionType, args: tuple, kwargs: dict, dynamic: DynamicPolicy, name: str,
           stop_at: int | None = None, root: bool = True, device_arrays: bool = False,
-          loop_nodes: bool = False):  # fmt: skip
+          loop_nodes: bool = False, phases: report.Phases | None = None):  # fmt: skip
     """Run the translator over one call: (state, result) or (state, StopTrace) or a break.
     ``device_arrays``: the backend runs on torch/CuPy arrays, which are traced as arrays;
-    ``loop_nodes``: it runs loop nodes (`loops`), so loops are captured instead of unrolled."""
+    ``loop_nodes``: it runs loop nodes (`loops`), so loops are captured instead of unrolled;
+    ``phases``: where the time of loops run on the examples goes."""
     arguments = bind(fn, args, kwargs)
     state = TraceState(name, dynamic, fn.__globals__, hatches.current_error_on_graph_break(),
                        device_arrays=device_arrays, loop_nodes=loop_nodes,
-                       per_iteration=runs_per_iteration(fn.__code__))  # fmt: skip
+                       per_iteration=runs_per_iteration(fn.__code__), phases=phases)  # fmt: skip
     if root:  # a user's function: its code and defaults can be replaced between calls
         function = FunctionSource(fn.__qualname__)
         for attr in ("__code__", "__defaults__", "__kwdefaults__"):
@@ -114,7 +115,8 @@ def compile_frame(fn, args, kwargs, options: FrameOptions, phases: report.Phases
                 state, outcome = trace(fn, args, kwargs, dynamic, name, stop_at,
                                        root=not options.closure_param,
                                        device_arrays=_backend_has(options.backend, "device_arrays"),
-                                       loop_nodes=_backend_has(options.backend, "loop_nodes"))  # fmt: skip
+                                       loop_nodes=_backend_has(options.backend, "loop_nodes"),
+                                       phases=phases)  # fmt: skip
             break
         except RestartTrace:
             dynamic = DynamicPolicy(dynamic.all_dims, dynamic.marked, force_static=True)

@@ -282,8 +282,9 @@ def run_on_examples(runner, state, leading: tuple, values: tuple) -> tuple:
     graph's ``values``), so that the trace goes on with its real results; kept for the
     graph's first call (`LoopRunner.trace_run`). NotCaptured if it raises."""
     try:
-        return runner.trace_run((*leading, *as_example(values)), state.contexts.fp_ignored(),
-                                uninitialized(values, len(leading)))  # fmt: skip
+        with state.budget.paused(), state.phases.time("loop run"):
+            return runner.trace_run((*leading, *as_example(values)), state.contexts.fp_ignored(),
+                                    uninitialized(values, len(leading)))  # fmt: skip
     except Exception as error:  # noqa: BLE001 - any error: the frame meets it where it is
         raise NotCaptured(f"the loop raises {type(error).__name__} on the traced values") from None
 

@@ -75,15 +75,25 @@ class CompileReport:
 
 
 class Phases(dict):
-    """Seconds per compile phase, filled by ``with phases.time("trace"): ...``."""
+    """Seconds per compile phase, filled by ``with phases.time("trace"): ...``. A phase timed
+    inside another is its own, not the outer's: the "loop run" (a loop node's run on the
+    trace's examples, `loop_body.run_on_examples`) is the user's computation, not tracing."""
+
+    def __init__(self):
+        super().__init__()
+        self._inner: list[float] = []  # per open phase: the seconds of phases timed inside it
 
     @contextmanager
     def time(self, name: str):
         start = time.perf_counter()
+        self._inner.append(0.0)
         try:
             yield
         finally:
-            self[name] = self.get(name, 0.0) + time.perf_counter() - start
+            elapsed, inner = time.perf_counter() - start, self._inner.pop()
+            self[name] = self.get(name, 0.0) + elapsed - inner
+            if self._inner:
+                self._inner[-1] += elapsed
 
 
 class Recorder:

@@ -10,6 +10,7 @@ reason `tc.explain` shows. The ops and seconds limits are ``tc.config.trace_max_
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 
 from .config import config
 
@@ -39,6 +40,16 @@ class TraceBudget:
             return (f"tracing took more than {self._max_seconds:g} s "
                     f"(tc.config.trace_max_seconds), at {graph.op_count()} graph ops")  # fmt: skip
         return None
+
+    @contextmanager
+    def paused(self):
+        """Time spent inside is no tracing: a loop node's run on the examples (as long as the
+        user's loop takes) does not count against ``trace_max_seconds``."""
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self._started += time.perf_counter() - start
 
     def rows_fit(self, rows: int) -> bool:
         """Whether unrolling a loop over ``rows`` rows (an op each, at least) can stay within

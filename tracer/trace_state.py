@@ -18,6 +18,7 @@ from .errors import FrameLoc, GraphBreak
 from .examples import ExampleMemory
 from .graph import Graph
 from .guard_list import GuardList
+from .report import Phases
 from .side_effects import SideEffects
 from .source import Source
 from .trace_budget import TraceBudget
@@ -28,7 +29,8 @@ from .wrapping import DynamicPolicy, Inputs
 class TraceState:
     def __init__(self, graph_name: str, dynamic: DynamicPolicy, root_globals: dict,
                  error_on_graph_break: bool = False, device_arrays: bool = False,
-                 loop_nodes: bool = False, per_iteration: bool = False):  # fmt: skip
+                 loop_nodes: bool = False, per_iteration: bool = False,
+                 phases: Phases | None = None):  # fmt: skip
         self.graph = Graph(graph_name)  # where operations go (a loop body's, while it is traced)
         self.root_graph = self.graph  # the frame's graph: its inputs are the frame's
         self.root_globals = root_globals
@@ -49,6 +51,7 @@ class TraceState:
         # the frame is a split loop's body: comparisons of its dynamic ints stay in the graph
         # (a branch on one breaks; a value guard would recompile every iteration)
         self.per_iteration = per_iteration
+        self.phases = phases if phases is not None else Phases()  # the compile's phase times
 
     def wrap(self, obj: object, source: Source) -> Value:
         """The symbolic value for ``obj`` read from ``source``, guarding what the trace assumes."""

@@ -3,6 +3,8 @@ frame runs eagerly with the same results, and explain says why."""
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
@@ -96,3 +98,28 @@ def test_a_loop_over_more_rows_than_the_budget_stops_before_making_them(budget):
     (reason,) = report.break_reasons
     assert reason.kind.id == "trace_budget" and "100 rows" in reason.explanation
     assert tc.compile(row_sums)(m) == row_sums(m)
+
+
+def long_loop_then_more(u, steps):
+    for _ in range(steps):  # a loop node: the trace runs it once on the examples
+        u = np.sqrt(u * u + 1.0) - 0.5
+    total = 0
+    for k in range(40):  # unrolled after it: hundreds of instructions traced
+        if k % 2:
+            total = total + k
+    return u * total
+
+
+def test_a_loop_nodes_run_on_the_examples_is_not_tracing_time(budget):
+    """A loop node's run on the examples is as long as the user's loop (seconds, minutes for
+    a simulation): the budget leaves it out, and so does the "trace" phase ("loop run")."""
+    u = np.random.default_rng(0).random(200_000)
+    start = time.perf_counter()
+    expected = long_loop_then_more(u, 600)
+    budget.trace_max_seconds = (time.perf_counter() - start) / 3  # the run takes 3 budgets
+    with tc.CompileProfiler() as profiler:
+        report = tc.explain(long_loop_then_more)(u, 600)
+    assert report.graph_count == 1 and not report.skipped_frames, report.skip_reasons
+    np.testing.assert_array_equal(report.result, expected)
+    (phases,) = [r.phases for r in profiler.reports]
+    assert phases["loop run"] > budget.trace_max_seconds > phases["trace"], phases
