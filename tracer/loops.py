@@ -134,9 +134,9 @@ class RowItems:
         return ops.get_item(state, self.array, k, None)
 
 
-@dataclass(frozen=True)
-class EnumerateItems:
-    start: int
+class _FromInner:
+    """Items made by those of ``inner``: its count, arguments and taken iterators."""
+
     inner: object
 
     @property
@@ -155,6 +155,12 @@ class EnumerateItems:
 
     def taken(self) -> tuple:
         return self.inner.taken()
+
+
+@dataclass(frozen=True)
+class EnumerateItems(_FromInner):
+    start: int
+    inner: object
 
     def iterable_text(self, rb) -> str:
         return f"{rb.bind(enumerate)}({self.inner.iterable_text(rb)}, {self.start})"
@@ -197,36 +203,23 @@ class ZipItems:
 
 
 @dataclass(frozen=True)
-class TakenItems:
+class TakenItems(_FromInner):
     """The items of an untouched iterator that ``enumerate`` or ``zip`` took
-    (``enumerate(zip(a, b))``), made as its own origin makes them: it is theirs from then on
-    (`Iterator.taken`). A loop node over the taker leaves it exhausted (`exhaust_taken`)."""
+    (``enumerate(zip(a, b))``), made as its own origin (``inner``) makes them: it is theirs
+    from then on (`Iterator.taken`). A loop node over the taker leaves it exhausted
+    (`exhaust_taken`)."""
 
     iterator: Iterator
-    origin: object
-
-    @property
-    def count(self) -> int:
-        return self.origin.count
-
-    @property
-    def may_be_empty(self) -> bool:
-        return self.origin.may_be_empty
-
-    def count_value(self, state) -> Value:
-        return self.origin.count_value(state)
-
-    def values(self) -> list[Value]:
-        return self.origin.values()
+    inner: object
 
     def taken(self) -> tuple:
-        return (self.iterator, *self.origin.taken())
+        return (self.iterator, *self.inner.taken())
 
     def iterable_text(self, rb) -> str:
-        return self.origin.iterable_text(rb)
+        return self.inner.iterable_text(rb)
 
     def item(self, state, k: Value) -> Value:
-        return self.origin.item(state, k)
+        return self.inner.item(state, k)
 
 
 def exhaust_taken(origin) -> None:
