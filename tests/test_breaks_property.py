@@ -4,8 +4,9 @@ A small grammar generates the body of
 
     def prog(a, b, m, k, lst):          # a, b: float64 (4,); m: float64 (3, 4); k: float; lst: list
         c = m.sum(axis=0)
+        n = 0                           # a Python int counter
         <statements>
-        return a, b, c, m, k, lst
+        return a, b, c, m, k, lst, n
 
 from array statements (rebinding, in-place updates of the inputs, views of an input), Python
 scalar and list updates, calls to the helpers of `break_programs` (one of which prints), and
@@ -59,6 +60,9 @@ SIMPLE = [
     "a = affine(a, a=k, b=1.0)",
     "b = combine(a, b, w=0.25)",
     "c = helper_chain(c)",
+    "n += 1",
+    "n = n * 2 - 1",
+    "b = b * 0.5 + n",
 ]
 # Array data that becomes a Python scalar: later frames may specialize on it.
 DATA_TO_PYTHON = ["k = float(a[0])"]
@@ -122,8 +126,9 @@ def source_of(body: Lines) -> str:
     return (
         "def prog(a, b, m, k, lst):\n"
         "    c = m.sum(axis=0)\n"
+        "    n = 0\n"
         + textwrap.indent("\n".join(body), "    ")
-        + "\n    return a, b, c, m, k, lst\n"
+        + "\n    return a, b, c, m, k, lst, n\n"
     )
 
 
