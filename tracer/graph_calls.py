@@ -110,9 +110,7 @@ def _opaque_item(state, node: Node, i: int, example) -> Value:
 
     if type(example) is int:
         return SymInt(item, example, frozenset(), on_concrete=(needed_as_number,))
-    value = SymFloat(item, example, guard_value=needed_as_number)
-    value.inputs = (value,)
-    return value
+    return SymFloat.leaf(item, example, needed_as_number)
 
 
 def tensor_meta(state, example) -> TensorMeta:

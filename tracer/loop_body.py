@@ -199,8 +199,7 @@ class BodyTrace:
                     placeholders[name] = SymInt(node, example, frozenset(),
                                                 on_concrete=(used_as_number,))  # fmt: skip
                 else:
-                    placeholders[name] = SymFloat(node, example, guard_value=used_as_number)
-                    placeholders[name].inputs = (placeholders[name],)
+                    placeholders[name] = SymFloat.leaf(node, example, used_as_number)
             elif not isinstance(value, ArrayValue):
                 placeholders[name] = ScalarValue(node, example)
             else:

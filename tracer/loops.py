@@ -207,7 +207,7 @@ class TakenItems(_FromInner):
     """The items of an untouched iterator that ``enumerate`` or ``zip`` took
     (``enumerate(zip(a, b))``), made as its own origin (``inner``) makes them: it is theirs
     from then on (`Iterator.taken`). A loop node over the taker leaves it exhausted
-    (`exhaust_taken`)."""
+    (`_exhaust_taken`)."""
 
     iterator: Iterator
     inner: object
@@ -222,7 +222,7 @@ class TakenItems(_FromInner):
         return self.inner.item(state, k)
 
 
-def exhaust_taken(origin) -> None:
+def _exhaust_taken(origin) -> None:
     """The iterators a loop node's items were taken from are used up, as the loop's would be."""
     for it in origin.taken():
         it.items, it.pending, it.position = [], None, 0
@@ -288,7 +288,7 @@ def capture(tx, inst, it: Iterator) -> bool:
                                      peeled=it.peeled))  # fmt: skip
     tx.pop()
     it.items, it.pending, it.position = [], None, 0
-    exhaust_taken(origin)
+    _exhaust_taken(origin)
     tx.ip = exit_index
     return True
 

@@ -247,9 +247,7 @@ class Inputs:
 
         if type(obj) is int:
             return SymInt(node, obj, frozenset(), source=source, on_concrete=(pin,))
-        value = SymFloat(node, obj, source=source, guard_value=pin)
-        value.inputs = (value,)
-        return value
+        return SymFloat.leaf(node, obj, pin, source)
 
     def _input_dim(self, array: ArrayValue, source: Source, dim: int) -> SymInt:
         graph = self.state.root_graph

@@ -101,6 +101,14 @@ class SymFloat(GraphValue):
     source: Source | None = None
     guard_value: object = None  # inputs only: adds the guard pinning the value
 
+    @classmethod
+    def leaf(cls, node: Node, hint: float, guard_value, source: Source | None = None) -> SymFloat:
+        """A float made of nothing else (an input, a loop's carried or resulting float): it is
+        its own input, and ``guard_value`` is what pinning it does."""
+        value = cls(node, hint, source=source, guard_value=guard_value)
+        value.inputs = (value,)
+        return value
+
     def python_type(self) -> type:
         return float
 
