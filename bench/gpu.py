@@ -842,6 +842,9 @@ def main(argv=None) -> int:
         default=None,
         help="torch.compile backend (inductor on a GPU, eager on the CPU)",
     )
+    parser.add_argument("--time-limit", type=float, default=None,
+                        help="seconds after which no further function is measured (the report "
+                        "still follows): for a time-limited run on a lent GPU")  # fmt: skip
     parser.add_argument("--resident", default="auto", choices=("auto", "torch", "cupy"),
                         help="device arrays for the tc resident column")  # fmt: skip
     opts = parser.parse_args(argv)
@@ -875,7 +878,13 @@ def main(argv=None) -> int:
     copy_bytes = {"large": 512, "small": 256, "smoke": 8}[size] * 2**20
     copy_gbs = copy_bandwidth(env, copy_bytes) if env.torch or env.cupy else None
     rows = []
-    for case in selected(opts):
+    cases = selected(opts)
+    started = time.perf_counter()
+    for case in cases:
+        if opts.time_limit and time.perf_counter() - started > opts.time_limit:
+            print(f"time limit: {len(rows)} of {len(cases)} functions measured; not measured: "
+                  f"{', '.join(c.name for c in cases[len(rows):])}\n")  # fmt: skip
+            break
         rows.append(measure(env, case, size, opts))
         print(f"  measured {case.name}", file=sys.stderr, flush=True)
     print_tables(env, rows, copy_gbs)
