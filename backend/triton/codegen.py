@@ -283,7 +283,7 @@ class _Generator:
                 self.helpers.add(reduce.kind)
                 fn = f"_{reduce.kind}"
                 self.w.line(
-                    f"{acc}, {acc}_i = {fn}({acc}, {acc}_i, {masked}, tl.where(xmask & rmask, rindex, 9223372036854775807))"
+                    f"{acc}, {acc}_i = {fn}({acc}, {acc}_i, {masked}, tl.where(xmask & rmask, rindex.to(tl.int64), 9223372036854775807))"
                 )
             else:
                 self.w.line(f"{acc} = {_combine(reduce.kind, acc, masked, self.helpers)}")
@@ -314,7 +314,7 @@ class _Generator:
         result = self.fresh("red")
         if reduce.kind in ("argmax", "argmin"):
             self.helpers.add(reduce.kind)
-            index = "tl.where(xmask & rmask, rindex, 9223372036854775807)"
+            index = "tl.where(xmask & rmask, rindex.to(tl.int64), 9223372036854775807)"
             self.w.line(
                 f"_, {result} = tl.reduce(({masked}, {index} + tl.zeros_like({masked}).to(tl.int64)), 1, _{reduce.kind})"
             )
@@ -419,7 +419,8 @@ class _Generator:
         else:
             address = self._affine(index)
             if not index.terms:
-                return f"tl.load({pointer} + {address})"  # one element, always there
+                # One element, always there; of shape [1], as constants (`pointwise.constant`).
+                return f"tl.load({pointer} + {address} + tl.zeros([1], tl.int32))"
         return f"tl.load({pointer} + {address}, mask={mask}, other=0)"
 
     def _gathered(self, index: ir.Gather, mask: str) -> str:

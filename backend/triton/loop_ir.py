@@ -209,18 +209,23 @@ def walk(expr: Expr):
 
 
 def free_vars(expr: Expr) -> set[IterVar]:
-    """The iteration variables ``expr`` depends on, outside its reductions' own variables."""
-    found: set[IterVar] = set()
-    bound: set[IterVar] = set()
-    for node in walk(expr):
+    """The iteration variables ``expr`` depends on, outside its reductions' own variables.
+
+    A reduction's variables are bound inside its body only: ``x[r] - mean_r(x[r])`` (the
+    second reduction of a variance, fused with the first) depends on ``r`` through its
+    left operand."""
+    free: dict[int, frozenset[IterVar]] = {}
+    for node in walk(expr):  # children first
+        found = set().union(*(free[id(child)] for child in node.children()))
         if isinstance(node, Reduce):
-            bound.update(node.rvars)
-        if isinstance(node, Load):
+            found -= set(node.rvars)
+        elif isinstance(node, Load):
             index = node.index.base if isinstance(node.index, Gather) else node.index
             found.update(index.vars)
         elif isinstance(node, IndexValue):
             found.update(node.index.vars)
-    return found - bound
+        free[id(node)] = frozenset(found)
+    return set(free[id(expr)])
 
 
 # -- kernels ----------------------------------------------------------------------------------

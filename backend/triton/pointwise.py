@@ -70,15 +70,19 @@ def triton_type(dtype: np.dtype) -> str:
 def constant(value, dtype: np.dtype) -> str:
     """An expression of exactly ``dtype`` holding ``value`` as NumPy stores it in that dtype.
 
+    One element of shape ``[1]``, which broadcasts against blocks of any rank like a scalar:
+    Triton's interpreter (Triton 3.9) mislabels a comparison of two 0-d values with the
+    operands' dtype, and the result then fails in ``&``/``|``/masks (``(x < c) | (c != c)``).
+
     >>> constant(0.1, np.dtype(np.float32))  # the float32 nearest 0.1, written exactly
-    'tl.full([], 0.10000000149011612, tl.float32)'
+    'tl.full([1], 0.10000000149011612, tl.float32)'
     >>> constant(-np.inf, np.dtype(np.float16))
-    "tl.full([], float('-inf'), tl.float16)"
+    "tl.full([1], float('-inf'), tl.float16)"
     """
     dtype = np.dtype(dtype)
     tt = triton_type(dtype)
     if dtype.kind == "b":
-        return f"tl.full([], {bool(value)}, {tt})"
+        return f"tl.full([1], {bool(value)}, {tt})"
     if dtype.kind in "iu":
         if isinstance(value, (float, np.floating)) and float(value).is_integer():
             value = int(value)
@@ -86,7 +90,7 @@ def constant(value, dtype: np.dtype) -> str:
         info = np.iinfo(dtype)
         if not info.min <= value <= info.max:
             raise Unlowerable(f"{value} does not fit {dtype} (NumPy raises OverflowError)")
-        return f"tl.full([], {value}, {tt})"
+        return f"tl.full([1], {value}, {tt})"
     try:
         with np.errstate(all="ignore"):
             stored = dtype.type(value)  # rounds to the dtype, as NumPy does for a Python float
@@ -96,12 +100,12 @@ def constant(value, dtype: np.dtype) -> str:
     if math.isnan(x):
         # A NaN's sign and payload travel through NumPy's arithmetic: write its bits.
         bits = int(np.array(stored).view(f"i{dtype.itemsize}"))
-        return f"tl.full([], {bits}, tl.int{dtype.itemsize * 8}).to({tt}, bitcast=True)"
+        return f"tl.full([1], {bits}, tl.int{dtype.itemsize * 8}).to({tt}, bitcast=True)"
     if math.isinf(x):
         text = "float('inf')" if x > 0 else "float('-inf')"
     else:
         text = repr(x)  # exact: every float16/float32 value is a float64 value
-    return f"tl.full([], {text}, {tt})"
+    return f"tl.full([1], {text}, {tt})"
 
 
 def cast(expr: str, src: np.dtype, dst: np.dtype) -> str:

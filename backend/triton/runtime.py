@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -41,8 +42,21 @@ from .lowering import (
 from .tensors import BufferTensor, Tensor, is_whole, strided
 
 
+@functools.cache
+def _kernel_build_errors() -> tuple[type[BaseException], ...]:
+    """Triton's errors for a kernel it cannot compile (or, interpreting, run)."""
+    from triton.compiler.errors import CompilationError
+    from triton.runtime.errors import InterpreterError, PTXASError
+
+    return CompilationError, InterpreterError, PTXASError
+
+
 class GraphRuntimeError(RuntimeError):
     """A kernel found what NumPy raises for (the frame then runs eagerly and raises it)."""
+
+
+class KernelBuildError(RuntimeError):
+    """A generated kernel Triton could not compile (or, interpreting, run): tcompile's bug."""
 
 
 @dataclass
@@ -185,7 +199,17 @@ class Runner:
         program, tensors = self.program_for(inputs)
         if program is None:
             return self.in_numpy(*inputs)
-        return _Call(self.device, program, inputs, tensors, kind or "numpy", error).run()
+        try:
+            return _Call(self.device, program, inputs, tensors, kind or "numpy", error).run()
+        except KernelBuildError as why:
+            # Never the user's fault: say so (the tests fail on this warning), run these layouts
+            # in NumPy from now on, and let the glue run this call's frame eagerly.
+            for key, known in self.programs.items():
+                if known is program:
+                    self.programs[key], self.in_numpy_because[key] = None, str(why)
+            warnings.warn(f"tcompile: internal error: {why}; the graph runs in NumPy",
+                          UserWarning, stacklevel=2)  # fmt: skip
+            raise
 
     def _written_input_overlaps(self, inputs) -> bool:
         """Whether an input the graph writes shares memory with another input (one array
@@ -273,9 +297,13 @@ class _Call:
         args = compiled.args.copy()
         for i, arg in compiled.slots:
             args[i] = self.error if arg == "error" else self._tensor(arg)
-        if compiled.launcher is None:
-            self._choose(compiled, args)
-        compiled.launcher(*args, **compiled.options)
+        try:
+            if compiled.launcher is None:
+                self._choose(compiled, args)
+            compiled.launcher(*args, **compiled.options)
+        except _kernel_build_errors() as error:
+            raise KernelBuildError(f"kernel {compiled.source.name} failed in Triton "
+                                   f"({type(error).__name__}: {str(error).strip()[:300]})") from error  # fmt: skip
 
     def _choose(self, compiled: Compiled, args: list) -> None:
         """Pick the launch configuration (`autotune`), measuring on these arguments."""

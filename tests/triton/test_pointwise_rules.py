@@ -349,7 +349,7 @@ def test_constant_has_numpys_value_and_dtype(dtype):
     body = "".join(
         f"    c{i} = {pw.constant(v, dtype)}\n"
         f"    tl.static_assert(c{i}.dtype == {pw.triton_type(dtype)}, 'constant dtype')\n"
-        f"    tl.store(out0 + {i}, c{i})\n"
+        f"    tl.store(out0 + {i} + tl.zeros([1], tl.int32), c{i})\n"
         for i, v in enumerate(values)
     )
     source = HEADER + f"\n@triton.jit\ndef consts(out0, n, BLOCK: tl.constexpr):\n{body}"
@@ -370,8 +370,8 @@ def test_constant_out_of_range_integer_is_unlowerable_as_numpy_refuses_it():
 
 
 def test_float32_constant_is_the_float32_value():
-    assert pw.constant(0.1, F32) == f"tl.full([], {float(np.float32(0.1))!r}, tl.float32)"
-    assert pw.constant(-0.0, F64) == "tl.full([], -0.0, tl.float64)"
+    assert pw.constant(0.1, F32) == f"tl.full([1], {float(np.float32(0.1))!r}, tl.float32)"
+    assert pw.constant(-0.0, F64) == "tl.full([1], -0.0, tl.float64)"
 
 
 # ---------------------------------------------------------------------------------------------
