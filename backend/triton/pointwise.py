@@ -97,8 +97,9 @@ def constant(value, dtype: np.dtype) -> str:
             x = float(stored)
     except OverflowError:  # a Python int beyond float64
         raise Unlowerable(f"{value} does not fit {dtype} (NumPy raises OverflowError)") from None
-    if math.isnan(x):
-        # A NaN's sign and payload travel through NumPy's arithmetic: write its bits.
+    if math.isnan(x) or (x == 0 and math.copysign(1, x) < 0):
+        # A NaN's sign and payload travel through NumPy's arithmetic: write its bits. So do
+        # -0.0's (on an H200, `tl.full([1], -0.0, tl.float16)` held +0.0).
         bits = int(np.array(stored).view(f"i{dtype.itemsize}"))
         return f"tl.full([1], {bits}, tl.int{dtype.itemsize * 8}).to({tt}, bitcast=True)"
     if math.isinf(x):
