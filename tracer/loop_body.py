@@ -94,8 +94,15 @@ class Watch:
         return id(getattr(value, "node", None)) in self.varying
 
     def mutation(self, value: Value) -> None:
-        if value.born < self.born_before:
+        """The body may change only what it made: a node runs its body once per iteration,
+        but the trace's changes to what existed before are replayed once, after the graph. A
+        value first read inside the body (``o.log``, a global, a cell only a callee uses) is
+        new to the trace, not to the program: its source says it existed before the call."""
+        if value.born < self.born_before or _preexisting(value):
             raise NotCaptured(f"the body changes {value.describe()}, made before the loop")
+
+    def global_write(self, name: str) -> None:
+        raise NotCaptured(f"the body writes global {name}")
 
     def layout_read(self) -> None:
         raise NotCaptured("the body reads a memory layout (strides or flags)")
@@ -116,6 +123,11 @@ class Watch:
         run on them fails after)."""
         for example, before in self.written:
             example[...] = before
+
+
+def _preexisting(value: Value) -> bool:
+    """Read from the program's state (an argument, attribute, item, global or real cell)."""
+    return value.source is not None or getattr(value, "real", False)
 
 
 def check_instructions(tx, start: int, stop: int, lowest: int, end: int) -> None:
@@ -221,6 +233,7 @@ class BodyTrace:
         depth, open_blocks = len(tx.stack), (len(state.contexts.exits), tx.user_with_depth)
         saved_stop, tx.stop_at = tx.stop_at, stop_at
         saved_watch, state.loop_watch = state.loop_watch, watch
+        effects = len(state.effects.writes)
         try:
             for value in pushed():
                 tx.push(value)
@@ -235,6 +248,13 @@ class BodyTrace:
         finally:
             tx.stop_at, state.loop_watch = saved_stop, saved_watch
             state.graph = outer
+        # Side effects are replayed once after the graph, not once per iteration: every write
+        # to what existed before must have stopped the body through the watch (`mutation`,
+        # `global_write`) before it changed the trace's models. One that did not is a bug of
+        # ours (the frame then runs eagerly, with a warning), never a loop replayed once.
+        if len(state.effects.writes) > effects:
+            write = state.effects.writes[effects]
+            raise RuntimeError(f"a loop body wrote {write.describe()} unseen by its watch")
         if len(tx.stack) < depth:
             raise NotCaptured("the body takes values from the stack")
         if (len(state.contexts.exits), tx.user_with_depth) != open_blocks:

@@ -21,6 +21,15 @@ class Write:
     def key(self) -> tuple:
         return (self.kind, id(self.target), self.name)
 
+    def describe(self) -> str:
+        if self.kind == "global":
+            return f"global {self.name}"
+        if self.kind == "cell":
+            return "a closure variable"
+        if self.kind == "attr":
+            return f"attribute {self.name} of {self.target.describe()}"
+        return self.target.describe()
+
 
 class SideEffects:
     def __init__(self):

@@ -72,6 +72,11 @@ class TraceState:
         if self.loop_watch is not None:
             self.loop_watch.mutation(value)
 
+    def note_global_write(self, name: str) -> None:
+        """A global is about to be written (a loop body may not: replayed once per call)."""
+        if self.loop_watch is not None:
+            self.loop_watch.global_write(name)
+
     def note_layout_read(self) -> None:
         """The trace reads strides or flags (a loop body's carried values have the layout of
         their first iteration only)."""

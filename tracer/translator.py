@@ -291,8 +291,10 @@ class Translator(CallMixin):
                 raise self.state.graph_break(
                     "unsupported_mutation", "write to a closure cell tcompile cannot address"
                 )
+            self.state.note_mutation(cell)
             self.state.effects.write_cell(cell)
-        self.state.note_mutation(cell)
+        else:
+            self.state.note_mutation(cell)
         graph_calls.name_value(self.state, value, inst.arg)
         cell.contents = value
 
@@ -340,6 +342,7 @@ class Translator(CallMixin):
             raise self.state.graph_break(
                 "unsupported_mutation", f"write to global {inst.arg!r} of another module"
             )
+        self.state.note_global_write(inst.arg)
         self.state.effects.write_global(self.f_globals, inst.arg, value)
 
     def LOAD_ATTR(self, inst: Instruction) -> None:
