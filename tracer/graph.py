@@ -297,6 +297,20 @@ def nodes_in(obj) -> list[Node]:
     return list(_nodes_in(obj))
 
 
+def follows_any(node, sources: list[Node]) -> Node | None:
+    """The first of ``sources`` that ``node`` is or is computed from, if any."""
+    wanted = {id(n): n for n in sources}
+    seen, todo = set(), [node] if isinstance(node, Node) else []
+    while todo:
+        current = todo.pop()
+        if id(current) in wanted:
+            return wanted[id(current)]
+        if id(current) not in seen:
+            seen.add(id(current))
+            todo += nodes_in((current.args, current.kwargs))
+    return None
+
+
 def substitute(obj, replaced: dict[int, Node]):
     """``obj`` (a node, or arguments holding nodes) with each node whose id is a key of
     ``replaced`` replaced by its value."""

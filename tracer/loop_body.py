@@ -278,9 +278,10 @@ class BodyTrace:
         return read
 
     def add_node(self, runner, args: tuple, example, outputs: list[str], name: str,
-                 risk: str = SILENT) -> None:  # fmt: skip
+                 risk: str = SILENT, counted: bool = False) -> None:  # fmt: skip
         """The loop node in the frame's graph; the frame's locals get its results. It fails as
-        its body's operations may (``risk``: the loop's own, a while loop's test)."""
+        its body's operations may (``risk``: the loop's own, a while loop's test).
+        ``counted``: its trip count changes from call to call (`TraceState.loop_fact`)."""
         tx, state = self.tx, self.state
         writers = [node for node in self.graph.nodes if node.mutates]
         risks = {risk, *(n.risk for n in self.graph.nodes if n.op not in ("input", "output"))}
@@ -288,6 +289,8 @@ class BodyTrace:
                                          writes_inputs=_union(n.writes_inputs for n in writers),
                                          mutates=bool(writers),
                                          risk=next(r for r in (RAISE, FP, SILENT) if r in risks))  # fmt: skip
+        if counted:
+            state.counted_loops.append(next(n for n in state.graph.nodes if n.target is runner))
         for local, value in zip(outputs, result.items, strict=True):
             graph_calls.name_value(state, value, local)
             tx.locals[local] = value

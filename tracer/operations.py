@@ -337,6 +337,9 @@ def identity(state: TraceState, a: Value, b: Value) -> bool:
     if isinstance(a, TupleValue) and isinstance(b, TupleValue) and not a.items and not b.items:
         return a.namedtuple is b.namedtuple is None  # () is a singleton
     if isinstance(a, NumpyValue) and isinstance(b, NumpyValue):
+        for value in (a, b):
+            if (follows := state.loop_fact(value, "identity")) is not None:
+                raise follows
         same = a.example is b.example
         if a.source is not None and b.source is not None:
             state.guards.add(a.source, "alias", (b.source, same))
@@ -440,6 +443,8 @@ def _array_attr(state: TraceState, v: ArrayValue, name: str) -> Value:
             f"{name} of a device array: its layout is its library's ({v.node.tensor.placement})",
         )
     if name in ("strides", "flags"):
+        if (follows := state.loop_fact(v, name)) is not None:
+            raise follows
         state.inputs.guard_layout()
         return ArrayFlags(v) if name == "flags" else const_to_value(v.example.strides)
     if name in table.LAYOUT_ATTRS:

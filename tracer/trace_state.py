@@ -16,7 +16,7 @@ from .break_policy import BreakPolicy
 from .contexts import OpenContexts
 from .errors import FrameLoc, GraphBreak
 from .examples import ExampleMemory
-from .graph import Graph
+from .graph import Graph, follows_any
 from .guard_list import GuardList
 from .report import Phases
 from .side_effects import SideEffects
@@ -48,6 +48,9 @@ class TraceState:
         self.loop_watch = None  # while a loop body is captured: told what the body changes
         self.loop_nodes = loop_nodes  # the backend runs loop nodes (else loops are unrolled)
         self.loops: list = []  # a `loops.LoopRecord` per loop met: captured, or why unrolled
+        # loop nodes whose trip count changes from call to call: which of their results is an
+        # input itself, and their layouts, follow the count (not the traced run)
+        self.counted_loops: list = []
         # the frame is a split loop's body: comparisons of its dynamic ints stay in the graph
         # (a branch on one breaks; a value guard would recompile every iteration)
         self.per_iteration = per_iteration
@@ -76,6 +79,21 @@ class TraceState:
         """A global is about to be written (a loop body may not: replayed once per call)."""
         if self.loop_watch is not None:
             self.loop_watch.global_write(name)
+
+    def loop_fact(self, value: Value, what: str) -> GraphBreak | None:
+        """A break (for the caller to raise) if ``what`` of ``value`` (its identity, its
+        layout) follows the trip count of a loop node that computed it: the traced run saw
+        one count, a later call may run another (a while loop none at all)."""
+        node = getattr(value, "node", None)
+        loop = follows_any(node, self.counted_loops) if self.counted_loops else None
+        if loop is None:
+            return None
+        return self.graph_break(
+            "data_dependent_value",
+            f"the {what} of {value.describe()} follows how many times the loop node {loop.name} "
+            "runs, which changes from call to call",
+            "Read it before the loop, or make the loop's trip count a constant.",
+        )
 
     def note_layout_read(self) -> None:
         """The trace reads strides or flags (a loop body's carried values have the layout of

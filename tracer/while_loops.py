@@ -155,7 +155,7 @@ def _capture(tx, shape: LoopShape, cond: NumpyValue, snapshot: Snapshot) -> Whil
     # Its test is Python's ``bool``, which raises for an array of several values.
     test_risk = SILENT if np.ndim(cond.example) == 0 and np.ndim(left[0].example) == 0 else RAISE
     body.add_node(runner, (cond, *carried.values(), *read), example, list(carried), "while_loop",
-                  risk=test_risk)  # fmt: skip
+                  risk=test_risk, counted=True)  # fmt: skip
     return runner
 
 

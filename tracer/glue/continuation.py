@@ -27,7 +27,8 @@ from .function import GlueFunction
 
 _CALLS = {"CALL", "CALL_KW", "CALL_FUNCTION_EX"}
 _JUMPS = {"POP_JUMP_IF_TRUE": True, "POP_JUMP_IF_FALSE": False}
-_BINARY = {"BINARY_SUBSCR": "{0}[{1}]", "COMPARE_OP": "{0} {op} {1}", "CONTAINS_OP": "{0} {op} {1}"}
+_BINARY = {"BINARY_SUBSCR": "{0}[{1}]", "COMPARE_OP": "{0} {op} {1}", "CONTAINS_OP": "{0} {op} {1}",
+           "IS_OP": "{0} {op} {1}"}  # fmt: skip
 _UNARY = {"UNARY_NOT": "not {0}", "UNARY_NEGATIVE": "-{0}", "UNARY_INVERT": "~{0}", "UNARY_POSITIVE": "+{0}",
           "GET_LEN": "__tc_len({0})"}  # fmt: skip
 _SKIP_KINDS = {"skip_frame", "try_block", "context_manager", "generator", "dynamic_code",
@@ -187,6 +188,8 @@ class Continuation:
             b, a = self.pop(), self.pop()
             if op == "CONTAINS_OP":  # `item in container`: the container is on top
                 text = f"{self.value(a)} {'not in' if inst.arg else 'in'} {self.value(b)}"
+            elif op == "IS_OP":
+                text = f"{self.value(a)} {'is not' if inst.arg else 'is'} {self.value(b)}"
             else:
                 text = _BINARY[op].format(self.value(a), self.value(b), op=inst.arg)
             self._emit_eager(f"__tc_r = {text}")
