@@ -1013,8 +1013,10 @@ def _memory_of_input(node: Node) -> bool:
 
 def _extern_results(lowering: _Lowering, node: Node) -> tuple:
     meta = node.tensor
-    if not node.has_value or meta is None:
+    if not node.has_value:
         return ()
+    if meta is None:  # a Python value (a loop's float counter taken from its tuple)
+        return (HostValue(lowering.fresh(node.name)),)
     if (
         meta.kind == "array"
         and _triton_dtype(meta.dtype)

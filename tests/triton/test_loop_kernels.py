@@ -216,3 +216,38 @@ def test_a_body_giving_back_its_input_runs_in_numpy():
     assert compiled(a) is a and np.array_equal(a, np.full(3, 5.0))
     runner = compiled.__tc_compiled__.entries[-1].report.compiled.fn
     assert any("gives back its inputs" in why for why in runner.in_numpy_because.values())
+
+
+def stepped_rows(x, dt):
+    t = 0.0
+    n = 0
+    acc = np.zeros(x.shape[1])
+    for row in x:
+        acc = acc + row * t
+        t += dt
+        n += 2
+    return acc, t, n
+
+
+def stepped_while(x):
+    t = 0.0
+    while (x > 1.0).any():
+        x = x * 0.5
+        t += 0.25
+    return x, t
+
+
+@pytest.mark.parametrize("fn, calls", [
+    (stepped_rows, [(rng.random((4, 3)), 0.1), (rng.random((6, 3)), 0.1),
+                    (rng.random((5, 3)), 0.3), (rng.random((4, 3)), 0.1)]),
+    (stepped_while, [(rng.random(5) * 8,), (rng.random(5) * 64,), (rng.random(5) * 0.5,)]),
+])  # fmt: skip
+def test_numbers_carried_by_loops_over_several_trip_counts(fn, calls):
+    """A Python float or int a loop carries, once a new row count makes the count symbolic
+    (the loop then runs on the host, its numbers taken from its results as Python values)."""
+    compiled = tc.compile(fn, backend="triton")
+    for args in calls:
+        want = fn(*(a.copy() if isinstance(a, np.ndarray) else a for a in args))
+        got = compiled(*(a.copy() if isinstance(a, np.ndarray) else a for a in args))
+        for g, w in zip(got, want):
+            assert type(g) is type(w) and np.allclose(g, w, rtol=1e-12)
