@@ -13,7 +13,7 @@ from html import escape
 
 import ipywidgets as widgets
 
-from . import render
+from . import drawing, render
 from .model import BackendChoice, CellOptions, CellRun
 
 OptionsCallback = Callable[[CellOptions], None]
@@ -66,7 +66,17 @@ class CellWidget(widgets.VBox):
         self.output = widgets.Output()
         toolbar = widgets.HBox(list(self._controls()))
         toolbar.add_class("tc-toolbar")
-        super().__init__([self.summary, toolbar, self.message, self.tabs, self.output], **kwargs)
+        # graphs too large to draw with the report, drawn when asked (`drawing`)
+        self.large_graphs = widgets.Dropdown(description="large graph", layout=_FIT)
+        self.draw_button = widgets.Button(description="Draw", tooltip=(
+            f"draw it with Graphviz (at most {drawing.ON_DEMAND_BUDGET_S:g} s; Interrupt stops it)"),
+            layout=_FIT)  # fmt: skip
+        self.draw_button.on_click(self._draw_large)
+        self.drawer = widgets.HBox([self.large_graphs, self.draw_button])
+        self.drawer.add_class("tc-drawer")
+        self.large_drawing = _html("tc-large-drawing")
+        super().__init__([self.summary, toolbar, self.message, self.tabs, self.drawer,
+                          self.large_drawing, self.output], **kwargs)  # fmt: skip
         self.add_class("tc-widget")
         self.update(run)
         for control in self._controls():
@@ -92,6 +102,10 @@ class CellWidget(widgets.VBox):
         for page, (_, html) in zip(self.tabs.children, render.SECTIONS):
             page.value = html(run)
         self.message.value = ""
+        large = render.large_graphs(run)
+        self.large_graphs.options = [(title, i) for i, (title, _) in enumerate(large)]
+        self.drawer.layout.display = None if large else "none"
+        self.large_drawing.value = ""
         with self._quiet():
             self.fullgraph.value = run.options.fullgraph
             self.error_on_graph_break.value = run.options.error_on_graph_break
@@ -105,6 +119,13 @@ class CellWidget(widgets.VBox):
         bundle["text/html"] = render.static_html(self.run)
         bundle["text/plain"] = render.text_report(self.run)
         return bundle
+
+    def _draw_large(self, _button=None) -> None:
+        large = render.large_graphs(self.run)
+        if self.large_graphs.value is None or not large:
+            return
+        title, graph = large[self.large_graphs.value]
+        self.large_drawing.value = render.drawing_html(graph, title, self.run.source)
 
     # -- controls ---------------------------------------------------------------------------------
     def close(self) -> None:

@@ -23,10 +23,9 @@ from tcompile.tracer.errors import HINT_FULLGRAPH_OFF, BreakRecord, FrameLoc
 from tcompile.tracer.graph import Graph
 from tcompile.tracer.report import EAGER, ERROR, GRAPH, CompileReport
 
-from .dot import graph_to_dot
+from . import drawing
 from .model import CellRun, CellSource
 from .style import CSS
-from .svg import GraphvizError, render_svg
 
 CODE_SOURCES = {
     "glue": "glue (the frame's new code)",
@@ -281,15 +280,51 @@ def _graphs_body(run: CellRun) -> str:
 
 
 def _graph_block(report: CompileReport, title: str, graph: Graph, source: CellSource) -> str:
-    try:
-        dot = graph_to_dot(graph, title=title, labels=source.label_of)
-        drawing = f'<div class="tc-graph-svg">{render_svg(dot)}</div>'
-    except GraphvizError as error:
-        drawing = f'<div class="tc-error">{escape(str(error))}</div>'
+    drawn = drawing.draw(graph, title, source.label_of)
     where = _where(report.filename, report.firstlineno, source)
     heading = _title(title, f"{_plural(graph.op_count(), 'op')} · {where}")
-    row = f'<div class="tc-graph-row">{drawing}{_pre(str(graph))}</div>'
-    return f'<div class="tc-graph">{heading}{row}{_loops_html(report)}</div>'
+    if drawn.svg is not None:
+        row = f'<div class="tc-graph-svg">{drawn.svg}</div>{_pre(str(graph))}'
+    elif graph.op_count() > drawing.DRAW_LIMIT:
+        row = f"<div>{_graph_summary(graph, drawn.note, source)}</div>{_code_head(graph)}"
+    else:
+        row = f'<div class="tc-error">{escape(drawn.note)}</div>{_pre(str(graph))}'
+    return f'<div class="tc-graph">{heading}<div class="tc-graph-row">{row}</div>' \
+        f"{_loops_html(report)}</div>"  # fmt: skip
+
+
+def large_graphs(run: CellRun) -> list[tuple[str, Graph]]:
+    """(title, graph) of the graphs too large to draw with the report."""
+    return [(title, graph) for _, title, graph in _shown_graphs(run)
+            if graph.op_count() > drawing.DRAW_LIMIT]  # fmt: skip
+
+
+def drawing_html(graph: Graph, title: str, source: CellSource) -> str:
+    """A large graph drawn on request (with `drawing.ON_DEMAND_BUDGET_S`), or why it was not."""
+    drawn = drawing.draw(graph, title, source.label_of, limit=None,
+                         budget_s=drawing.ON_DEMAND_BUDGET_S)  # fmt: skip
+    if drawn.svg is None:
+        return _page(f'<div class="tc-error">{escape(drawn.note)}</div>')
+    took = _title(title, f"drawn in {_ms(drawn.seconds)}")
+    return _page(f'{took}<div class="tc-graph-svg">{drawn.svg}</div>')
+
+
+def _graph_summary(graph: Graph, note: str, source: CellSource) -> str:
+    """A large graph in a form that scales: its ops by kind and by source line."""
+    kinds = _table(("op", "count"), ((kind, str(n)) for kind, n in drawing.op_kinds(graph)))
+    lines = _table(("line", "ops", "kinds"), ((where, str(n), kinds_text) for where, n, kinds_text
+                                              in drawing.ops_by_line(graph, source.label_of)))  # fmt: skip
+    return f'<div class="tc-note">{escape(note)}.</div>{_title("Ops by kind")}{kinds}' \
+        f'{_title("Ops by line")}{lines}'  # fmt: skip
+
+
+def _code_head(graph: Graph) -> str:
+    """The graph's code, up to `drawing.CODE_LINES` lines (the summary covers the rest)."""
+    lines = str(graph).splitlines()
+    if len(lines) <= drawing.CODE_LINES:
+        return _pre("\n".join(lines))
+    more = len(lines) - drawing.CODE_LINES
+    return _pre("\n".join(lines[: drawing.CODE_LINES]) + f"\n# ... {_plural(more, 'more line')}")
 
 
 def _loops_html(report: CompileReport) -> str:
@@ -476,7 +511,11 @@ def _timings_body(run: CellRun) -> str:
     total = sum(r.compile_time for r in run.reports)
     rows.append(("all compiles", "", *("" for _ in phases), _ms(total)))
     table = _table(("function", "compile", *phases, "total"), rows)
-    return f"{table}<div>Cell wall time: {_ms(run.seconds)} (compiles and calls included)</div>"
+    graphs = [graph for _, _, graph in _shown_graphs(run)]
+    drawn = f"Drawing the graphs (this report, after the cell ran): " \
+        f"{_ms(drawing.drawing_seconds(graphs))}"  # fmt: skip
+    return f"{table}<div>Cell wall time: {_ms(run.seconds)} (compiles and calls included)</div>" \
+        f"<div>{escape(drawn)}</div>"  # fmt: skip
 
 
 def graphs_html(run: CellRun) -> str:
