@@ -177,7 +177,10 @@ def _slice_numbers(obj) -> list:
 
 
 def _prepare_writes(state, writes: list) -> tuple:
-    """Make the written examples private; the graph inputs whose memory gets written."""
+    """Make the written examples private; the writeable graph inputs whose memory gets
+    written (what a graph that fails puts back, `graph_failure`). A read-only input viewing
+    that memory is left out: it cannot be written, and it sees the memory a writeable one
+    puts back (the write itself went through a view of a writeable one)."""
     inputs: list = []
     for w in writes:
         block = state.memory.prepare_write(w)
@@ -189,7 +192,7 @@ def _prepare_writes(state, writes: list) -> tuple:
             if not value.device:
                 state.guards.add(AttrSource(AttrSource(value.source, "flags"), "writeable"),
                            "const", writeable)  # fmt: skip
-            if value.node not in inputs:
+            if writeable and value.node not in inputs:
                 inputs.append(value.node)
     return tuple(inputs)
 
