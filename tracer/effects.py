@@ -9,8 +9,8 @@ Every node gets a *risk*, decided when it is traced (where the argument values a
               (ufuncs, reductions, casts): a dead one stays, so its warnings stay.
   ``raise``   can raise depending on array values (``np.linalg.inv`` of a singular matrix, an
               out-of-range index, an integer to a negative power, an opaque custom op), on a
-              dynamic Python int or float (too large for an integer dtype, NaN into an integer
-              array), or on sizes a dynamic shape leaves open.
+              dynamic Python int or float (too large for an integer dtype, NaN converted to
+              one), or on sizes a dynamic shape leaves open.
 
 A graph that raises at run time makes its frame run again eagerly (see `glue.function`), so the
 user sees eager's exception, side effects and handlers. The risk says when the arrays the graph
@@ -131,7 +131,7 @@ def risk(op: str, target, args: tuple, kwargs: dict, *, dynamic: bool) -> str:
         return SILENT
     if dynamic:
         return RAISE  # sizes only known at run time may not fit together
-    if _int_may_overflow(values) or _assigned_may_not_fit(op, target, args, kwargs):
+    if _number_may_not_convert(values) or _assigned_may_not_fit(op, target, args, kwargs):
         return RAISE
     if op in ("getitem", "setitem"):
         if any(isinstance(v, (ArrayValue, ScalarValue, SymInt)) for v in leaves(args[1])):
@@ -158,12 +158,13 @@ def risk(op: str, target, args: tuple, kwargs: dict, *, dynamic: bool) -> str:
     return RAISE  # custom ops and functions allowed in the graph run arbitrary code
 
 
-def _int_may_overflow(values: list) -> bool:
-    """Whether a dynamic Python int meets NumPy where it may not fit: NumPy converts a Python
-    int to the integer dtype of the other operands (NEP 50) and raises `OverflowError` when
-    it does not fit (``int8_array + n``, ``np.full(3, n, np.uint8)``, ``np.int8(n)``); only
-    float and complex operands take any int."""
-    if not any(isinstance(v, SymInt) for v in values):
+def _number_may_not_convert(values: list) -> bool:
+    """Whether a dynamic Python number meets NumPy where its value may not convert: NumPy
+    converts an int to the integer dtype of the other operands (NEP 50) and raises
+    `OverflowError` when it does not fit (``int8_array + n``, ``np.full(3, n, np.uint8)``,
+    ``np.int8(n)``), and a float to an integer type raises for NaN, infinity or a too large
+    value (``np.int64(s)``, ``np.array(s, dtype=int)``); float and complex operands take any."""
+    if not any(isinstance(v, (SymInt, SymFloat)) for v in values):
         return False
     arrays = [v for v in values if isinstance(v, NumpyValue)]
     return not arrays or any(v.example.dtype.kind not in "fc" for v in arrays)

@@ -9,7 +9,8 @@ runs an operation whose arguments make it fail on one builder and not on the oth
 methods that index (``at``, ``reduceat``), integer powers through ufunc methods, functions
 failing on values (all-NaN slices, weights summing to zero, a zero bound or spacing), numbers
 assigned into integer arrays that cannot hold them (NaN, infinity, too large), and dynamic
-Python ints that NumPy cannot convert to the operands' integer type (NEP 50). Operations that
+Python numbers that NumPy cannot convert to an integer type (an int out of the operands'
+range, NEP 50; a float NaN, infinite or too large). Operations that
 were already marked are here too, after each kind of write.
 """
 
@@ -286,6 +287,31 @@ def loop_adds_n_to_int8(x, a8, n):
     return a8
 
 
+def int64_scalar_of_s(x, s):
+    x += 1
+    return np.int64(s)
+
+
+def int32_array_of_s(x, s):
+    x[0] += 1
+    return np.array(s, dtype=np.int32)
+
+
+def int16_array_of_list(x, s):
+    x *= 2
+    return np.asarray([s, 1.0], dtype=np.int16)
+
+
+def uint8_scalar_of_s(x, s):
+    x += 1
+    return np.uint8(s)
+
+
+def float_array_times_s(x, s):  # a control: a float array takes any float
+    x += 1
+    return x * s
+
+
 def float_array_plus_n(x, n):  # a control: a float array takes any int
     x += 1
     return x + n
@@ -465,6 +491,11 @@ CASES = [
     dyn("loop_adds_n_to_int8", loop_adds_n_to_int8,
         lambda n: (floats(6), ints(3, np.int8), n), 5, 7, 300),
     dyn("float_array_plus_n", float_array_plus_n, lambda n: (floats(), n), 5, 7, 10**18),
+    dyn("int64_scalar_of_s", int64_scalar_of_s, lambda s: (floats(), s), 1.5, 2.5, NAN),
+    dyn("int32_array_of_s", int32_array_of_s, lambda s: (floats(), s), 1.5, 2.5, np.inf),
+    dyn("int16_array_of_list", int16_array_of_list, lambda s: (floats(), s), 1.5, 2.5, NAN),
+    dyn("uint8_scalar_of_s", uint8_scalar_of_s, lambda s: (floats(), s), 1.5, 2.5, -1.0),
+    dyn("float_array_times_s", float_array_times_s, lambda s: (floats(), s), 1.5, 2.5, NAN),
     C("take_after_out", take_after_out,
       lambda: (floats(), np.array([3])), lambda: (floats(), np.array([4]))),
     C("fancy_index_after_copyto", fancy_index_after_copyto,
