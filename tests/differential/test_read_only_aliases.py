@@ -189,6 +189,34 @@ def attribute_view_write_then_take(x, o, idx):
     return np.take(o.v, idx) * s
 
 
+def made_writeable_written_then_take(v, idx):
+    v.flags.writeable = True  # the graph writes through it: it puts it back too
+    v += 1
+    return np.take(v, idx)
+
+
+def made_writeable_by_method_then_inv(v, m):
+    v.setflags(write=True)
+    v[1:] *= 3
+    return np.linalg.inv(m) + v[0]
+
+
+def view_and_index(idx):
+    def build():
+        x = np.arange(5.0)
+        return read_only(x[1:]), np.array(idx)
+
+    return build
+
+
+def view_and_matrix(m):
+    def build():
+        x = np.arange(3.0)
+        return read_only(x.view()), m()
+
+    return build
+
+
 def attribute_view(n=5):
     def build():
         x = np.arange(float(n))
@@ -286,6 +314,10 @@ FAILURES = [
       with_log(x_view_and_index([2])), with_log(x_view_and_index([7]))),
     C("attribute_view_write_then_take", attribute_view_write_then_take,
       attribute_view_and_index([3]), attribute_view_and_index([5])),
+    C("made_writeable_written_then_take", made_writeable_written_then_take,
+      view_and_index([3]), view_and_index([4])),
+    C("made_writeable_by_method_then_inv", made_writeable_by_method_then_inv,
+      view_and_matrix(lambda: np.eye(2)), view_and_matrix(lambda: np.zeros((2, 2)))),
 ]  # fmt: skip
 
 
