@@ -6,8 +6,9 @@ The trace runs a loop node on its examples and the graph's first call replays th
 read-only view of a written array changes too, but through the writeable one: putting
 contents into it raised ``ValueError: assignment destination is read-only`` where eager code
 returns normally. The same happened when a graph failed and the arrays it wrote were put back
-(tracer/graph_failure.py) with a read-only view among them. Each case passes (or makes) a
-read-only view ``v`` of an array ``x`` that is written, and reads ``v``.
+(tracer/graph_failure.py) with a read-only view among them, or with an array the graph made
+read-only after writing it. Each case passes (or makes) a read-only view ``v`` of an array
+``x`` that is written, and reads ``v``, or changes the flag of an array it writes.
 """
 
 from __future__ import annotations
@@ -201,6 +202,23 @@ def made_writeable_by_method_then_inv(v, m):
     return np.linalg.inv(m) + v[0]
 
 
+def writeable_round_trip_then_take(v, idx):
+    v.flags.writeable = True
+    v += 1
+    v.flags.writeable = False  # read-only again when the graph fails
+    return np.take(v, idx)
+
+
+def written_then_read_only_then_take(x, idx):
+    x += 1
+    x.flags.writeable = False
+    return np.take(x, idx)
+
+
+def array_and_index(idx):
+    return lambda: (np.arange(5.0), np.array(idx))
+
+
 def view_and_index(idx):
     def build():
         x = np.arange(5.0)
@@ -316,6 +334,10 @@ FAILURES = [
       attribute_view_and_index([3]), attribute_view_and_index([5])),
     C("made_writeable_written_then_take", made_writeable_written_then_take,
       view_and_index([3]), view_and_index([4])),
+    C("writeable_round_trip_then_take", writeable_round_trip_then_take,
+      view_and_index([0]), view_and_index([-5])),
+    C("written_then_read_only_then_take", written_then_read_only_then_take,
+      array_and_index([2]), array_and_index([5])),
     C("made_writeable_by_method_then_inv", made_writeable_by_method_then_inv,
       view_and_matrix(lambda: np.eye(2)), view_and_matrix(lambda: np.zeros((2, 2)))),
 ]  # fmt: skip
