@@ -42,7 +42,7 @@ class Block:
     copy: np.ndarray | None = None  # uint8 buffer holding the private copy
     # id of an example re-pointed at the copy -> (that example, its view of the copy): one
     # array reached again later (``o.b`` after a write through ``o.a``, the same array) gets
-    # the same view, so that ``o.a is o.b`` still holds (the example is kept: its id stays its)
+    # the same view, so that ``o.a is o.b`` still holds (kept, the example keeps its id)
     rebased: dict = field(default_factory=dict)
 
     def contains(self, low: int, high: int) -> bool:
