@@ -8,8 +8,9 @@ Every node gets a *risk*, decided when it is traced (where the argument values a
   ``fp``      can warn, and raise only under a caller's ``np.errstate(...="raise"/"call")``
               (ufuncs, reductions, casts): a dead one stays, so its warnings stay.
   ``raise``   can raise depending on array values (``np.linalg.inv`` of a singular matrix, an
-              out-of-range index, an integer to a negative power, an opaque custom op), or on
-              sizes a dynamic shape leaves open.
+              out-of-range index, an integer to a negative power, an opaque custom op), on a
+              dynamic Python int or float (too large for an integer dtype, NaN converted to
+              one), or on sizes a dynamic shape leaves open.
 
 A graph that raises at run time makes its frame run again eagerly (see `glue.function`), so the
 user sees eager's exception, side effects and handlers. The risk says when the arrays the graph
@@ -19,12 +20,13 @@ wrote before failing must be restored first.
 from __future__ import annotations
 
 import operator
+import types
 
 import numpy as np
 
 from . import numpy_table as table
 from . import operators
-from .values.arrays import ArrayValue, NumpyValue, ScalarValue, SymInt
+from .values.arrays import ArrayValue, NumpyValue, ScalarValue, SymFloat, SymInt
 from .values.containers import leaves
 from .values.core import Const, Value
 
@@ -98,8 +100,12 @@ def shape_from_meta(op: str, target) -> bool:
 
 _VIEW_METHODS = frozenset({"reshape", "transpose", "swapaxes", "squeeze", "ravel", "view", "copy",
                            "flatten", "__array__"})  # fmt: skip
-_INDEX_METHODS = frozenset({"take", "choose", "put", "repeat", "partition", "argpartition"})
-# NumPy functions whose success depends on argument values (not only shapes and dtypes).
+# Methods whose success depends on argument values (an index, a ``kth``, a ``sorter``).
+_INDEX_METHODS = frozenset({"take", "choose", "put", "repeat", "partition", "argpartition",
+                            "searchsorted"})  # fmt: skip
+# NumPy functions whose success depends on argument values (not only shapes and dtypes):
+# indices, bins, quantiles, all-NaN slices (``nanargmax``), weights summing to zero
+# (``average``), a zero bound (``geomspace``), spacing or period (``fftfreq``, ``interp``).
 _VALUE_ERRORS = frozenset(
     id(f)
     for f in (
@@ -107,10 +113,13 @@ _VALUE_ERRORS = frozenset(
         np.putmask, np.place, np.digitize, np.histogram, np.histogram2d, np.histogramdd,
         np.histogram_bin_edges, np.percentile, np.quantile, np.nanpercentile, np.nanquantile,
         np.partition, np.argpartition, np.searchsorted, np.ravel_multi_index, np.unravel_index,
-        np.power, np.float_power, operator.pow, operator.ipow,
+        np.power, np.float_power, operator.pow, operator.ipow, np.nanargmax, np.nanargmin,
+        np.average, np.geomspace, np.interp, np.fft.fftfreq, np.fft.rfftfreq,
     )
 )  # fmt: skip
 _POWERS = frozenset(id(f) for f in (np.power, operator.pow, operator.ipow))
+# Ufunc methods that index with their arguments' values (``np.add.at(x, idx, 1)``).
+_INDEXING_UFUNC_METHODS = frozenset({"at", "reduceat"})
 
 
 def risk(op: str, target, args: tuple, kwargs: dict, *, dynamic: bool) -> str:
@@ -122,6 +131,8 @@ def risk(op: str, target, args: tuple, kwargs: dict, *, dynamic: bool) -> str:
         return SILENT
     if dynamic:
         return RAISE  # sizes only known at run time may not fit together
+    if _number_may_not_convert(values) or _assigned_may_not_fit(op, target, args, kwargs):
+        return RAISE
     if op in ("getitem", "setitem"):
         if any(isinstance(v, (ArrayValue, ScalarValue, SymInt)) for v in leaves(args[1])):
             return RAISE  # an index computed from data can be out of range
@@ -130,9 +141,12 @@ def risk(op: str, target, args: tuple, kwargs: dict, *, dynamic: bool) -> str:
         if target in _VIEW_METHODS:
             return SILENT
         return RAISE if target in _INDEX_METHODS else FP
-    if id(target) in _POWERS:
+    method_of = _ufunc_of_method(target)
+    if id(target) in _POWERS or method_of is np.power:
         integer = all(v.example.dtype.kind in "iub" for v in values if hasattr(v, "example"))
         return RAISE if integer else FP  # integers to negative integer powers raise
+    if method_of is not None and target.__name__ in _INDEXING_UFUNC_METHODS:
+        return RAISE
     if op == "inplace" or isinstance(target, np.ufunc) or _is_operator(target):
         return FP
     if id(target) in _VALUE_ERRORS or (getattr(target, "__module__", "") or "").startswith(
@@ -142,6 +156,42 @@ def risk(op: str, target, args: tuple, kwargs: dict, *, dynamic: bool) -> str:
     if table.is_numpy_object(target) or isinstance(target, type):
         return FP
     return RAISE  # custom ops and functions allowed in the graph run arbitrary code
+
+
+def _number_may_not_convert(values: list) -> bool:
+    """Whether a dynamic Python number meets NumPy where its value may not convert: NumPy
+    converts an int to the integer dtype of the other operands (NEP 50) and raises
+    `OverflowError` when it does not fit (``int8_array + n``, ``np.full(3, n, np.uint8)``,
+    ``np.int8(n)``), and a float to an integer type raises for NaN, infinity or a too large
+    value (``np.int64(s)``, ``np.array(s, dtype=int)``); float and complex operands take any."""
+    if not any(isinstance(v, (SymInt, SymFloat)) for v in values):
+        return False
+    arrays = [v for v in values if isinstance(v, NumpyValue)]
+    return not arrays or any(v.example.dtype.kind not in "fc" for v in arrays)
+
+
+def _assigned_may_not_fit(op: str, target, args: tuple, kwargs: dict) -> bool:
+    """Whether item assignment or ``fill`` puts a number into an integer array that may not
+    hold it: a float that may be NaN or infinite, an integer of a wider type (NumPy converts a
+    number assigned to items, unlike an array, as Python does, and raises for these)."""
+    if op == "setitem":
+        array, value = args[0], args[2]
+    elif op == "method" and target == "fill":
+        array, value = args[0], args[1] if len(args) > 1 else kwargs.get("value")
+    else:
+        return False
+    if not isinstance(array, ArrayValue) or array.example.dtype.kind not in "iu":
+        return False
+    if isinstance(value, ScalarValue):
+        return not np.can_cast(value.example.dtype, array.example.dtype)
+    return isinstance(value, SymFloat)
+
+
+def _ufunc_of_method(target) -> np.ufunc | None:
+    """The ufunc ``target`` is a method of (``np.add.at``: ``np.add``), if any."""
+    if isinstance(target, types.BuiltinMethodType) and isinstance(target.__self__, np.ufunc):
+        return target.__self__
+    return None
 
 
 def _is_operator(target) -> bool:

@@ -40,6 +40,10 @@ class Block:
     high: int
     inputs: list = field(default_factory=list)  # (input value, caller's writeable flag)
     copy: np.ndarray | None = None  # uint8 buffer holding the private copy
+    # id of an example re-pointed at the copy -> (that example, its view of the copy): one
+    # array reached again later (``o.b`` after a write through ``o.a``, the same array) gets
+    # the same view, so that ``o.a is o.b`` still holds (kept, the example keeps its id)
+    rebased: dict = field(default_factory=dict)
 
     def contains(self, low: int, high: int) -> bool:
         return self.low <= low and high <= self.high
@@ -69,7 +73,7 @@ class ExampleMemory:
             self.blocks.append(block)
         block.inputs.append((value, bool(value.example.flags.writeable)))
         if block.copy is not None:  # read after the block was written: see the written values
-            value.example = _rebase(value.example, block, {})
+            value.example = _rebase(value.example, block)
         self.values.append(value)
 
     def add(self, value) -> None:
@@ -93,10 +97,9 @@ class ExampleMemory:
         block = self.block_of(value.example)
         if block is not None and block.copy is None:
             block.copy = _clone(block)
-            rebased: dict[int, np.ndarray] = {}
             for v in self.values:
                 if block.contains(*_bounds(v.example)):
-                    v.example = _rebase(v.example, block, rebased)
+                    v.example = _rebase(v.example, block)
         return block
 
 
@@ -125,16 +128,17 @@ def _clone(block: Block) -> np.ndarray:
     return copy
 
 
-def _rebase(example: np.ndarray, block: Block, memo: dict) -> np.ndarray:
-    """The same view of ``block``'s private copy (same offset, shape, strides, flags)."""
+def _rebase(example: np.ndarray, block: Block) -> np.ndarray:
+    """The same view of ``block``'s private copy (same offset, shape, strides, flags), one
+    per example: the same array is the same view."""
     key = id(example)
-    if key not in memo:
+    if key not in block.rebased:
         offset = _address(example) - block.low
         view = np.ndarray(example.shape, example.dtype, buffer=block.copy, offset=offset,
                           strides=example.strides)  # fmt: skip
         view.flags.writeable = example.flags.writeable
-        memo[key] = view
-    return memo[key]
+        block.rebased[key] = (example, view)
+    return block.rebased[key][1]
 
 
 class _Memory:

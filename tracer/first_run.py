@@ -71,10 +71,14 @@ def run_keeping(run, args: tuple, fp_ignored: frozenset[str],
         results = run(*args)
     if noted or any(b is None for b in before):
         return results, None
+    # A read-only argument whose bits changed views memory the loop wrote through a writeable
+    # one, whose contents the replay puts back: it is not written itself (it cannot be).
     written = {
         i: np.array(a, copy=True)
         for i, (a, b) in enumerate(zip(args, before, strict=True))
-        if isinstance(a, np.ndarray) and (i in uninitialized or not _same(a, b))
+        if isinstance(a, np.ndarray)
+        and a.flags.writeable
+        and (i in uninitialized or not _same(a, b))
     }
     kept = [_kept(r, args, results[:j]) for j, r in enumerate(results)]
     kept_arrays = [v for _, v in before] + [*written.values(), *kept]

@@ -177,7 +177,11 @@ def _slice_numbers(obj) -> list:
 
 
 def _prepare_writes(state, writes: list) -> tuple:
-    """Make the written examples private; the graph inputs whose memory gets written."""
+    """Make the written examples private; the graph inputs whose memory gets written and
+    that are writeable at this point (what a graph that fails puts back, `graph_failure`).
+    A read-only input viewing that memory is left out: it cannot be written, and it sees the
+    memory a writeable one puts back (the write itself goes through a view of a writeable
+    one, or of one the graph made writeable: ``v.flags.writeable = True``)."""
     inputs: list = []
     for w in writes:
         block = state.memory.prepare_write(w)
@@ -189,7 +193,7 @@ def _prepare_writes(state, writes: list) -> tuple:
             if not value.device:
                 state.guards.add(AttrSource(AttrSource(value.source, "flags"), "writeable"),
                            "const", writeable)  # fmt: skip
-            if value.node not in inputs:
+            if value.example.flags.writeable and value.node not in inputs:
                 inputs.append(value.node)
     return tuple(inputs)
 

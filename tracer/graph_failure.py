@@ -77,9 +77,9 @@ def fp_errors_raise() -> bool:
 
 def snapshot(always: tuple, fp_only: tuple) -> list:
     """Copies of the arrays a failing graph may have written (NumPy arrays, or the device
-    arrays a backend takes as they are: torch tensors, CuPy arrays)."""
+    arrays a backend takes as they are: torch tensors, CuPy arrays), with their flags."""
     arrays = always + fp_only if fp_only and fp_errors_raise() else always
-    return [(a, _copy(a)) for a in arrays]
+    return [(a, _copy(a), isinstance(a, np.ndarray) and a.flags.writeable) for a in arrays]
 
 
 def _copy(array):
@@ -90,9 +90,14 @@ def _copy(array):
 
 
 def restore(saved: list) -> None:
-    for array, copy in reversed(saved):
+    for array, copy, writeable in reversed(saved):
         if isinstance(array, np.ndarray):
+            # with the flag it had: the graph may have made it read-only after writing it
+            # (``x.flags.writeable = False``), and the eager rerun writes it again first
+            if not array.flags.writeable:
+                array.flags.writeable = True
             np.copyto(array, copy)
+            array.flags.writeable = writeable
         elif hasattr(array, "copy_"):  # torch
             array.copy_(copy)
         else:

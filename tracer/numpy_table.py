@@ -286,11 +286,15 @@ def _leaves(obj):
         yield obj
 
 
-# Operations whose result never shares memory with an argument.
+# Operations whose result never shares memory with an argument: a claim the memory plan
+# relies on, proven over argument variants by tests/differential/test_memory_claims.py.
+# Not ``np.einsum``: with one operand and nothing to sum, it returns a view of it
+# (``"ij->ji"``, ``"ii->i"``, ``"i->i"``).
 _NEW_MEMORY = frozenset(
     id(fn)
-    for fn in (*_LOWERING[REDUCTION], *_LOWERING[SCAN], *_LOWERING[MATMUL], np.where, np.clip,
-               np.concatenate, np.stack, np.copy, np.ndarray.copy, np.ndarray.flatten)
+    for fn in (*_LOWERING[REDUCTION], *_LOWERING[SCAN], np.matmul, np.dot, np.tensordot,
+               np.inner, np.vdot, np.where, np.clip, np.concatenate, np.stack, np.copy,
+               np.ndarray.copy, np.ndarray.flatten)
 )  # fmt: skip
 
 
