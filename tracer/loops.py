@@ -347,8 +347,14 @@ def _capture(tx, origin, first: int, count: int, head: int, exit_index: int,
     example = run_on_examples(runner, state, (first, count), (*carried.values(), *read))
     count_value = origin.count_value(state) if first == 0 else Const(count)
     args = (Const(first), count_value, *carried.values(), *read)
-    body.add_node(runner, args, example, [name for name, _ in outputs], "loop",
-                  counted=not isinstance(count_value, Const))
+    body.add_node(
+        runner,
+        args,
+        example,
+        [name for name, _ in outputs],
+        "loop",
+        counted=not isinstance(count_value, Const),
+    )
     for name, step in steps.items():  # known from the trip count, as unrolling would know it
         tx.locals[name] = _counter_after(state, carried[name].value, step, count_value)
     if after:  # the targets keep the last item, as after any loop

@@ -104,6 +104,7 @@ class CellWidget(widgets.VBox):
         self.message.value = ""
         large = render.large_graphs(run)
         self.large_graphs.options = [(title, i) for i, (title, _) in enumerate(large)]
+        self.large_graphs.value = 0 if large else None
         self.drawer.layout.display = None if large else "none"
         self.large_drawing.value = ""
         with self._quiet():

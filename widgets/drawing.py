@@ -4,7 +4,7 @@ the graph's code.
 
 Graphviz's layout grows much faster than the graph (60 ops: 30 ms; 200 ops: 5 s; 9,000 ops:
 not in 16 minutes), so a graph of more than `DRAW_LIMIT` ops is not drawn with the report;
-the widget draws it on demand with a longer budget (`draw(..., limit=None)`). Each graph is
+the widget draws it on request, with a longer budget (`draw(..., on_request=True)`). Each graph is
 drawn once per process (the widget's tabs and its static HTML share it), and the time it took
 is kept for the Timings tab.
 """
@@ -40,17 +40,18 @@ class Drawing:
 _drawn: weakref.WeakKeyDictionary[Graph, Drawing] = weakref.WeakKeyDictionary()
 
 
-def draw(graph: Graph, title: str, labels, *, limit: int | None = DRAW_LIMIT,
-         budget_s: float = DRAW_BUDGET_S) -> Drawing:  # fmt: skip
-    """``graph`` drawn (``labels`` names files, as in `graph_to_dot`), unless it has more than
-    ``limit`` ops (None: no limit) or Graphviz needs more than ``budget_s`` seconds."""
+def draw(graph: Graph, title: str, labels, *, on_request: bool = False) -> Drawing:
+    """``graph`` drawn (``labels`` names files, as in `graph_to_dot`) within `DRAW_BUDGET_S`,
+    unless it has more than `DRAW_LIMIT` ops; ``on_request``: any size, within
+    `ON_DEMAND_BUDGET_S` (a graph that ran out of the short budget gets the long one)."""
     known = _drawn.get(graph)
-    if known is not None and (known.svg is not None or limit is not None):
+    if known is not None and (known.svg is not None or not on_request):
         return known
     ops = graph.op_count()
-    if limit is not None and ops > limit:
-        return Drawing(None, f"not drawn: {ops} ops is more than {limit}, and Graphviz's time "
-                             "grows much faster than the graph")  # fmt: skip
+    if not on_request and ops > DRAW_LIMIT:
+        return Drawing(None, f"not drawn: {ops} ops is more than {DRAW_LIMIT}, and Graphviz's "
+                             "time grows much faster than the graph")  # fmt: skip
+    budget_s = ON_DEMAND_BUDGET_S if on_request else DRAW_BUDGET_S
     start = time.perf_counter()
     try:
         svg, note = render_svg(graph_to_dot(graph, title=title, labels=labels), budget_s), ""
@@ -61,6 +62,12 @@ def draw(graph: Graph, title: str, labels, *, limit: int | None = DRAW_LIMIT,
     # kept: a graph's drawing (or its overrun of the budget) is not made twice
     drawing = _drawn[graph] = Drawing(svg, note, time.perf_counter() - start)
     return drawing
+
+
+def forget() -> None:
+    """Draw every graph anew (benchmarks time the drawing itself)."""
+    _drawn.clear()
+    render_svg.cache_clear()
 
 
 def drawing_seconds(graphs: list[Graph]) -> float:

@@ -301,8 +301,7 @@ def large_graphs(run: CellRun) -> list[tuple[str, Graph]]:
 
 def drawing_html(graph: Graph, title: str, source: CellSource) -> str:
     """A large graph drawn on request (with `drawing.ON_DEMAND_BUDGET_S`), or why it was not."""
-    drawn = drawing.draw(graph, title, source.label_of, limit=None,
-                         budget_s=drawing.ON_DEMAND_BUDGET_S)  # fmt: skip
+    drawn = drawing.draw(graph, title, source.label_of, on_request=True)
     if drawn.svg is None:
         return _page(f'<div class="tc-error">{escape(drawn.note)}</div>')
     took = _title(title, f"drawn in {_ms(drawn.seconds)}")
@@ -320,9 +319,15 @@ def _graph_summary(graph: Graph, note: str, source: CellSource) -> str:
 
 def _code_head(graph: Graph) -> str:
     """The graph's code, up to `drawing.CODE_LINES` lines (the summary covers the rest)."""
-    lines = str(graph).splitlines()
+    return _pre_head(str(graph))
+
+
+def _pre_head(text: str) -> str:
+    """``text`` up to `drawing.CODE_LINES` lines, and how many more there are: a report stays
+    small in the saved notebook at any graph size."""
+    lines = text.splitlines()
     if len(lines) <= drawing.CODE_LINES:
-        return _pre("\n".join(lines))
+        return _pre(text)
     more = len(lines) - drawing.CODE_LINES
     return _pre("\n".join(lines[: drawing.CODE_LINES]) + f"\n# ... {_plural(more, 'more line')}")
 
@@ -415,7 +420,7 @@ def _code_body(run: CellRun) -> str:
 def _code_entry(report: CompileReport, source: CellSource) -> str:
     blocks = [
         f"<details{' open' if key == 'backend' else ''}><summary>{escape(label)}</summary>"
-        f"{_pre(report.sources[key])}</details>"
+        f"{_pre_head(report.sources[key])}</details>"
         for key, label in CODE_SOURCES.items()
         if report.sources.get(key)
     ]

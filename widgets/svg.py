@@ -146,7 +146,7 @@ def _watch(budget_s: float, stop: Callable[[], None]) -> Iterator[list[str]]:
             if left <= 0:
                 stopped.append("budget")
                 break
-            ready, _, _ = select.select([read_fd], [], [], min(left, 0.05))
+            ready, _, _ = select.select([read_fd], [], [], left)
             if ready and signal.SIGINT in os.read(read_fd, 64):
                 stopped.append("interrupt")
                 break
@@ -159,6 +159,7 @@ def _watch(budget_s: float, stop: Callable[[], None]) -> Iterator[list[str]]:
         yield stopped
     finally:
         done.set()
+        os.write(write_fd, b"\0")  # wakes the watcher (no signal has number 0)
         thread.join()
         if previous is not None:
             signal.set_wakeup_fd(previous)

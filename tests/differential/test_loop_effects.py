@@ -175,8 +175,14 @@ def test_every_program_runs_plainly_without_error():
 
 
 CASES = [
-    C(f"{loop}-{change}", make(program(loop, [change])), arguments(4, 4), arguments(4, 3),
-      setup=reset, observe=observe)  # fmt: skip
+    C(
+        f"{loop}-{change}",
+        make(program(loop, [change])),
+        arguments(4, 4),
+        arguments(4, 3),
+        setup=reset,
+        observe=observe,
+    )  # fmt: skip
     for loop in LOOPS
     for change in CHANGES
 ]

@@ -75,9 +75,16 @@ def fact_applies(loop: str, fact: str) -> bool:
 
 
 CASES = [
-    C(f"{loop}-{fact}", make(program(loop, fact)), arguments(1), arguments(2), arguments(3),
-      arguments(1, read_only=True), arguments(0) if loop.startswith("while") else arguments(4),
-      pattern="ABCDEDA")  # fmt: skip
+    C(
+        f"{loop}-{fact}",
+        make(program(loop, fact)),
+        arguments(1),
+        arguments(2),
+        arguments(3),
+        arguments(1, read_only=True),
+        arguments(0) if loop.startswith("while") else arguments(4),
+        pattern="ABCDEDA",
+    )  # fmt: skip
     for loop in LOOPS
     for fact in FACTS
     if fact_applies(loop, fact)
