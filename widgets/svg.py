@@ -20,6 +20,7 @@ import os
 import select
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import sysconfig
@@ -133,11 +134,12 @@ def _watch(budget_s: float, stop: Callable[[], None]) -> Iterator[list[str]]:
     and the native call holds the thread."""
     stopped: list[str] = []
     done = threading.Event()
-    read_fd, write_fd = os.pipe()
-    os.set_blocking(write_fd, False)
+    # a socket pair, not a pipe: select and set_wakeup_fd take sockets on every platform
+    reader, writer = socket.socketpair()
+    writer.setblocking(False)
     previous = None
     if threading.current_thread() is threading.main_thread():
-        previous = signal.set_wakeup_fd(write_fd, warn_on_full_buffer=False)
+        previous = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
 
     def watcher() -> None:
         deadline = time.monotonic() + budget_s
@@ -146,8 +148,8 @@ def _watch(budget_s: float, stop: Callable[[], None]) -> Iterator[list[str]]:
             if left <= 0:
                 stopped.append("budget")
                 break
-            ready, _, _ = select.select([read_fd], [], [], left)
-            if ready and signal.SIGINT in os.read(read_fd, 64):
+            ready, _, _ = select.select([reader], [], [], left)
+            if ready and signal.SIGINT in reader.recv(64):
                 stopped.append("interrupt")
                 break
         if stopped:
@@ -159,12 +161,12 @@ def _watch(budget_s: float, stop: Callable[[], None]) -> Iterator[list[str]]:
         yield stopped
     finally:
         done.set()
-        os.write(write_fd, b"\0")  # wakes the watcher (no signal has number 0)
+        writer.send(b"\0")  # wakes the watcher (no signal has number 0)
         thread.join()
         if previous is not None:
             signal.set_wakeup_fd(previous)
-        os.close(read_fd)
-        os.close(write_fd)
+        reader.close()
+        writer.close()
 
 
 def _find_dot_binary() -> str | None:
