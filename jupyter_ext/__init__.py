@@ -15,6 +15,7 @@ loading the extension does.
 
 from __future__ import annotations
 
+from tcompile.tracer import file_labels
 from tcompile.tracer.errors import Unsupported
 
 from .magics import TcompileMagics
@@ -23,12 +24,16 @@ from .magics import TcompileMagics
 def load_ipython_extension(ipython) -> None:
     magics = TcompileMagics(ipython)
     ipython.register_magics(magics)
+    ipython.events.register("pre_run_cell", magics.note_cell_start)
     ipython.events.register("post_run_cell", magics.show_pending)
     ipython.set_custom_exc((Unsupported,), magics.unsupported)
+    file_labels.add_namer(magics.cell_labels.name)  # graphs and loops say "Cell In[5]:3"
 
 
 def unload_ipython_extension(ipython) -> None:
     magics = ipython.magics_manager.registry.get("TcompileMagics")
     if magics is not None:
+        ipython.events.unregister("pre_run_cell", magics.note_cell_start)
         ipython.events.unregister("post_run_cell", magics.show_pending)
         ipython.set_custom_exc((), None)
+        file_labels.remove_namer(magics.cell_labels.name)

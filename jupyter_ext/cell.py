@@ -23,16 +23,28 @@ from tcompile.tracer import code_cache, report
 from tcompile.widgets.model import CellOptions, CellRun, CellSource
 
 
-def register(shell, line: str, body: str) -> CellSource:
+def register(shell, line: str, body: str, names_before: dict | None) -> CellSource:
     """Put the whole cell (magic line included) in ``linecache`` under a name IPython maps to
-    this execution, and describe where the body starts."""
+    this execution, and describe where the body starts. ``names_before``: IPython's file name
+    map as it was when the cell started (`cell_number`)."""
     text = f"%%tcompile {line}".rstrip() + "\n" + body
-    # The number IPython compiled this cell under: the last one it cached (its execution_count
-    # has already moved on to the next cell when history is stored).
-    numbers = getattr(shell.compile, "_filename_map", {})
-    number = next(reversed(numbers.values()), shell.execution_count)
+    number = cell_number(shell, names_before)
     filename = shell.compile.cache(text, number, raw_code=text)
     return CellSource(body, 2, filename, f"Cell In[{number}]", CellLabels(shell))
+
+
+def cell_number(shell, names_before: dict | None) -> int:
+    """The number IPython compiled the running cell under (its ``In[n]``): the entry its file
+    name map gained or changed since the cell started. Neither the last entry (a cell whose
+    text ran before keeps its old place in the map: ipykernel names a cell's file by its text
+    alone) nor ``execution_count`` (moved on already, or not, by IPython's version and whether
+    the cell is stored in history) says it."""
+    names = getattr(shell.compile, "_filename_map", {})
+    if names_before is not None:
+        changed = [n for filename, n in names.items() if names_before.get(filename) != n]
+        if changed:
+            return max(changed)
+    return next(reversed(names.values()), shell.execution_count)
 
 
 class CellLabels(Mapping):
@@ -43,6 +55,11 @@ class CellLabels(Mapping):
 
     def __getitem__(self, filename: str) -> str:
         return f"Cell In[{self._numbers[filename]}]"
+
+    def name(self, filename: str) -> str | None:
+        """A `tcompile.tracer.file_labels` namer."""
+        number = self._numbers.get(filename)
+        return None if number is None else f"Cell In[{number}]"
 
     def __iter__(self):
         return iter(self._numbers)

@@ -31,12 +31,14 @@ class TcompileMagics(Magics):
         self._pending = None  # the widget to show once the cell has finished
         self.last_widget = None
         self._widgets: dict[str, object] = {}  # cell id -> the widget it shows
+        self._names_before: dict | None = None  # IPython's cell file names as a cell started
+        self.cell_labels = cells.CellLabels(shell)
 
     @cell_magic("tcompile")
     def tcompile_cell(self, line: str, cell: str):
         __tracebackhide__ = True  # noqa: F841 - IPython hides this frame in tracebacks
         options = parse(line, self.defaults)
-        source = cells.register(self.shell, line, cell)
+        source = cells.register(self.shell, line, cell, self._names_before)
         value, run = self._run(source, options)
         if options.widget:
             self._pending = self._widget(run)
@@ -87,6 +89,10 @@ class TcompileMagics(Magics):
             elif value is not None:
                 display(value)
         widget.update(run)
+
+    def note_cell_start(self, info=None) -> None:
+        """IPython's pre_run_cell event: remember its cell file names (`cells.cell_number`)."""
+        self._names_before = dict(getattr(self.shell.compile, "_filename_map", {}))
 
     def show_pending(self, result=None) -> None:
         """IPython's post_run_cell event: show the widget of the cell that just ran."""

@@ -5,6 +5,7 @@ error, and the widget's toggles re-running the cell."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import textwrap
@@ -16,6 +17,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 import tcompile as tc
 from tcompile.tracer import code_cache
+from tcompile.widgets import render
 from tcompile.widgets.model import CellOptions
 
 
@@ -245,3 +247,61 @@ def test_breaks_and_errors_name_the_cells_own_number(shell):
     assert f"Cell In[{result.execution_count}]" in shown_text(shell)
     filename = record.location.filename
     assert shell.compile._filename_map[filename] == result.execution_count
+
+
+@pytest.fixture
+def kernel_file_names(shell, monkeypatch, tmp_path):
+    """Cell file names as ipykernel makes them: from the cell's text alone (the same text run
+    again is the same file, whose entry in IPython's map keeps its old place)."""
+    import hashlib
+
+    def by_text(raw_code, transformed_code, number):
+        return str(tmp_path / f"{hashlib.sha1(raw_code.encode()).hexdigest()[:10]}.py")
+
+    monkeypatch.setattr(shell.compile, "get_code_name", by_text)
+
+
+LOOPING = """
+def f(x):
+    s = x * 0
+    for i in range(3):
+        s = s + x[i]
+    print(s)
+    return s
+f(np.ones(3))
+"""
+
+
+def widget_numbers(shell) -> set[str]:
+    """Every "Cell In[n]" the last widget's report shows, and its graphs' comments say."""
+    widget = magics().last_widget
+    text = render.static_html(widget.run) + "".join(
+        str(g) for r in widget.run.reports for g in r.graphs
+    )
+    return set(re.findall(r"Cell In\[\d+\]", text))
+
+
+@pytest.mark.parametrize("times", [2, 3])
+def test_a_cell_run_again_names_its_own_number(shell, kernel_file_names, times):
+    for _ in range(times):
+        result = run(shell, LOOPING)
+        assert widget_numbers(shell) == {f"Cell In[{result.execution_count}]"}
+
+
+def test_run_all_twice_names_each_cells_own_number(shell, kernel_file_names):
+    cells = [LOOPING, LOOPING.replace("range(3)", "range(2)"), "g = 1\n"]
+    for _ in range(2):  # Run All, twice
+        for cell in cells:
+            result = run(shell, cell)
+            if cell is not cells[-1]:
+                assert widget_numbers(shell) == {f"Cell In[{result.execution_count}]"}
+
+
+def test_graph_comments_and_loop_records_name_the_cell_not_its_file(shell, kernel_file_names):
+    result = run(shell, LOOPING)
+    widget = magics().last_widget
+    graphs = "".join(str(g) for r in widget.run.reports for g in r.graphs)
+    loops = [loop.describe() for r in widget.run.reports for loop in r.loops]
+    label = f"Cell In[{result.execution_count}]"
+    assert f"{label}:3 in f" in graphs and loops and all(d.startswith(label) for d in loops)
+    assert ".py:" not in graphs + "".join(loops)

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import canonical, operators
+from . import canonical, file_labels, operators
 from .errors import FrameLoc
 
 STATEMENT_OPS = frozenset({"setitem", "inplace"})
@@ -272,12 +272,10 @@ _OPS = {"input", "call", "method", "attr", "getitem", "setitem", "inplace", "out
 
 def _comment(node: Node) -> str:
     where = node.stack[-1] if node.stack else None
-    loc = f"  {_short_file(where.filename)}:{where.lineno} in {where.funcname}" if where else ""
+    loc = (
+        f"  {file_labels.label(where.filename)}:{where.lineno} in {where.funcname}" if where else ""
+    )
     return f"{node.meta}{loc}"
-
-
-def _short_file(filename: str) -> str:
-    return filename.rsplit("/", 1)[-1]
 
 
 def _nodes_in(obj):

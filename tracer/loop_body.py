@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import graph_calls
+from . import file_labels, graph_calls
 from .effects import FP, RAISE, SILENT
 from .errors import GraphBreak, RestartTrace, StopTrace, UserErrorInTrace
 from .examples import as_example
@@ -54,7 +54,7 @@ class LoopRecord:
     peeled: str = ""  # why the first iteration was unrolled before the rest became a node
 
     def describe(self) -> str:
-        where = f"{self.filename.rsplit('/', 1)[-1]}:{self.lineno}"
+        where = f"{file_labels.label(self.filename)}:{self.lineno}"
         if self.captured and self.kind == "while":
             return (
                 f"{where}: while_loop node (its condition computed in the graph, read once per "
