@@ -462,3 +462,25 @@ def test_graphs_tab_lists_loop_nodes_with_their_body_and_unrolled_loops_with_why
     assert "loop node, 40 iterations, body of 7 ops" in page
     assert "<summary>body</summary>" in page and "np.roll(u, shift=1)" in html.unescape(page)
     assert "unrolled (3 iterations): the body uses the loop index as a Python int" in page
+
+
+def test_a_loop_node_is_drawn_as_a_success_with_its_body_shown():
+    run = run_cell(
+        """
+        import numpy as np
+        import tcompile as tc
+
+        @tc.compile
+        def smooth(u):
+            for _ in range(5):
+                u[1:-1] = 0.5 * u[1:-1] + 0.25 * (u[:-2] + u[2:])
+            return u
+
+        smooth(np.arange(8.0))
+        """
+    )
+    graph = next(g for r in run.reports for g in r.graphs if g.op_count())
+    dot = graph_to_dot(graph)
+    loop_line = next(line for line in dot.splitlines() if "loop node:" in line)
+    assert 'color="#2e7d32"' in loop_line and "#c0392b" not in loop_line  # green, not red
+    assert "<details open><summary>body</summary>" in graphs_html(run)

@@ -1,14 +1,16 @@
 """A captured graph as Graphviz DOT text: one box per op, data-flow edges, inputs on top.
 
 Each node's label reads ``name / what it computes / f64[4, 8] / file:line``; inputs are green
-ellipses, the output a double-bordered box, and ops that write into an array are red and
-labelled "in-place". Labels are plain quoted DOT strings (no HTML or record labels), so only
-quotes, backslashes and line breaks need escaping.
+ellipses, the output a double-bordered box, ops that write into an array are red and labelled
+"in-place", and a loop node (its body run per iteration) is green and double-bordered, as the
+success it is. Labels are plain quoted DOT strings (no HTML or record labels), so only quotes,
+backslashes and line breaks need escaping.
 """
 
 from __future__ import annotations
 
 from tcompile.tracer.graph import STATEMENT_OPS, Graph, Node, nodes_in
+from tcompile.tracer.loop_runners import LoopRunner
 
 _MAX_TEXT = 48  # characters of an op's expression shown in its box
 
@@ -24,6 +26,8 @@ _STYLE = {
     "input": 'shape=ellipse, style=filled, fillcolor="#e3f4e1", color="#3f8f3a"',
     "output": 'style="rounded,filled", peripheries=2, fillcolor="#f1f1f1", color="#333333"',
     "mutates": 'style="rounded,filled,bold", fillcolor="#fde4e1", color="#c0392b"',
+    # a loop captured as one node is a success: green, whatever it writes
+    "loop": 'style="rounded,filled,bold", peripheries=2, fillcolor="#e6f4ea", color="#2e7d32"',
 }
 
 
@@ -55,7 +59,9 @@ def _id(node: Node) -> str:
 
 def _label(graph: Graph, node: Node, labels) -> str:
     parts = [node.name, _computes(graph, node)]
-    if _mutates(node):
+    if isinstance(node.target, LoopRunner):
+        parts.append(f"loop node: its body of {node.target.body.op_count()} ops runs per iteration")
+    elif _mutates(node):
         parts.append("in-place")
     parts += [node.meta, _where(node, labels)]
     return "\\n".join(escape(p) for p in parts if p)
@@ -108,4 +114,6 @@ def _written(node: Node) -> list[Node]:
 def _style(node: Node) -> list[str]:
     if node.op in ("input", "output"):
         return [_STYLE[node.op]]
+    if isinstance(node.target, LoopRunner):
+        return [_STYLE["loop"]]
     return [_STYLE["mutates"]] if _mutates(node) else []

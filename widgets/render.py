@@ -339,7 +339,11 @@ def _loops_html(report: CompileReport) -> str:
         return ""
     items = "".join(
         f"<li>{escape(loop.describe())}"
-        + (f"<details><summary>body</summary>{_pre(loop.body)}</details>" if loop.captured else "")
+        + (
+            f"<details open><summary>body</summary>{_pre(loop.body)}</details>"
+            if loop.captured
+            else ""
+        )  # fmt: skip
         + "</li>"
         for loop in report.loops
     )
