@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Usage: scripts/venv.sh VER [EXTRAS]
-# Create .venv/VER from /root/.pyenv/versions/VER.*/bin/python if missing, then install the
+# Create .venv/VER (from pyenv's VER.x, else pythonVER on PATH) if missing, then install the
 # project editable into it (with EXTRAS, e.g. "test" or "jupyter"). Run it every time: when
 # nothing changed, the install takes a second or two.
 set -euo pipefail
@@ -11,9 +11,13 @@ venv=.venv/$ver
 
 # .ready marks a finished setup; a half-made venv (interrupted, failed download) is made anew.
 if [[ ! -f $venv/.ready ]] || ! "$venv/bin/python" -c '' 2>/dev/null; then
-    py=$(ls -d /root/.pyenv/versions/"$ver".*/bin/python 2>/dev/null | sort -V | tail -n 1 || true)
+    # pyenv's newest $ver.x (its root as pyenv says, else ~/.pyenv), else python$ver on the PATH
+    # (a system, conda or Homebrew Python).
+    pyenv_root=${PYENV_ROOT:-$(pyenv root 2>/dev/null || echo "$HOME/.pyenv")}
+    py=$(ls -d "$pyenv_root"/versions/"$ver".*/bin/python 2>/dev/null | sort -V | tail -n 1 || true)
+    py=${py:-$(command -v "python$ver" || true)}
     if [[ -z $py ]]; then
-        echo "error: no Python $ver interpreter: nothing matches /root/.pyenv/versions/$ver.*/bin/python" >&2
+        echo "error: no Python $ver interpreter: none under $pyenv_root/versions/$ver.*, no python$ver on PATH" >&2
         exit 1
     fi
     if ! "$py" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
