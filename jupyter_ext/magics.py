@@ -9,6 +9,7 @@ to the user's line, not as a raw traceback.
 from __future__ import annotations
 
 import linecache
+from dataclasses import replace
 
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.display import display
@@ -55,7 +56,10 @@ class TcompileMagics(Magics):
         print(f"%%tcompile session defaults: {flags}")
 
     def _run(self, source: CellSource, options: CellOptions):
-        return cells.run(self.shell, source, options, self.definitions)
+        value, run = cells.run(self.shell, source, options, self.definitions)
+        if isinstance(run.error, tc.Unsupported):  # its pinned error shows the file it broke in
+            run = replace(run, error_source=source_of(run.error.record, self.shell))
+        return value, run
 
     def _widget(self, run: CellRun):
         from tcompile.widgets.cell_widget import CellWidget  # ipywidgets only when shown
@@ -101,8 +105,11 @@ class TcompileMagics(Magics):
             display(widget)
 
     def unsupported(self, shell, etype, value, tb, tb_offset=None):
-        """IPython's custom handler for tc.Unsupported: the error pinned to the user's line."""
-        display(pinned_error(value, source_of(value.record, shell)))
+        """IPython's custom handler for tc.Unsupported: the error pinned to the user's line, on
+        top of the cell's widget when one follows (else an output of its own), and a one-line
+        traceback (the cell's error status)."""
+        if self._pending is None or self._pending.run.error is not value:
+            display(pinned_error(value, source_of(value.record, shell)))
         line = f"{etype.__name__}: {value.record.reason}"
         where = value.record.location
         stb = [f"{line} (line {where.lineno})" if where else line]

@@ -191,6 +191,29 @@ def test_unsupported_is_pinned_to_the_cell_line_and_the_widget_stays(shell):
     assert any("text/html" in d and "tc-" in d["text/html"] for d in shown(shell))
 
 
+def test_a_failed_compile_shows_one_error_on_top_of_a_widget_that_shows_the_break(shell):
+    run(shell, BREAKING, magic="%%tcompile --fullgraph")
+    (bundle,) = shown(shell)  # the widget alone: no pinned error of its own above it
+    widget = magics().last_widget
+    assert "tc-pinned-error" in widget.message.value and "tc-pinned-error" in bundle["text/html"]
+    assert widget.tabs.selected_index == 2  # Breaks
+    graphs = widget.tabs.children[0].value
+    assert "No graph: the compile of f stopped at a graph break" in graphs
+    assert (
+        "fullgraph=False" not in bundle["text/html"]
+        and "fullgraph (or error_on_graph_break) toggle" in bundle["text/html"]
+    )
+
+
+def test_an_unsupported_from_a_plain_cell_is_pinned_on_its_own(shell):
+    run(shell, BREAKING, magic="%%tcompile --fullgraph --no-widget")
+    (bundle,) = shown(shell)
+    assert (
+        "tc-pinned-error" in bundle["text/html"]
+        and "application/vnd.jupyter.widget-view+json" not in bundle
+    )
+
+
 def test_rerunning_a_cell_replaces_and_forgets_its_compiled_functions(shell):
     run(shell, BREAKING)
     first = shell.user_ns["f"]

@@ -11,7 +11,7 @@ import pytest
 from widget_cells import run_cell
 
 import tcompile as tc
-from tcompile.tracer.errors import BREAK_KINDS, HINT_FULLGRAPH_OFF, BreakRecord, FrameLoc
+from tcompile.tracer.errors import BREAK_KINDS, BreakRecord, FrameLoc
 from tcompile.tracer.graph import nodes_in
 from tcompile.widgets import (
     CellOptions,
@@ -32,6 +32,7 @@ from tcompile.widgets import (
     timings_html,
 )
 from tcompile.widgets.dot import escape
+from tcompile.widgets.render import NOTEBOOK_FULLGRAPH_OFF
 
 # A print inside an inlined helper: the break is at line 6, reached from the call at line 12.
 BREAK_CELL = """
@@ -387,10 +388,12 @@ def test_break_error_pins_a_fullgraph_error_to_its_cell_line(fullgraph_run):
         "     9     return y",
         "    10",
     ]
-    assert text.endswith(f"Try:\n  - {BREAK_KINDS['io_call'].hints[0]}\n  - {HINT_FULLGRAPH_OFF}")
+    assert text.endswith(
+        f"Try:\n  - {BREAK_KINDS['io_call'].hints[0]}\n  - {NOTEBOOK_FULLGRAPH_OFF}"
+    )
     assert 'class="tc-error tc-pinned-error"' in page
     assert list(marked_lines(page, "tc-break-line")) == [8]
-    assert html.escape(HINT_FULLGRAPH_OFF) in page
+    assert html.escape(NOTEBOOK_FULLGRAPH_OFF) in page
 
 
 def test_break_error_in_an_inlined_helper_pins_the_helpers_line_and_shows_the_chain():
@@ -416,9 +419,10 @@ def test_static_html_has_every_section_and_the_summary(fullgraph_run, break_run)
     for title in ("Graphs", "Guards", "Breaks", "Kernels", "Code", "Timings"):
         assert f'<div class="tc-h">{title}</div>' in page
     assert html.escape(summary(break_run)) in page and page.count("<svg") == 2
-    # a cell's tc.Unsupported is its own output (the pinned error), not repeated here
+    # a cell's tc.Unsupported is pinned on top of its report (no output of its own)
     failed = static_html(fullgraph_run)
-    assert "tc-pinned-error" not in failed and "raised tc.Unsupported" in failed
+    assert failed.index("tc-summary") < failed.index("tc-pinned-error") < failed.index('"tc-h"')
+    assert "raised tc.Unsupported" in failed and "tc-pinned-error" not in page
 
 
 def test_text_report_reads_as_a_summary(break_run, skip_run, recompile_run, fullgraph_run):
@@ -436,7 +440,9 @@ def test_text_report_reads_as_a_summary(break_run, skip_run, recompile_run, full
     recompiled = recompile_run.reports[1]
     reason = recompiled.recompile_reasons[0]
     assert f"  recompiled scale {recompiled.compile_id}: {reason}" in text_report(recompile_run)
-    assert text_report(fullgraph_run).splitlines()[-1].startswith("  error: Unsupported: ")
+    failed = text_report(fullgraph_run)
+    assert "tc.Unsupported: I/O or printing inside the compiled region [io_call]" in failed
+    assert failed.endswith(NOTEBOOK_FULLGRAPH_OFF) and "\n->   8     print(y)" in failed
 
 
 LOOP_CELL = """

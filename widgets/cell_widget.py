@@ -101,7 +101,10 @@ class CellWidget(widgets.VBox):
         self.summary.value = render.summary_html(run)
         for page, (_, html) in zip(self.tabs.children, render.SECTIONS):
             page.value = html(run)
-        self.message.value = ""
+        # a tc.Unsupported the cell raised: on top, with the Breaks tab open where it is
+        self.message.value = render.cell_error_html(run)
+        if self.message.value:
+            self.tabs.selected_index = [title for title, _ in render.SECTIONS].index("Breaks")
         large = render.large_graphs(run)
         self.large_graphs.options = [(title, i) for i, (title, _) in enumerate(large)]
         self.large_graphs.value = 0 if large else None

@@ -68,3 +68,6 @@ class CellRun:
     reports: tuple = ()  # CompileReport, in the order they were published
     error: BaseException | None = None
     seconds: float = 0.0  # wall time of the cell's code, compiles and calls included
+    # the whole file a tc.Unsupported the cell raised broke in (this cell, another one, a
+    # module): what its pinned error shows; None: the cell's own source
+    error_source: CellSource | None = None

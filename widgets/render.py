@@ -19,7 +19,7 @@ from tcompile.tracer.compiled_graph import (
     FusionDecision,
     KernelInfo,
 )
-from tcompile.tracer.errors import HINT_FULLGRAPH_OFF, BreakRecord, FrameLoc
+from tcompile.tracer.errors import HINT_FULLGRAPH_OFF, BreakRecord, FrameLoc, Unsupported
 from tcompile.tracer.graph import Graph
 from tcompile.tracer.report import EAGER, ERROR, GRAPH, CompileReport
 
@@ -43,6 +43,11 @@ KIND_BADGES = {  # a kernel's kind -> its badge; an extern step is no kernel: Nu
     "loop": "loop: its body's kernels, per iteration",
 }
 NOTES_HEADS = {"extern": "Runs in NumPy because:", "loop": "How it runs:"}  # else: fusions
+NOTEBOOK_FULLGRAPH_OFF = (
+    "Turn the widget's fullgraph (or error_on_graph_break) toggle off, or drop that flag from "
+    "the %%tcompile line or the tc.compile call, to let tcompile break the graph here and run "
+    "this part eagerly."
+)
 EAGER_NOTE = (
     "The eager backend runs the graph's Python as shown in the Graphs and Code tabs: no kernels."
 )
@@ -179,8 +184,12 @@ def _kind_count(n: int, kind: str) -> str:
 
 def _hints(record: BreakRecord) -> tuple[str, ...]:
     """The hints ``tc.Unsupported`` prints for the record."""
-    hints = record.all_hints()
-    return hints if HINT_FULLGRAPH_OFF in hints else (*hints, HINT_FULLGRAPH_OFF)
+    return (*_cell_hints(record), NOTEBOOK_FULLGRAPH_OFF)
+
+
+def _cell_hints(record: BreakRecord) -> tuple[str, ...]:
+    """The record's hints in a notebook's words: its fullgraph is a flag and a toggle."""
+    return tuple(h for h in record.all_hints() if h != HINT_FULLGRAPH_OFF)
 
 
 # -- summary ------------------------------------------------------------------------------------
@@ -274,6 +283,11 @@ def _report_title(report: CompileReport, source: CellSource, muted: str = "") ->
 # -- the sections ---------------------------------------------------------------------------------
 def _graphs_body(run: CellRun) -> str:
     shown = _shown_graphs(run)
+    failed = [r for r in run.reports if r.outcome == ERROR]
+    if not shown and failed:
+        names = ", ".join(dict.fromkeys(r.function for r in failed))
+        return _empty(f"No graph: the compile of {names} stopped at a graph break, which its "
+                      "options make an error (see the Breaks tab).")  # fmt: skip
     if not shown:
         return _empty("No graph captured: no compiled frame ran a NumPy operation.")
     return "".join(_graph_block(report, title, graph, run.source) for report, title, graph in shown)
@@ -403,7 +417,7 @@ def _break_block(record: BreakRecord, reports: list[CompileReport], source: Cell
         f'<span class="tc-kind-id">[{escape(record.kind.id)}]</span></div>'
         f"<div>{escape(record.explanation)}</div>"
         f'<div class="tc-muted">{escape(where)}seen in {escape(ids)}{failed}</div>'
-        f"{_chain_html(record, source)}<div>Try:</div>{_list(record.all_hints())}</div>"
+        f"{_chain_html(record, source)}<div>Try:</div>{_list(_cell_hints(record))}</div>"
     )
 
 
@@ -569,11 +583,21 @@ SECTIONS: tuple[tuple[str, Callable[[CellRun], str]], ...] = (
 )  # the widget's tabs and the static page's sections, in order
 
 
+def cell_error_html(run: CellRun) -> str:
+    """The ``tc.Unsupported`` the cell raised, pinned to its line ("" if none): the widget shows
+    it on top, in place of an output of its own."""
+    if not isinstance(run.error, Unsupported):
+        return ""
+    return _page(_pinned_error_body(run.error.record, run.error_source or run.source))
+
+
 def static_html(run: CellRun) -> str:
-    """Everything in one page of sections: what a saved or nbconvert-ed notebook shows (a
-    ``tc.Unsupported`` the cell raised is its own output, shown next to this one)."""
+    """Everything in one page of sections, the cell's ``tc.Unsupported`` on top: what a saved
+    or nbconvert-ed notebook shows."""
     body = "".join(_section(title, html(run)) for title, html in SECTIONS)
-    return _page(f"{summary_html(run)}{body}")
+    error = _pinned_error_body(run.error.record, run.error_source or run.source) \
+        if isinstance(run.error, Unsupported) else ""  # fmt: skip
+    return _page(f"{summary_html(run)}{error}{body}")
 
 
 # -- a tc.Unsupported pinned to its cell line ----------------------------------------------------
@@ -640,14 +664,16 @@ def text_report(run: CellRun) -> str:
         lines.append(f"  graph break at {where} [{record.kind.id}]: {record.reason}")
         if loc and _source_line(loc, run.source):
             lines.append(f"      {_source_line(loc, run.source)}")
-        lines += [f"      Try: {hint}" for hint in record.all_hints()]
+        lines += [f"      Try: {hint}" for hint in _cell_hints(record)]
     for report in _skipped(run):
         where = _where(report.filename, report.firstlineno, run.source)
         lines.append(f"  skipped {report.function} ({where}): {report.eager_reason}")
     for report in run.reports:
         for reason in report.recompile_reasons:
             lines.append(f"  recompiled {report.function} {report.compile_id}: {reason}")
-    if run.error is not None:
+    if isinstance(run.error, Unsupported):
+        lines.append(break_error(run.error.record, run.error_source or run.source)[1])
+    elif run.error is not None:
         first = next(iter(str(run.error).splitlines()), "")
         lines.append(f"  error: {type(run.error).__name__}: {first}")
     return "\n".join(lines)
