@@ -19,6 +19,7 @@ from .operations import (
     check_untaken,
     fold,
     iterate,
+    number_conversion,
     python_int,
     take,
     unary_op,
@@ -52,7 +53,7 @@ def _len(tx, args, kwargs):
         return array_dims(tx.state, v)[0]
     if isinstance(v, UserObject):
         return tx.call(tx.get_attr(v, "__len__"), [], {})
-    return fold(len, v.constant())
+    return fold(tx.state, len, v.constant())
 
 
 def _range(tx, args, kwargs):
@@ -179,8 +180,6 @@ def isinstance_of(value: Value, cls) -> bool:
         return issubclass(value.cls, cls)
     if isinstance(value, NumpyValue):
         return isinstance(value.example, cls)
-    if isinstance(value, SymInt):
-        return issubclass(int, cls)
     if isinstance(value, (Const, Obj)):
         return isinstance(value.value, cls)
     return issubclass(value.python_type(), cls)
@@ -193,7 +192,7 @@ def _minmax(fn):
         if key is not None and not (isinstance(key, Const) and key.value is None):
             keys = [tx.call(key, [i], {}).constant() for i in items]
             if not items:
-                return kwargs["default"] if "default" in kwargs else fold(fn, [])
+                return kwargs["default"] if "default" in kwargs else fold(tx.state, fn, [])
             return items[keys.index(fn(keys))]
         if any(isinstance(i, NumpyValue) or isinstance(i, SymInt) for i in items):
             if kwargs:
@@ -208,7 +207,8 @@ def _minmax(fn):
                 )  # fmt: skip
             items = [Const(v) if not isinstance(v, Value) else v for v in values]
         return fold(
-            fn, [i.constant() for i in items], **{k: v.constant() for k, v in kwargs.items()}
+            tx.state, fn, [i.constant() for i in items],
+            **{k: v.constant() for k, v in kwargs.items()},
         )
 
     return handle
@@ -244,9 +244,12 @@ def _scalar_conversion(kind):
                 f"{kind.__name__}() of {args[0].describe()} turns array data into a Python value",
                 "Keep the value as a NumPy array/scalar (e.g. x.astype(...)) inside the compiled region.",
             )
-        if args and isinstance(args[0], SymInt) and kind is int:
-            return args[0]
-        return fold(kind, *(python_int(tx.state, a) for a in args))
+        converted = number_conversion(tx.state, kind, list(args)) if args and not kwargs else None
+        if converted is not None:
+            return converted
+        if args and isinstance(args[0], SymInt) and kind is int and args[0].python_type() is int:
+            return args[0]  # a size
+        return fold(tx.state, kind, *(python_int(tx.state, a) for a in args))
 
     return handle
 
@@ -256,7 +259,7 @@ def _str(tx, args, kwargs):
         raise tx.state.graph_break(
             "data_dependent_value", f"str() of {args[0].describe()} formats array data"
         )
-    return fold(str, *(python_int(tx.state, a) for a in args))
+    return fold(tx.state, str, *(python_int(tx.state, a) for a in args))
 
 
 def _slice(tx, args, kwargs):
@@ -309,7 +312,11 @@ def _divmod_pow_round(fn):
     def handle(tx, args, kwargs):
         if any(isinstance(a, NumpyValue) for a in args):
             return tx.state.graph_call("call", fn, tuple(args), kwargs, name=fn.__name__)
+        converted = number_conversion(tx.state, fn, list(args)) if args and not kwargs else None
+        if converted is not None:
+            return converted
         return fold(
+            tx.state,
             fn,
             *(python_int(tx.state, a) for a in args),
             **{k: v.constant() for k, v in kwargs.items()},
@@ -396,9 +403,9 @@ BUILTINS = {
 }
 for _pure in (hash, ord, chr, bin, hex, oct, format, ascii, frozenset, set):
     BUILTINS[_pure] = lambda tx, args, kwargs, _fn=_pure: fold(
-        _fn, *(a.constant() for a in args), **{k: v.constant() for k, v in kwargs.items()}
+        tx.state, _fn, *(a.constant() for a in args), **{k: v.constant() for k, v in kwargs.items()}
     )
 BUILTINS[repr] = lambda tx, args, kwargs: (_str(tx, args, kwargs) if not args or not args[0].is_constant()
-                                            else fold(repr, args[0].constant()))  # fmt: skip
+                                            else fold(tx.state, repr, args[0].constant()))  # fmt: skip
 # Pure functions of the math module, folded when every argument is a constant.
 MATH_FUNCTIONS = {id(getattr(math, n)) for n in dir(math) if callable(getattr(math, n))}

@@ -183,7 +183,7 @@ class CallMixin:
         if known is not None and known.arity == len(args) == 1:
             return ops.unary_op(state, fn, args[0], known.name)
         if id(fn) in MATH_FUNCTIONS and all(a.is_constant() for a in args):
-            return ops.fold(fn, *(a.constant() for a in args))
+            return ops.fold(state, fn, *(a.constant() for a in args))
         kind, _ = table.classify_callable(fn)
         if kind is not None:
             return self.call_numpy(fn, kind, args, kwargs)
@@ -213,12 +213,12 @@ class CallMixin:
             (value,) = args
             if isinstance(value, NumpyValue):
                 return ops.get_attr(state, value, name, self)
-            return ops.fold(fn, value.constant())
+            return ops.fold(state, fn, value.constant())
         if kind == table.CONST_ONLY:
             if fn is np.result_type:  # depends on dtypes only (NEP 50: arrays are strongly typed)
                 args = [Const(a.example.dtype) if isinstance(a, ArrayValue) else a for a in args]
             if all(a.is_constant() for a in [*args, *kwargs.values()]):
-                return ops.fold(fn, *(a.constant() for a in args),
+                return ops.fold(state, fn, *(a.constant() for a in args),
                                 **{k: v.constant() for k, v in kwargs.items()})  # fmt: skip
             self._numpy_break(table.PY_VALUE, f"np.{name}() on traced values")
         if fn is np.where and len(args) == 1:

@@ -371,6 +371,9 @@ class _Printer:
             and op.symbol != "abs"
             and len(args) == op.arity
             and (target is op.fn or any(_holds_array(a) for a in args))
+            # CPython folds an operator on literals when it compiles the text: one that warns
+            # (``~True``) would warn there, once, instead of on every run
+            and not all(literal_text(a) is not None for a in args)
         ):
             if op.arity == 2:
                 return f"{self.arg(args[0])} {op.symbol} {self.arg(args[1])}"

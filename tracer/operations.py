@@ -15,7 +15,7 @@ import numpy as np
 from . import masked, operators, quiet
 from . import numpy_table as table
 from .errors import RestartTrace, UserErrorInTrace
-from .graph import Node
+from .graph import Node, describe_value
 from .source import AttrSource, TypeSource
 from .trace_state import TraceState
 from .user_code import is_user_function
@@ -44,34 +44,42 @@ from .values.functions import UserFunction
 from .values.objects import BoundMethod, SuperValue, UserObject
 from .wrapping import CONST_TYPES, function_value
 
-_SYMINT_OPS = {operator.add, operator.sub, operator.mul, operator.floordiv, operator.mod}
-_SILENT_INT_OPS = {operator.add, operator.sub, operator.mul, operator.neg}  # no ZeroDivisionError
+# Int arithmetic kept symbolic on dynamic ints (bools too: ``(k < 2) & (j > 0)``)
+_SYMINT_OPS = {operator.add, operator.sub, operator.mul, operator.floordiv, operator.mod,
+               operator.and_, operator.or_, operator.xor}  # fmt: skip
+# ... of which these never raise (no ZeroDivisionError)
+_SILENT_INT_OPS = {operator.add, operator.sub, operator.mul, operator.and_, operator.or_,
+                   operator.xor}  # fmt: skip
+_INT_UNARY_OPS = {operator.neg, operator.pos, operator.invert, operator.abs, operator.not_}
 _COMPARISONS = {operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne}
 
 
-def fold(fn, *args, **kwargs) -> Value:
-    """Run a pure Python operation on constants; the user's own error if it raises."""
-    try:
-        result = fn(*args, **kwargs)
-    except Exception as error:
-        raise UserErrorInTrace(error) from error
-    return const_to_value(result)
-
-
-def fold_operator(state: TraceState, fn, values: list[Value], name: str) -> Value:
-    """An operator on constants, folded now; but when NumPy scalars are involved and the
-    operation warns (overflow, division by zero), it goes into the graph instead, so it warns
-    at the user's line on every call, as eager code does."""
-    args = [v.constant() for v in values]
-    if not any(isinstance(a, np.generic) for a in args):
-        return fold(fn, *args)
+def run_example(fn, *args, **kwargs) -> tuple[object, bool]:
+    """``fn(*args, **kwargs)`` run at trace time, and whether eager code would warn there
+    (``~True`` on Python 3.12+, a NumPy scalar overflow): then its result is that of a quiet
+    run, and the operation must run in the graph too, which warns on every call."""
     try:
         with quiet.strict():
-            return const_to_value(fn(*args))
+            return fn(*args, **kwargs), False
     except (Warning, FloatingPointError):
-        return state.graph_call("call", fn, tuple(values), {}, name=name)
+        with quiet.silenced():
+            return fn(*args, **kwargs), True
+
+
+def fold(state: TraceState, fn, *args, **kwargs) -> Value:
+    """Run a pure Python operation on constants; the user's own error if it raises. One that
+    warns is also put in the graph (its value unused), which warns at the user's line on
+    every call, as eager code does, where a fold would warn once, when tracing."""
+    try:
+        result, warns = run_example(fn, *args, **kwargs)
     except Exception as error:
         raise UserErrorInTrace(error) from error
+    if warns:
+        node = state.graph.add("call", fn, args, kwargs, name=getattr(fn, "__name__", "fold"),
+                               stack=state.user_stack(), risk="raise")  # fmt: skip
+        node.meta = describe_value(result)
+        node.errstate = state.contexts.errstate()  # the caller's np.errstate decides
+    return const_to_value(result)
 
 
 def const_to_value(result) -> Value:
@@ -155,7 +163,7 @@ def binary_op(state: TraceState, fn, a: Value, b: Value, name: str) -> Value:
             "unsupported_object", f"operator {name!r} on {a.describe()} and {b.describe()}"
         )
     try:
-        return fold_operator(state, fn, [a, b], name)
+        return fold(state, fn, a.constant(), b.constant())
     except NotConstant:
         raise state.graph_break(
             "unsupported_object", f"operator {name!r} on {a.describe()} and {b.describe()}"
@@ -165,20 +173,13 @@ def binary_op(state: TraceState, fn, a: Value, b: Value, name: str) -> Value:
 def symint_op(state: TraceState, fn, a: Value, b: Value, name: str) -> SymInt | None:
     """Int arithmetic on a dynamic int, as a graph node; None for other operations."""
     if fn in _SYMINT_OPS and all(
-        isinstance(v, SymInt) or type(getattr(v, "value", None)) is int for v in (a, b)
+        isinstance(v, SymInt) or type(getattr(v, "value", None)) in (int, bool) for v in (a, b)
     ):
         try:
-            hint = fn(*(v.hint if isinstance(v, SymInt) else v.value for v in (a, b)))
+            return number_node(state, fn, [a, b], name,
+                               risk="silent" if fn in _SILENT_INT_OPS else "raise")  # fmt: skip
         except ZeroDivisionError as error:  # by a constant 0 (guarded): eager raises too
             raise UserErrorInTrace(error) from error
-        args = tuple(v.node if isinstance(v, SymInt) else v.value for v in (a, b))
-        node = state.graph.add("call", fn, args, name=name, meta="int", stack=state.user_stack(),
-                               risk="silent" if fn in _SILENT_INT_OPS else "raise")  # fmt: skip
-        symbolic = [v for v in (a, b) if isinstance(v, SymInt)]
-        deps = [v.deps for v in symbolic]
-        merged = None if any(d is None for d in deps) else frozenset().union(*deps)
-        on_concrete = tuple(dict.fromkeys(c for v in symbolic for c in v.on_concrete))
-        return SymInt(node, hint, merged, on_concrete=on_concrete)
     return None
 
 
@@ -189,24 +190,45 @@ def number_compare(state: TraceState, fn, a: Value, b: Value, name: str) -> SymI
     (``while err > tol``). None elsewhere; any other use of the bool pins them."""
     if not state.per_iteration or fn not in _COMPARISONS:
         return None
-    symbolic = [v for v in (a, b) if isinstance(v, (SymInt, SymFloat))]
-    if not symbolic or any(
-        not (isinstance(v, SymFloat) or (isinstance(v, SymInt) and v.deps == frozenset()))
-        and type(getattr(v, "value", None)) not in (int, float)
+    if not any(isinstance(v, (SymInt, SymFloat)) for v in (a, b)) or any(
+        not is_dynamic_number(v) and type(getattr(v, "value", None)) not in (bool, int, float)
         for v in (a, b)
     ):
         return None
-    hint = fn(*(v.hint if isinstance(v, (SymInt, SymFloat)) else v.value for v in (a, b)))
-    args = tuple(v.node if isinstance(v, (SymInt, SymFloat)) else v.value for v in (a, b))
-    node = state.graph.add("call", fn, args, name=name, meta="int", stack=state.user_stack(),
-                           risk="silent")  # fmt: skip
+    return number_node(state, fn, [a, b], name, risk="silent", branch=True)
+
+
+def number_node(state: TraceState, fn, values: list[Value], name: str, *, risk: str,
+                branch: bool = False) -> SymInt | SymFloat:  # fmt: skip
+    """``fn`` on dynamic numbers (`SymInt`, `SymFloat`) and Python constants, as a graph node
+    giving a Python number whose value is known when the graph runs. ``fn`` raising on the
+    numbers' current values raises here. Its value is made of theirs: it is pinned by pinning
+    them, and a bool of a comparison in a split loop's body (``branch``, or made of one) stays
+    one whose truth is a break."""
+    hint, warns = run_example(
+        fn, *(v.hint if isinstance(v, (SymInt, SymFloat)) else v.value for v in values)
+    )
+    args = tuple(v.node if isinstance(v, (SymInt, SymFloat)) else v.value for v in values)
+    node = state.graph.add("call", fn, args, name=name, meta=describe_value(hint),
+                           stack=state.user_stack(), risk="raise" if warns else risk)  # fmt: skip
+    if type(hint) is float:
+        # What pins it: the float inputs it is made of, and the dynamic ints (``1.0 / (i + 1)``)
+        made_of = [i for v in values if isinstance(v, SymFloat) for i in v.inputs]
+        made_of += [v for v in values if isinstance(v, SymInt)]
+        return SymFloat(node, hint, tuple({id(i): i for i in made_of}.values()))
+    ints = [v for v in values if isinstance(v, SymInt)]
+    deps = [v.deps for v in ints]
+    merged = None if any(d is None for d in deps) else frozenset().union(*deps)
     pins = tuple(dict.fromkeys(
-        c for v in symbolic for c in (v.on_concrete if isinstance(v, SymInt) else (v.pin,))
+        c for v in values if isinstance(v, (SymInt, SymFloat))
+        for c in (v.on_concrete if isinstance(v, SymInt) else (v.pin,))
     ))  # fmt: skip
-    return SymInt(node, hint, frozenset(), on_concrete=pins, branch=True)
+    return SymInt(node, hint, merged, on_concrete=pins,
+                  branch=branch or any(v.branch for v in ints))  # fmt: skip
 
 
-_FLOAT_OPS = {operator.add, operator.sub, operator.mul, operator.truediv, operator.neg}
+_FLOAT_OPS = {operator.add, operator.sub, operator.mul, operator.truediv, operator.neg,
+              operator.pos, operator.abs}  # fmt: skip
 
 
 def symfloat_op(state: TraceState, fn, values: list[Value], name: str) -> Value | None:
@@ -226,13 +248,29 @@ def symfloat_op(state: TraceState, fn, values: list[Value], name: str) -> Value 
         return None  # raising depends on the value: pin it (the caller folds), raise as eager
     if type(hint) is not float:
         return None
-    args = tuple(v.node if isinstance(v, (SymFloat, SymInt)) else v.value for v in values)
-    node = state.graph.add("call", fn, args, name=name, meta="float", stack=state.user_stack(),
-                           risk="raise" if fn is operator.truediv else "silent")  # fmt: skip
-    # What pins it: the float inputs it is made of, and the dynamic ints (``1.0 / (i + 1)``)
-    made_of = [i for v in values if isinstance(v, SymFloat) for i in v.inputs]
-    made_of += [v for v in values if isinstance(v, SymInt)]
-    return SymFloat(node, hint, tuple({id(i): i for i in made_of}.values()))
+    return number_node(state, fn, values, name,
+                       risk="raise" if fn is operator.truediv else "silent")  # fmt: skip
+
+
+_CONVERSIONS = {int: "int", float: "float", round: "round"}
+
+
+def number_conversion(state: TraceState, fn, values: list[Value]) -> Value | None:
+    """``int(v)``, ``float(v)``, ``round(v)``, ``round(v, n)`` of a dynamic number, as a graph
+    node: the result needs no value guard until it is used as a number itself (a split loop's
+    body printing ``round(err, 6)`` does not recompile for every value). None where the value
+    is needed (``int(v, base)``, a value it raises for)."""
+    v, rest = values[0], values[1:]
+    if fn not in _CONVERSIONS or not is_dynamic_number(v) or len(rest) > (fn is round):
+        return None
+    if any(type(getattr(n, "value", None)) is not int and not isinstance(n, SymInt) for n in rest):
+        return None  # ``round(v, None)`` is ``round(v)``; anything else: as with the values
+    if not rest and v.python_type() is (int if fn is round else fn):
+        return v  # int(k), float(x), round(k): the number itself
+    try:
+        return number_node(state, fn, values, _CONVERSIONS[fn], risk="raise")
+    except (ArithmeticError, ValueError):
+        return None  # it raises for this value: pinned, it raises as eager code does
 
 
 def _sequence_like(seq: Value, items: list) -> Value:
@@ -255,7 +293,7 @@ def sequence_op(state: TraceState, fn, a: Value, b: Value) -> Value:
         return _sequence_like(seq, list(seq.items) * n)
     if fn in (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge):
         try:
-            return fold(fn, a.constant(), b.constant())
+            return fold(state, fn, a.constant(), b.constant())
         except NotConstant:
             pass
     raise state.graph_break(
@@ -277,16 +315,22 @@ def unary_op(state: TraceState, fn, v: Value, name: str) -> Value:
         result = symfloat_op(state, fn, [v], name)
         if result is not None:
             return result
-    if isinstance(v, SymInt) and fn is operator.neg:
-        node = state.graph.add("call", fn, (v.node,), name=name, meta="int",
-                               stack=state.user_stack(), risk="silent")  # fmt: skip
-        return SymInt(node, -v.hint, v.deps, on_concrete=v.on_concrete)
+    if isinstance(v, SymInt) and fn in _INT_UNARY_OPS:
+        return number_node(state, fn, [v], name, risk="silent")
     try:
         if isinstance(v, SymInt):
-            return fold(fn, python_int(state, v))
-        return fold_operator(state, fn, [v], name)
+            return fold(state, fn, python_int(state, v))
+        return fold(state, fn, v.constant())
     except NotConstant:
         raise state.graph_break("unsupported_object", f"unary {name} on {v.describe()}") from None
+
+
+def logical_not(state: TraceState, v: Value) -> Value:
+    """``not v``; of a comparison in a split loop's body (`number_compare`), a bool of the
+    graph: its truth is still a break, but ``while not done & (k < n)`` is none."""
+    if isinstance(v, SymInt) and v.branch:
+        return number_node(state, operator.not_, [v], "not", risk="silent")
+    return Const(not truth(state, v))
 
 
 def truth(state: TraceState, v: Value) -> bool:
@@ -323,8 +367,8 @@ def truth(state: TraceState, v: Value) -> bool:
                 "unsupported_object", f"truth value of {v.describe()} (custom __bool__/__len__)"
             )
         return True
-    if isinstance(v, Obj):
-        return bool(v.value)  # modules, functions, classes, NumPy objects: a pure question
+    if isinstance(v, Obj):  # modules, functions, classes, NumPy objects: a pure question
+        return fold(state, bool, v.value).value  # but bool(NotImplemented) warns
     if isinstance(v, (UserFunction, BoundMethod, ArrayMethod, ConstMethod, Iterator)):
         return True
     raise state.graph_break("unsupported_object", f"truth value of {v.describe()}")
@@ -394,7 +438,7 @@ def get_attr(state: TraceState, v: Value, name: str, tx) -> Value:
         if name in v.namedtuple._fields:
             return v.items[v.namedtuple._fields.index(name)]
         if not callable(getattr(v.namedtuple, name, None)):
-            return fold(getattr, v.namedtuple, name)
+            return fold(state, getattr, v.namedtuple, name)
     if isinstance(v, (TupleValue, ListValue, DictValue, SetValue)):
         return ConstMethod(v, name)
     if isinstance(v, UserObject):
@@ -718,9 +762,9 @@ def get_item(state: TraceState, obj: Value, index: Value, tx) -> Value:
         method = get_attr(state, obj, "__getitem__", tx)
         return tx.call(method, [index], {})
     if isinstance(obj, ArrayFlags):
-        return fold(operator.getitem, obj.array.example.flags, index.constant())
+        return fold(state, operator.getitem, obj.array.example.flags, index.constant())
     try:
-        return fold(operator.getitem, obj.constant(), index.constant())
+        return fold(state, operator.getitem, obj.constant(), index.constant())
     except NotConstant:
         raise state.graph_break(
             "unsupported_object", f"indexing {obj.describe()} with {index.describe()}"

@@ -476,7 +476,7 @@ class Translator(CallMixin):
                 elif not candidate.is_constant() or not item.is_constant():
                     raise self.state.graph_break("unsupported_object", "`in` over traced values")
             return False
-        return ops.fold(lambda c, i: i in c, container.constant(), item.constant()).value
+        return ops.fold(self.state, _operator.contains, container.constant(), item.constant()).value
 
     def UNARY_NEGATIVE(self, inst: Instruction) -> None:
         self.push(ops.unary_op(self.state, _operator.neg, self.pop(), "neg"))
@@ -488,7 +488,7 @@ class Translator(CallMixin):
         self.push(ops.unary_op(self.state, _operator.invert, self.pop(), "invert"))
 
     def UNARY_NOT(self, inst: Instruction) -> None:
-        self.push(Const(not self.truth(self.pop())))
+        self.push(ops.logical_not(self.state, self.pop()))
 
     # -- items --------------------------------------------------------------------------------
     def BINARY_SUBSCR(self, inst: Instruction) -> None:

@@ -65,7 +65,8 @@ class SymInt(GraphValue):
     restarts the trace with static shapes). ``on_concrete``: what runs when the trace needs its
     value as a Python int: pin an int argument with a value guard, or, for a loop index, give
     up capturing the loop. ``branch``: a comparison in a split loop's body
-    (`operations.symint_compare`), whose truth is a break rather than a guard."""
+    (`operations.number_compare`), or made of one, whose truth is a break rather than a guard;
+    its ``hint`` is a bool (a bool is an int: its Python type is the hint's)."""
 
     node: Node
     hint: int
@@ -75,7 +76,7 @@ class SymInt(GraphValue):
     branch: bool = False
 
     def python_type(self) -> type:
-        return int
+        return type(self.hint)
 
     def constant(self) -> int:
         if self.deps != frozenset():  # input dims: `operations.concretize` specialises them
