@@ -207,7 +207,9 @@ def _minmax(fn):
                 )  # fmt: skip
             items = [Const(v) if not isinstance(v, Value) else v for v in values]
         return fold(
-            tx.state, fn, [i.constant() for i in items],
+            tx.state,
+            fn,
+            [i.constant() for i in items],
             **{k: v.constant() for k, v in kwargs.items()},
         )
 
