@@ -96,12 +96,7 @@ class CallMixin:
         """Calls of tcompile's own markers and wrapped functions; None for anything else."""
         state, fn = self.state, fn_value.value
         if fn in (hatches.allow_in_graph, hatches.disallow_in_graph) and len(args) == 1:
-            target = args[0]
-            real = target.fn if isinstance(target, UserFunction) else getattr(target, "value", None)
-            if real is None:
-                raise state.graph_break(
-                    "unsupported_call", f"{fn.__name__}() of a function made while tracing"
-                )
+            real = self._hatch_target(args[0], f"{fn.__name__}()")
             fn(real)  # registering is harmless at trace time, and the eager run repeats it
             return Obj(real)
         if fn is hatches.skip_frame:
@@ -121,13 +116,7 @@ class CallMixin:
                 "unsupported_call", f"{_name(fn)} is tc.disable()d: it runs eagerly"
             )
         if fn is hatches.nonstrict_trace and len(args) == 1:
-            target = args[0]
-            real = target.fn if isinstance(target, UserFunction) else getattr(target, "value", None)
-            if real is None:
-                raise state.graph_break(
-                    "unsupported_call", "tc.nonstrict_trace() of a function made while tracing"
-                )
-            return Obj(hatches.nonstrict_trace(real))
+            return Obj(hatches.nonstrict_trace(self._hatch_target(args[0], "tc.nonstrict_trace()")))
         if isinstance(fn, hatches.nonstrict_trace):
             return NonstrictRunner(state).run(fn.fn, args, kwargs)
         if isinstance(fn, hatches.CustomOp):
@@ -135,6 +124,18 @@ class CallMixin:
         if _hashable(fn) and hatches.is_allowed(fn):
             return self.call_opaque(fn, args, kwargs, example_fn=None, mutates=())
         return None
+
+    def _hatch_target(self, target: Value, what: str):
+        """The function an escape hatch is applied to in the trace: the graph calls that very
+        object (a function read from a source is guarded by its code only: here by identity)."""
+        real = target.fn if isinstance(target, UserFunction) else getattr(target, "value", None)
+        if real is None:
+            raise self.state.graph_break(
+                "unsupported_call", f"{what} of a function made while tracing"
+            )
+        if isinstance(target, UserFunction) and target.source is not None:
+            self.state.guards.add(target.source, "id", real)
+        return real
 
     def call_opaque(self, fn, args, kwargs, *, example_fn, mutates) -> Value:
         """One graph node for the whole call; its output meta from the fake (or, for pure

@@ -451,11 +451,18 @@ def get_attr(state: TraceState, v: Value, name: str, tx) -> Value:
         "__doc__",
         "__module__",
     ):
-        return Const(getattr(v.fn, name) if v.fn is not None else v.name)
-    if isinstance(v, SymInt) and name in ("real", "numerator"):
+        if v.source is not None:  # guarded: functions of one code can have other names
+            return state.wrap(getattr(v.fn, name), AttrSource(v.source, name))
+        if v.fn is not None:
+            return Const(getattr(v.fn, name))
+        made = {"__name__": v.name, "__qualname__": v.code.co_qualname,
+                "__module__": v.globals.get("__name__")}  # fmt: skip
+        if name in made:  # a function made in the trace: as MAKE_FUNCTION sets them
+            return Const(made[name])
+    if isinstance(v, SymInt) and name in ("real", "numerator") and v.python_type() is int:
         return v
     if isinstance(v, ArrayFlags):
-        return fold(getattr, v.array.example.flags, name)
+        return fold(state, getattr, v.array.example.flags, name)
     raise state.graph_break("unsupported_object", f"attribute {name!r} of {v.describe()}")
 
 

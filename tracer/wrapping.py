@@ -13,7 +13,7 @@ import numpy as np
 from . import contexts, device_arrays, hatches
 from .graph import Node, TensorMeta, describe_value
 from .guard_list import GuardList
-from .source import AttrSource, GlobalSource, ItemSource, LocalSource, Source
+from .source import AttrSource, GlobalSource, ItemSource, Source
 from .user_code import is_user_function, is_user_instance
 from .values.arrays import ArrayMethod, ArrayValue, NumpyValue, ScalarValue, SymFloat, SymInt
 from .values.containers import ConstMethod, DictValue, ListValue, PreexistingList, TupleValue
@@ -173,14 +173,14 @@ class Inputs:
         if compiled is not None:  # a tc.compile wrapper met while tracing: inline what it wraps
             return function_value(compiled.fn, source, wrapper=compiled)
         if t is types.FunctionType and is_user_function(obj):
-            if isinstance(source, LocalSource):
-                # A function handed over in a local (e.g. a lambda passed to a resume function)
-                # may be made anew on each call: guard its type and code only.
-                self.guards.drop_last()
-                self.guards.add(source, "type", t)
-            # Its code can be replaced (f.__code__ = ...); defaults and cells are guarded where
-            # the trace reads them.
+            # A function may be made anew on each call (a lambda handed to a resume function,
+            # a builtin or global replaced by a new lambda each time): guard what inlining it
+            # reads of it, not its identity. Its code (replaceable: f.__code__ = ...) and its
+            # globals here; its defaults, cells and names where the trace reads them.
+            self.guards.drop_last()
+            self.guards.add(source, "type", t)
             self.guards.add(AttrSource(source, "__code__"), "id", obj.__code__)
+            self.guards.add(AttrSource(source, "__globals__"), "id", obj.__globals__)
             return function_value(obj, source)
         if isinstance(obj, BaseException):
             # An exception about to be raised, handed to a resume function: made anew each
