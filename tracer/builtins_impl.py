@@ -11,7 +11,7 @@ import builtins
 import math
 import operator
 
-from . import loops
+from . import loops, user_objects
 from .errors import UserErrorInTrace
 from .operations import (
     array_dims,
@@ -52,7 +52,7 @@ def _len(tx, args, kwargs):
             raise UserErrorInTrace(TypeError("len() of unsized object"))
         return array_dims(tx.state, v)[0]
     if isinstance(v, UserObject):
-        return tx.call(tx.get_attr(v, "__len__"), [], {})
+        return tx.call(tx.special_method(v, "__len__"), [], {})
     return fold(tx.state, len, v.constant())
 
 
@@ -167,22 +167,6 @@ def _dict(tx, args, kwargs):
                 items[key.constant()] = value
     items.update(kwargs)
     return DictValue(items)
-
-
-def _isinstance(tx, args, kwargs):
-    value, classes = args
-    cls = classes.constant()
-    return Const(isinstance_of(value, cls))
-
-
-def isinstance_of(value: Value, cls) -> bool:
-    if isinstance(value, UserObject):
-        return issubclass(value.cls, cls)
-    if isinstance(value, NumpyValue):
-        return isinstance(value.example, cls)
-    if isinstance(value, (Const, Obj)):
-        return isinstance(value.value, cls)
-    return issubclass(value.python_type(), cls)
 
 
 def _minmax(fn):
@@ -378,7 +362,6 @@ BUILTINS = {
     tuple: _container(tuple),
     list: _container(list),
     dict: _dict,
-    isinstance: _isinstance,
     min: _minmax(min),
     max: _minmax(max),
     abs: _abs,
@@ -403,6 +386,7 @@ BUILTINS = {
     map: _map,
     filter: _filter,
 }
+BUILTINS.update(user_objects.HANDLERS)  # isinstance, issubclass, object.__getattribute__...
 for _pure in (hash, ord, chr, bin, hex, oct, format, ascii, frozenset, set):
     BUILTINS[_pure] = lambda tx, args, kwargs, _fn=_pure: fold(
         tx.state, _fn, *(a.constant() for a in args), **{k: v.constant() for k, v in kwargs.items()}

@@ -13,7 +13,7 @@ import types
 
 import numpy as np
 
-from . import contexts, hatches, markers, operators, quiet, signature
+from . import contexts, hatches, markers, operators, quiet, signature, user_objects
 from . import numpy_table as table
 from . import operations as ops
 from .builtins_impl import (
@@ -58,11 +58,14 @@ class CallMixin:
                 self.state.contexts.exit(fn)
                 return Const(None)
             fn.owner.user_with_depth -= 1
-            return self.call(ops.get_attr(self.state, fn.manager, "__exit__", self), args, kwargs)
+            return self.call(self.special_method(fn.manager, "__exit__"), args, kwargs)
         if isinstance(fn, UserObject):
-            call = ops.get_attr(self.state, fn, "__call__", self)
-            return self.call(call, args, kwargs)
+            return self.call(self.special_method(fn, "__call__"), args, kwargs)
         raise self.state.graph_break("unsupported_call", f"calling {fn.describe()}")
+
+    def special_method(self, v: UserObject, name: str) -> Value:
+        """The method an implicit call of ``v`` runs (``len(v)``, ``v[i]``, ``v()``)."""
+        return user_objects.special_method(self, v, name)
 
     # -- user functions -------------------------------------------------------------------------
     def inline(self, fn: UserFunction, args: list[Value], kwargs: dict[str, Value]) -> Value:

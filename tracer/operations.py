@@ -18,7 +18,7 @@ from .errors import RestartTrace, UserErrorInTrace
 from .graph import Node, describe_value
 from .source import AttrSource, TypeSource
 from .trace_state import TraceState
-from .user_code import is_user_function
+from .user_code import is_user_function, protocol_hook, static_lookup
 from .values.arrays import (
     ArrayFlags,
     ArrayMethod,
@@ -362,7 +362,7 @@ def truth(state: TraceState, v: Value) -> bool:
         return bool(v.value)
     if isinstance(v, UserObject):
         cls = v.cls
-        if hasattr(cls, "__bool__") or hasattr(cls, "__len__"):
+        if static_lookup(cls, "__bool__") is not None or static_lookup(cls, "__len__") is not None:
             raise state.graph_break(
                 "unsupported_object", f"truth value of {v.describe()} (custom __bool__/__len__)"
             )
@@ -441,8 +441,6 @@ def get_attr(state: TraceState, v: Value, name: str, tx) -> Value:
             return fold(state, getattr, v.namedtuple, name)
     if isinstance(v, (TupleValue, ListValue, DictValue, SetValue)):
         return ConstMethod(v, name)
-    if isinstance(v, UserObject):
-        return _user_attr(state, v, name, tx)
     if isinstance(v, SuperValue):
         return super_attr(state, v, name)
     if isinstance(v, UserFunction) and name in (
@@ -550,6 +548,10 @@ def _known_attr(state: TraceState, v: Value, name: str) -> Value:
 
 def _object_attr(state: TraceState, v: Obj, name: str) -> Value:
     """An attribute of a module or class: guarded by identity through its source."""
+    meta = type(v.value)
+    if protocol_hook(meta, "__getattribute__") or protocol_hook(meta, "__getattr__"):
+        raise state.graph_break("unsupported_object", f"attribute {name!r} of {v.describe()}, "
+                                "whose metaclass defines __getattribute__ or __getattr__")  # fmt: skip
     try:
         attr = getattr(v.value, name)
     except AttributeError as error:
@@ -557,13 +559,13 @@ def _object_attr(state: TraceState, v: Obj, name: str) -> Value:
     if isinstance(v.value, types.ModuleType) and table.is_numpy_module(v.value) or v.source is None:
         return wrap_unguarded(state, attr)
     if not isinstance(v.value, (type, types.ModuleType)):
-        method = _bound_method(state, v, name, attr)
+        method = bound_method(state, v, name, attr)
         if method is not None:
             return method
     return state.wrap(attr, AttrSource(v.source, name))
 
 
-def _bound_method(state: TraceState, v: Value, name: str, attr) -> Value | None:
+def bound_method(state: TraceState, v: Value, name: str, attr) -> Value | None:
     """A method bound to the object read from it (``x.mean`` of a foreign object): a new bound
     object on every read, so its identity says nothing. What stays the same is the class's
     function, and that the object does not shadow it: those are guarded."""
@@ -584,72 +586,12 @@ def wrap_unguarded(state: TraceState, obj) -> Value:
     return const_to_value(obj)
 
 
-def _user_attr(state: TraceState, v: UserObject, name: str, tx) -> Value:
-    obj, cls = v.value, v.cls
-    if name in v.overlay:
-        return v.overlay[name]
-    class_attr = None
-    for klass in cls.__mro__:
-        if name in klass.__dict__:
-            class_attr = klass.__dict__[name]
-            break
-    if isinstance(class_attr, property):
-        if class_attr.fget is None:
-            raise state.graph_break("unsupported_object", f"write-only property {name!r}")
-        if v.source is None:
-            getter = wrap_unguarded(state, class_attr.fget)
-        else:
-            getter = state.wrap(
-                class_attr.fget, AttrSource(AttrSource(TypeSource(v.source), name), "fget")
-            )
-        return tx.call(getter, [v], {})
-    if hasattr(class_attr, "__get__") and hasattr(class_attr, "__set__"):
-        raise state.graph_break("unsupported_object", f"data descriptor {name!r} of {v.describe()}")
-    instance_dict = getattr(obj, "__dict__", {}) if v.new_cls is None else {}
-    if name in instance_dict:
-        return state.wrap(instance_dict[name], AttrSource(v.source, name))
-    if class_attr is None:
-        if hasattr(cls, "__getattr__"):
-            raise state.graph_break("unsupported_object", f"{v.describe()} defines __getattr__")
-        raise UserErrorInTrace(AttributeError(f"{cls.__name__!r} object has no attribute {name!r}"))
-    class_source = AttrSource(TypeSource(v.source), name) if v.source is not None else None
-    if class_source is None:  # an object made in the trace: its class was guarded when called
-        if isinstance(class_attr, types.FunctionType):
-            return BoundMethod(wrap_unguarded(state, class_attr), v)
-        if isinstance(class_attr, staticmethod):
-            return wrap_unguarded(state, class_attr.__func__)
-        if isinstance(class_attr, classmethod):
-            return BoundMethod(wrap_unguarded(state, class_attr.__func__), Obj(cls))
-        return wrap_unguarded(state, class_attr)
-    if isinstance(class_attr, types.FunctionType):
-        state.guards.add(v.source, "no_shadow", name)
-        return BoundMethod(state.wrap(class_attr, class_source), v)
-    if isinstance(class_attr, staticmethod):
-        state.guards.add(v.source, "no_shadow", name)
-        return state.wrap(class_attr.__func__, class_source)  # type(o).name is the plain function
-    if isinstance(class_attr, classmethod):
-        state.guards.add(v.source, "no_shadow", name)
-        return BoundMethod(state.wrap(class_attr.__func__, AttrSource(class_source, "__func__")),
-                           state.wrap(cls, TypeSource(v.source)))  # fmt: skip
-    attr = getattr(obj, name)
-    return _bound_method(state, v, name, attr) or state.wrap(attr, AttrSource(v.source, name))
-
-
 # ``arr.flags.<name> = v`` is ``arr.setflags(<keyword>=v)``
 _SETFLAGS = {"writeable": "write", "aligned": "align", "writebackifcopy": "uic"}
 
 
 def store_attr(state: TraceState, obj: Value, name: str, value: Value) -> None:
-    if isinstance(obj, UserObject):
-        state.note_mutation(obj)
-    if isinstance(obj, UserObject) and obj.new_cls is not None:
-        obj.overlay[name] = value  # an object made in the trace: no side effect to replay
-        return
-    if isinstance(obj, UserObject) and obj.source is not None:
-        obj.overlay[name] = value
-        obj.mutated = True
-        state.effects.write_attr(obj, name)
-        return
+    """``obj.name = value`` of what is not a user object (`user_objects.store_attr`)."""
     if isinstance(obj, ArrayFlags) and name in _SETFLAGS:
         state.graph_call("method", "setflags", (obj.array,), {_SETFLAGS[name]: value},
                          name="setflags")  # fmt: skip
@@ -675,6 +617,8 @@ def super_attr(state: TraceState, sup: SuperValue, name: str) -> Value:
                 return wrap_unguarded(state, attr.__func__)
             if klass is object and name == "__init__":
                 return Obj(lambda *a, **k: None)
+            if isinstance(attr, (types.WrapperDescriptorType, types.MethodDescriptorType)):
+                return BoundMethod(Obj(attr), sup.self_value)  # super().__getattribute__(name)
             return wrap_unguarded(state, attr)
     raise UserErrorInTrace(AttributeError(f"'super' object has no attribute {name!r}"))
 
@@ -766,8 +710,7 @@ def get_item(state: TraceState, obj: Value, index: Value, tx) -> Value:
             raise UserErrorInTrace(KeyError(key))
         return obj.items[key]
     if isinstance(obj, UserObject):
-        method = get_attr(state, obj, "__getitem__", tx)
-        return tx.call(method, [index], {})
+        return tx.call(tx.special_method(obj, "__getitem__"), [index], {})
     if isinstance(obj, ArrayFlags):
         return fold(state, operator.getitem, obj.array.example.flags, index.constant())
     try:

@@ -16,7 +16,7 @@ import sys
 import types
 from types import CodeType
 
-from . import contexts, graph_calls, loops, operators, while_loops
+from . import contexts, graph_calls, loops, operators, user_objects, while_loops
 from . import operations as ops
 from .break_policy import blocked_by
 from .bytecode.reader import Instruction, normalize
@@ -33,6 +33,7 @@ from .source import (
     builtins_of,
 )
 from .trace_state import TraceState
+from .user_code import static_lookup
 from .values.arrays import NumpyValue, SymInt
 from .values.containers import DictValue, Iterator, ListValue, SetValue, SliceValue, TupleValue
 from .values.core import NULL, UNBOUND, Const, NotConstant, Obj, Value
@@ -57,7 +58,7 @@ _UNSUPPORTED_KINDS = {
 def _is_user_context(manager: Value) -> bool:
     cls = manager.python_type() if isinstance(manager, UserObject) else None
     return cls is not None and all(
-        isinstance(getattr(cls, name, None), types.FunctionType)
+        isinstance(static_lookup(cls, name), types.FunctionType)
         for name in ("__enter__", "__exit__")
     )
 
@@ -210,6 +211,8 @@ class Translator(CallMixin):
         return ops.truth(self.state, v)
 
     def get_attr(self, v: Value, name: str) -> Value:
+        if isinstance(v, UserObject):
+            return user_objects.get_attr(self, v, name)
         return ops.get_attr(self.state, v, name, self)
 
     # -- loads and stores --------------------------------------------------------------------
@@ -373,7 +376,10 @@ class Translator(CallMixin):
 
     def STORE_ATTR(self, inst: Instruction) -> None:
         obj, value = self.pop(), self.pop()
-        ops.store_attr(self.state, obj, inst.arg, value)
+        if isinstance(obj, UserObject):
+            user_objects.store_attr(self, obj, inst.arg, value)
+        else:
+            ops.store_attr(self.state, obj, inst.arg, value)
 
     def DELETE_ATTR(self, inst: Instruction) -> None:
         raise self.state.graph_break("unsupported_mutation", f"del of attribute {inst.arg!r}")
@@ -425,7 +431,7 @@ class Translator(CallMixin):
                 ):
                     entered = manager.args[0]
             else:
-                entered = self.call(self.get_attr(manager, "__enter__"), [], {})
+                entered = self.call(self.special_method(manager, "__enter__"), [], {})
                 self.user_with_depth += 1
             self.push(exit_value)
             self.push(entered)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import types
 
 from ..trace_state import TraceState
+from ..user_code import instance_dict
 from ..values.core import Value
 from ..values.functions import Cell, UserFunction
 
@@ -23,6 +24,7 @@ class Rebuilder:
         self.outputs: list = []
         self.ns: dict = {
             "__tc_new_object": _new_object,
+            "__tc_instance_dict": instance_dict,
             "__tc_with_kwdefaults": _with_kwdefaults,
             "__tc_function": types.FunctionType,
             "__tc_new_cell": types.CellType,
