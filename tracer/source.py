@@ -29,11 +29,12 @@ def builtins_of(f_globals: dict) -> dict:
 
 def frame_names(fn, cells=None) -> dict:
     """The names generated guard and glue functions use for ``fn``'s globals, builtins, cells
-    and the function itself (sources' expressions refer to them)."""
+    and the function itself (sources' expressions refer to them); and ``fn``'s module name,
+    under which the glue's warnings show (an instruction run eagerly after a break)."""
     closure = cells if cells is not None else fn.__closure__
     return {GLOBALS: fn.__globals__, BUILTINS: builtins_of(fn.__globals__),
             CLOSURE: closure or (), FUNCTION: fn, OBJECT_ATTR: object.__getattribute__,
-            ABC_TOKEN: abc.get_cache_token}  # fmt: skip
+            ABC_TOKEN: abc.get_cache_token, "__name__": fn.__globals__.get("__name__")}  # fmt: skip
 
 
 class Source:

@@ -21,7 +21,7 @@ import warnings
 
 import numpy as np
 import pytest
-from diffharness import C, case_id, max_recompiles
+from diffharness import C, case_id, max_recompiles, run_script
 
 import tcompile as tc
 
@@ -730,3 +730,32 @@ CASES = BOOL_CASES + FOLD_CASES + NUMBER_CASES
 @pytest.mark.parametrize("case", CASES, ids=case_id)
 def test_matches_eager(case):
     case.run()
+
+
+# Under Python's default filters DeprecationWarning shows in __main__ only: the graph's and the
+# glue's warnings must show under the user's module, as eager code's do.
+_DEFAULT_FILTERS_SCRIPT = """
+import warnings
+import numpy as np
+import tcompile as tc
+
+warnings.showwarning = lambda message, category, filename, lineno, file=None, line=None: print(
+    category.__name__, str(message)[:40], lineno)
+
+def f(x, flag):
+    y = x + bool(NotImplemented)
+    for i in range(3):
+        y = y + ~flag
+    print("break")
+    return y + ~flag
+
+fn = tc.compile(f, backend="eager") if {compiled} else f
+for _ in range(3):
+    fn(np.ones(2), True)
+"""
+
+
+def test_warnings_show_under_the_default_filters_as_eagerly():
+    eager, compiled = (run_script(_DEFAULT_FILTERS_SCRIPT.format(compiled=c)) for c in (0, 1))
+    assert "DeprecationWarning" in eager
+    assert compiled == eager
