@@ -26,7 +26,7 @@ from .container_methods import call_const_method
 from .errors import UserErrorInTrace
 from .nonstrict import NonstrictRunner
 from .source import AttrSource, ItemSource
-from .user_code import GENERATOR_FLAGS
+from .user_code import GENERATOR_FLAGS, name_of, protocol_hook
 from .values.arrays import ArrayMethod, ArrayValue, NumpyValue
 from .values.containers import ConstMethod, DictValue, TupleValue
 from .values.core import Const, Obj, Value
@@ -108,13 +108,13 @@ class CallMixin:
             raise state.graph_break(
                 "unsupported_call", f"{_name(fn)} is marked tc.disallow_in_graph"
             )
-        setting = getattr(fn, "__tc_error_on_graph_break__", None)
+        setting = _marker(fn, "__tc_error_on_graph_break__")
         if setting is not None:
             inner = state.wrap(setting[1], ItemSource(AttrSource(fn_value.source, "__tc_error_on_graph_break__"), 1)) \
                 if fn_value.source is not None else ops.wrap_unguarded(state, setting[1])  # fmt: skip
             with state.breaks.setting(setting[0]):
                 return self.call(inner, args, kwargs)
-        if getattr(fn, "__tc_disabled__", None) is not None:
+        if _marker(fn, "__tc_disabled__") is not None:
             raise state.graph_break(
                 "unsupported_call", f"{_name(fn)} is tc.disable()d: it runs eagerly"
             )
@@ -195,13 +195,10 @@ class CallMixin:
             raise state.graph_break(
                 "unsupported_numpy", f"{_name(fn)} is not in tcompile's NumPy table"
             )
-        if isinstance(fn, type) and (fn.__module__ or "").partition(".")[0] not in (
-            "builtins",
-            "numpy",
-        ):
-            return ops.construct(state, fn, args, kwargs, self)
         if isinstance(fn, type):
-            raise state.graph_break("unsupported_call", f"constructing a {fn.__qualname__} object")
+            if table.module_of(fn).partition(".")[0] not in ("builtins", "numpy"):
+                return ops.construct(state, fn, args, kwargs, self)
+            raise state.graph_break("unsupported_call", f"constructing a {name_of(fn)} object")
         if isinstance(fn, _LRU_CACHE_WRAPPER):
             raise state.graph_break("unsupported_call", f"{_name(fn)} is a functools.lru_cache "
                                     "wrapper: its cache decides whether the function runs, so "
@@ -276,7 +273,17 @@ def _quietly(fn):
     return run
 
 
+def _marker(fn, name: str):
+    """A tcompile marker of ``fn`` (its wrappers are functions: nothing else is asked, whose
+    attribute protocol could be the user's code)."""
+    return getattr(fn, name, None) if type(fn) is types.FunctionType else None
+
+
 def _hashable(obj) -> bool:
+    """Whether ``obj`` can be looked up in tcompile's tables: hashable, by Python's own hash
+    (a metaclass's __hash__ or __eq__ is the user's code, not run to look)."""
+    if protocol_hook(type(obj), "__hash__") or protocol_hook(type(obj), "__eq__"):
+        return False
     try:
         hash(obj)
         return True
@@ -285,10 +292,10 @@ def _hashable(obj) -> bool:
 
 
 def _name(fn) -> str:
-    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None)
-    if not isinstance(name, str):
+    name = name_of(fn)
+    if name is None:
         return repr(fn)  # an object made callable, e.g. operator.methodcaller('__pow__', 2)
-    module = getattr(fn, "__module__", None)
+    module = table.module_of(fn)
     return f"{module}.{name}" if module and module != "builtins" else f"{name}()"
 
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from .device_arrays import guard_key
 from .source import CLOSURE, GLOBALS, Source
-from .user_code import instance_dict
+from .user_code import instance_dict, name_of
 
 
 @dataclass(frozen=True)
@@ -180,9 +180,7 @@ CHECK_NAMES = {"__tc_type": type, "__tc_len": len, "__tc_tuple": tuple,
 
 
 def _short(obj) -> str:
-    return (
-        getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or type(obj).__name__
-    )
+    return name_of(obj) or type(obj).__name__
 
 
 def mismatched_dims(guard: Guard, actual: object) -> list[int]:

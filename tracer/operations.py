@@ -18,7 +18,7 @@ from .errors import RestartTrace, UserErrorInTrace
 from .graph import Node, describe_value
 from .source import AttrSource, TypeSource
 from .trace_state import TraceState
-from .user_code import is_user_function, protocol_hook, static_lookup
+from .user_code import is_user_function, protocol_hook, static_lookup, user_method
 from .values.arrays import (
     ArrayFlags,
     ArrayMethod,
@@ -548,10 +548,10 @@ def _known_attr(state: TraceState, v: Value, name: str) -> Value:
 
 def _object_attr(state: TraceState, v: Obj, name: str) -> Value:
     """An attribute of a module or class: guarded by identity through its source."""
-    meta = type(v.value)
-    if protocol_hook(meta, "__getattribute__") or protocol_hook(meta, "__getattr__"):
-        raise state.graph_break("unsupported_object", f"attribute {name!r} of {v.describe()}, "
-                                "whose metaclass defines __getattribute__ or __getattr__")  # fmt: skip
+    user_code_runs = _attribute_runs_user_code(v.value, name)
+    if user_code_runs:  # run by the break, as eagerly: never when tracing nor in a guard
+        raise state.graph_break("unsupported_object", f"attribute {name!r} of {v.describe()} "
+                                f"runs the user's code ({user_code_runs})")  # fmt: skip
     try:
         attr = getattr(v.value, name)
     except AttributeError as error:
@@ -563,6 +563,23 @@ def _object_attr(state: TraceState, v: Obj, name: str) -> Value:
         if method is not None:
             return method
     return state.wrap(attr, AttrSource(v.source, name))
+
+
+def _attribute_runs_user_code(obj, name: str) -> str | None:
+    """What of the user's code reading ``obj.name`` (a module or a class) would run, if any:
+    its metaclass's __getattribute__ or __getattr__, a descriptor's __get__, a module's
+    __getattr__ (PEP 562)."""
+    meta = type(obj)
+    if protocol_hook(meta, "__getattribute__") or protocol_hook(meta, "__getattr__"):
+        return "its metaclass defines __getattribute__ or __getattr__"
+    if isinstance(obj, type) and user_method(
+        static_lookup(type(static_lookup(obj, name)), "__get__")
+    ):
+        return "a descriptor's __get__"
+    namespace = obj.__dict__ if isinstance(obj, types.ModuleType) else {}
+    if name not in namespace and user_method(namespace.get("__getattr__")):
+        return "the module's __getattr__"
+    return None
 
 
 def bound_method(state: TraceState, v: Value, name: str, attr) -> Value | None:

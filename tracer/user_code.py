@@ -127,3 +127,18 @@ def instance_dict(obj) -> dict:
         return object.__getattribute__(obj, "__dict__")
     except AttributeError:
         return {}
+
+
+def name_of(obj) -> str | None:
+    """``obj.__qualname__`` (or ``__name__``) where reading it runs none of the user's code (a
+    module's ``__getattr__``, a metaclass's hooks), for messages; None where it has none."""
+    t = type(obj)
+    if subclass_of(t, (type,)):
+        return type_attribute(obj, "__qualname__")
+    if subclass_of(t, (types.ModuleType,)):
+        name = obj.__dict__.get("__name__")
+    elif protocol_hook(t, "__getattribute__") or protocol_hook(t, "__getattr__"):
+        return None
+    else:
+        name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
+    return name if isinstance(name, str) else None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import abc
 import collections.abc
+import types
 
 import numpy as np
 import pytest
@@ -850,8 +851,33 @@ def class_attributes(x):
     return x * Configured.factor + Configured.missing
 
 
+def _lazy_module_getattr(name):
+    LOG.append(("module getattr", name))
+    return 2.5
+
+
+LAZY = types.ModuleType("lazy_values")
+LAZY.present = 1.0
+LAZY.__getattr__ = _lazy_module_getattr
+
+
+def module_getattr(x):
+    return x * LAZY.present + LAZY.computed
+
+
+def descriptor_through_the_class(x):
+    return x, WithDescriptors.reading is not None
+
+
+def makes_an_instance(x):
+    return x + 1, type(Configured()).__name__
+
+
 METACLASS_ATTR_CASES = [
     L("metaclass_getattr", class_attributes, lambda: (x3(),)),
+    L("class_with_recording_metaclass_called", makes_an_instance, lambda: (x3(),)),
+    L("module_getattr", module_getattr, lambda: (x3(),)),
+    L("descriptor_through_the_class", descriptor_through_the_class, lambda: (x3(),)),
 ]
 
 

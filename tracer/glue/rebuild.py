@@ -11,7 +11,7 @@ from __future__ import annotations
 import types
 
 from ..trace_state import TraceState
-from ..user_code import instance_dict
+from ..user_code import instance_dict, name_of
 from ..values.core import Value
 from ..values.functions import Cell, UserFunction
 
@@ -91,7 +91,10 @@ class Rebuilder:
         """A name in the glue's namespace for an object (the same name for the same object),
         readable where the object has one: ``__tc_print``, ``__tc_resume_at_12``."""
         if id(value) not in self._bound:
-            hint = getattr(value, "glue_name", None) or getattr(value, "__name__", None)
+            glue_name = (
+                getattr(value, "glue_name", None) if type(value) is types.FunctionType else None
+            )
+            hint = glue_name or name_of(value)
             if not isinstance(hint, str) or not hint.isidentifier():
                 hint = "c"
             name = (
