@@ -20,6 +20,7 @@ from .operations import (
     fold,
     iterate,
     number_conversion,
+    number_text,
     python_int,
     take,
     unary_op,
@@ -240,12 +241,22 @@ def _scalar_conversion(kind):
     return handle
 
 
-def _str(tx, args, kwargs):
-    if args and (isinstance(args[0], NumpyValue)):
+def text(tx, fn, args: list, kwargs: dict) -> Value:
+    """``fn(*args, **kwargs)`` for ``fn`` one of str, repr, ascii, format (f-strings too): a
+    dynamic number's text is the graph's (`operations.number_text`), other text a constant."""
+    if args and isinstance(args[0], NumpyValue):
         raise tx.state.graph_break(
-            "data_dependent_value", f"str() of {args[0].describe()} formats array data"
+            "data_dependent_value", f"{fn.__name__}() of {args[0].describe()} formats array data"
         )
-    return fold(tx.state, str, *(python_int(tx.state, a) for a in args))
+    made = number_text(tx.state, fn, list(args)) if args and not kwargs else None
+    if made is not None:
+        return made
+    return fold(tx.state, fn, *(python_int(tx.state, a) for a in args),
+                **{k: v.constant() for k, v in kwargs.items()})  # fmt: skip
+
+
+def _text(fn):
+    return lambda tx, args, kwargs: text(tx, fn, args, kwargs)
 
 
 def _slice(tx, args, kwargs):
@@ -371,8 +382,7 @@ BUILTINS = {
     float: _scalar_conversion(float),
     bool: _scalar_conversion(bool),
     complex: _scalar_conversion(complex),
-    str: _str,
-    repr: _str,
+    **{fn: _text(fn) for fn in (str, repr, ascii, format)},
     slice: _slice,
     type: _type,
     getattr: _getattr,
@@ -387,11 +397,9 @@ BUILTINS = {
     filter: _filter,
 }
 BUILTINS.update(user_objects.HANDLERS)  # isinstance, issubclass, object.__getattribute__...
-for _pure in (hash, ord, chr, bin, hex, oct, format, ascii, frozenset, set):
+for _pure in (hash, ord, chr, bin, hex, oct, frozenset, set):
     BUILTINS[_pure] = lambda tx, args, kwargs, _fn=_pure: fold(
         tx.state, _fn, *(a.constant() for a in args), **{k: v.constant() for k, v in kwargs.items()}
     )
-BUILTINS[repr] = lambda tx, args, kwargs: (_str(tx, args, kwargs) if not args or not args[0].is_constant()
-                                            else fold(tx.state, repr, args[0].constant()))  # fmt: skip
 # Pure functions of the math module, folded when every argument is a constant.
 MATH_FUNCTIONS = {id(getattr(math, n)) for n in dir(math) if callable(getattr(math, n))}

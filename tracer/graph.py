@@ -465,6 +465,7 @@ def numpy_name(obj) -> str | None:
     if not isinstance(name, str):
         return None
     for prefix, module in (("np", np), ("np.linalg", np.linalg), ("np.fft", np.fft)):
-        if getattr(module, name, None) is obj:
+        # (the module's dict: NumPy's __getattr__ warns for some names, ``np.str``)
+        if vars(module).get(name) is obj:
             return f"{prefix}.{name}"
     return None

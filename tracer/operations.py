@@ -27,6 +27,7 @@ from .values.arrays import (
     ScalarValue,
     SymFloat,
     SymInt,
+    SymStr,
     is_dynamic_number,
 )
 from .values.containers import (
@@ -198,17 +199,20 @@ def number_compare(state: TraceState, fn, a: Value, b: Value, name: str) -> SymI
     return number_node(state, fn, [a, b], name, risk="silent", branch=True)
 
 
+_SYMBOLIC = (SymInt, SymFloat, SymStr)
+
+
 def number_node(state: TraceState, fn, values: list[Value], name: str, *, risk: str,
-                branch: bool = False) -> SymInt | SymFloat:  # fmt: skip
-    """``fn`` on dynamic numbers (`SymInt`, `SymFloat`) and Python constants, as a graph node
-    giving a Python number whose value is known when the graph runs. ``fn`` raising on the
-    numbers' current values raises here. Its value is made of theirs: it is pinned by pinning
-    them, and a bool of a comparison in a split loop's body (``branch``, or made of one) stays
-    one whose truth is a break."""
+                branch: bool = False) -> SymInt | SymFloat | SymStr:  # fmt: skip
+    """``fn`` on dynamic numbers (`SymInt`, `SymFloat`), text made of them (`SymStr`) and
+    Python constants, as a graph node giving a Python number (or text) whose value is known
+    when the graph runs. ``fn`` raising on the numbers' current values raises here. Its value
+    is made of theirs: it is pinned by pinning them, and a bool of a comparison in a split
+    loop's body (``branch``, or made of one) stays one whose truth is a break."""
     hint, warns = run_example(
-        fn, *(v.hint if isinstance(v, (SymInt, SymFloat)) else v.value for v in values)
+        fn, *(v.hint if isinstance(v, _SYMBOLIC) else v.value for v in values)
     )
-    args = tuple(v.node if isinstance(v, (SymInt, SymFloat)) else v.value for v in values)
+    args = tuple(v.node if isinstance(v, _SYMBOLIC) else v.value for v in values)
     node = state.graph.add("call", fn, args, name=name, meta=describe_value(hint),
                            stack=state.user_stack(), risk="raise" if warns else risk)  # fmt: skip
     if type(hint) is float:
@@ -216,13 +220,16 @@ def number_node(state: TraceState, fn, values: list[Value], name: str, *, risk: 
         made_of = [i for v in values if isinstance(v, SymFloat) for i in v.inputs]
         made_of += [v for v in values if isinstance(v, SymInt)]
         return SymFloat(node, hint, tuple({id(i): i for i in made_of}.values()))
+    pins = tuple(dict.fromkeys(
+        c for v in values if isinstance(v, _SYMBOLIC)
+        for c in (v.on_concrete if isinstance(v, SymInt) else v.pins if isinstance(v, SymStr)
+                  else (v.pin,))
+    ))  # fmt: skip
+    if type(hint) is str:
+        return SymStr(node, hint, pins)
     ints = [v for v in values if isinstance(v, SymInt)]
     deps = [v.deps for v in ints]
     merged = None if any(d is None for d in deps) else frozenset().union(*deps)
-    pins = tuple(dict.fromkeys(
-        c for v in values if isinstance(v, (SymInt, SymFloat))
-        for c in (v.on_concrete if isinstance(v, SymInt) else (v.pin,))
-    ))  # fmt: skip
     return SymInt(node, hint, merged, on_concrete=pins,
                   branch=branch or any(v.branch for v in ints))  # fmt: skip
 
@@ -271,6 +278,45 @@ def number_conversion(state: TraceState, fn, values: list[Value]) -> Value | Non
         return number_node(state, fn, values, _CONVERSIONS[fn], risk="raise")
     except (ArithmeticError, ValueError):
         return None  # it raises for this value: pinned, it raises as eager code does
+
+
+_TEXT = {format: "format", str: "str", repr: "repr", ascii: "ascii"}
+
+
+def number_text(state: TraceState, fn, values: list[Value]) -> Value | None:
+    """``format(v, spec)``, ``str(v)``, ``repr(v)``, ``ascii(v)`` (f-strings: ``f"{v:.3e}"``) of
+    a dynamic number, or of text made of one, as a graph node: the text needs no value guard
+    until it is used as a str itself (a split loop's body printing ``f"{err:.3e}"`` does not
+    recompile for every value). None where the value is needed."""
+    v, rest = values[0], values[1:]
+    if (
+        fn not in _TEXT
+        or len(rest) > (fn is format)
+        or not (is_dynamic_number(v) or isinstance(v, SymStr))
+    ):
+        return None
+    if any(type(getattr(spec, "value", None)) is not str for spec in rest):
+        return None
+    if fn is str and isinstance(v, SymStr):
+        return v
+    return number_node(state, fn, values, _TEXT[fn], risk="raise")
+
+
+def concatenate(state: TraceState, parts: list[Value]) -> Value:
+    """``"".join(parts)`` of an f-string's parts: in the graph where one is text it makes."""
+    pieces: list[Value] = []  # neighbouring constants joined
+    for part in parts:
+        if isinstance(part, SymStr):
+            pieces.append(part)
+        elif pieces and isinstance(pieces[-1], Const):
+            pieces[-1] = Const(pieces[-1].value + part.constant())
+        else:
+            pieces.append(Const(part.constant()))
+    pieces = [p for p in pieces if not (isinstance(p, Const) and p.value == "")] or [Const("")]
+    text = pieces[0]
+    for piece in pieces[1:]:
+        text = number_node(state, operator.add, [text, piece], "text", risk="silent")
+    return text
 
 
 def _sequence_like(seq: Value, items: list) -> Value:

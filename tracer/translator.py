@@ -19,6 +19,7 @@ from types import CodeType
 from . import contexts, graph_calls, loops, operators, user_objects, while_loops
 from . import operations as ops
 from .break_policy import blocked_by
+from .builtins_impl import text
 from .bytecode.reader import Instruction, normalize
 from .calls import CallMixin
 from .errors import FrameLoc, GraphBreak, RestartTrace, StopTrace, TCompileError, UserErrorInTrace
@@ -557,7 +558,7 @@ class Translator(CallMixin):
             self.push(SliceValue(*parts))
 
     def BUILD_STRING(self, inst: Instruction) -> None:
-        self.push(Const("".join(p.constant() for p in self.popn(inst.arg))))
+        self.push(ops.concatenate(self.state, self.popn(inst.arg)))
 
     def _mutate_built(self, target: Value) -> None:
         """A container being built on the stack changes: one made before the trace started (a
@@ -619,27 +620,17 @@ class Translator(CallMixin):
 
     def FORMAT_VALUE(self, inst: Instruction) -> None:
         conversion, has_spec = inst.arg
-        spec = self.pop().constant() if has_spec else ""
+        spec = self.pop() if has_spec else Const("")
         value = self.pop()
         if conversion:
             value = self._convert(value, conversion)
-        self.push(Const(format(self._formattable(value), spec)))
+        self.push(text(self, format, [value, Const(spec.constant())], {}))
 
     def CONVERT_VALUE(self, inst: Instruction) -> None:
         self.push(self._convert(self.pop(), inst.arg))
 
-    def _formattable(self, value: Value):
-        if isinstance(value, NumpyValue):
-            raise self.state.graph_break(
-                "data_dependent_value", "formatting array data into a string"
-            )
-        if isinstance(value, SymInt):
-            return ops.concretize(self.state, value)
-        return value.constant()
-
     def _convert(self, value: Value, conversion: int) -> Value:
-        fn = {1: str, 2: repr, 3: ascii}[conversion]
-        return Const(fn(self._formattable(value)))
+        return text(self, {1: str, 2: repr, 3: ascii}[conversion], [value], {})
 
     # -- functions ----------------------------------------------------------------------------
     def MAKE_FUNCTION(self, inst: Instruction) -> None:

@@ -468,6 +468,30 @@ def int_of_float_as_size(x, v):
     return np.zeros(int(v)) + x[0]
 
 
+def split_loop_prints_text(x):
+    err = 1.0
+    k = 0
+    while err > 1e-3:
+        err = err / 3
+        print(f"iter {k}: err={err:.3e} {err!r} {k:>4} {k < 2}", str(k), format(err, ".2f"))
+        x = x + err
+        k += 1
+    return x, k
+
+
+def returns_text(x, v):
+    return x + v, f"{v:.3f}", str(v), repr(v), format(v, "e"), f"{v!r:>12}|{v=}", ascii(v)
+
+
+def text_used_as_str(x, v):
+    s = f"{v:.2f}"
+    return x + len(s), s + "!", s == "2.50"
+
+
+def char_of_int(x, k):
+    return x, f"{k:c}"
+
+
 FLOATS = (0.1234567, 2.5, 3.5, -0.001, 7.25)
 
 _REAL_LEN = builtins.len
@@ -722,6 +746,10 @@ NUMBER_CASES = [
         setup=set_scaler,
     ),
     C("made_function_names", made_function_names, lambda: (np.ones(3),)),
+    C("split_loop_prints_text", split_loop_prints_text, lambda: (np.ones(2),), after=_stable(3)),
+    C("returns_text", returns_text, *values(*FLOATS), pattern="ABCDEA", after=max_recompiles(1)),
+    C("text_used_as_str", text_used_as_str, *values(2.5, 2.499, 10.0), pattern="ABCA"),
+    C("char_of_int_raises_for_some", char_of_int, *values(65, 66, -1, 67), pattern="ABCDA"),
 ]
 
 CASES = BOOL_CASES + FOLD_CASES + NUMBER_CASES

@@ -1,6 +1,6 @@
 """Values of the graph: arrays and NumPy scalars (`NumpyValue`, with an ``example`` of their
-kind), dynamic sizes (`SymInt`) and dynamic float arguments (`SymFloat`); and what hangs off an
-array before it is used (``arr.sum``, ``arr.flags``)."""
+kind), dynamic sizes (`SymInt`), dynamic float arguments (`SymFloat`) and text made of them
+(`SymStr`); and what hangs off an array before it is used (``arr.sum``, ``arr.flags``)."""
 
 from __future__ import annotations
 
@@ -120,6 +120,25 @@ class SymFloat(GraphValue):
 
     def constant(self) -> float:
         return self.pin()
+
+
+@dataclass(eq=False)
+class SymStr(GraphValue):
+    """A str the graph makes of dynamic numbers (``f"{err:.3e}"``, ``str(k)``): it leaves the
+    graph as it is (printed after a break, say) with no value guard; any other use needs its
+    value, and pins the numbers it is made of (``pins``)."""
+
+    node: Node
+    hint: str
+    pins: tuple = ()
+
+    def python_type(self) -> type:
+        return str
+
+    def constant(self) -> str:
+        for pin in self.pins:
+            pin()
+        return self.hint
 
 
 @dataclass(eq=False)
