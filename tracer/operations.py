@@ -53,6 +53,7 @@ _SILENT_INT_OPS = {operator.add, operator.sub, operator.mul, operator.and_, oper
                    operator.xor}  # fmt: skip
 _INT_UNARY_OPS = {operator.neg, operator.pos, operator.invert, operator.abs, operator.not_}
 _COMPARISONS = {operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne}
+_SYMBOLIC = (SymInt, SymFloat, SymStr)  # Python values of the graph (`number_node`)
 
 
 def run_example(fn, *args, **kwargs) -> tuple[object, bool]:
@@ -197,9 +198,6 @@ def number_compare(state: TraceState, fn, a: Value, b: Value, name: str) -> SymI
     ):
         return None
     return number_node(state, fn, [a, b], name, risk="silent", branch=True)
-
-
-_SYMBOLIC = (SymInt, SymFloat, SymStr)
 
 
 def number_node(state: TraceState, fn, values: list[Value], name: str, *, risk: str,
@@ -396,8 +394,8 @@ def truth(state: TraceState, v: Value) -> bool:
         )
     if isinstance(v, SymInt):
         return bool(concretize(state, v))
-    if isinstance(v, SymFloat):
-        return bool(v.pin())
+    if isinstance(v, (SymFloat, SymStr)):
+        return bool(v.constant())
     if isinstance(v, (TupleValue, ListValue)):
         return bool(v.items)
     if isinstance(v, DictValue):
@@ -476,6 +474,8 @@ def get_attr(state: TraceState, v: Value, name: str, tx) -> Value:
             return state.graph_call("attr", name, (v,), {}, name=name)
         if callable(getattr(v.example, name, None)):
             return ArrayMethod(v, name)
+    if isinstance(v, SymStr):  # its methods need its value
+        v = Const(v.constant())
     if isinstance(v, (Const,)) or (isinstance(v, Obj) and _is_pure_object(v.value)):
         return _known_attr(state, v, name)
     if isinstance(v, Obj):
@@ -867,8 +867,8 @@ def iterate(state: TraceState, v: Value, taker: bool = False) -> list[Value]:
         return [get_item(state, v, Const(i), None) for i in range(n)]
     if isinstance(v, SetValue):
         return [Const(i) for i in v.values]
-    if isinstance(v, RangeValue):
-        v = Const(v.constant())  # unrolled: the numbers are needed
+    if isinstance(v, (RangeValue, SymStr)):
+        v = Const(v.constant())  # unrolled: the numbers, the characters are needed
     if isinstance(v, Const) and isinstance(v.value, (range, str, bytes, tuple, frozenset)):
         return [const_to_value(i) for i in v.value]
     raise state.graph_break("unsupported_object", f"iterating over {v.describe()}")

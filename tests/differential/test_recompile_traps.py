@@ -488,6 +488,11 @@ def text_used_as_str(x, v):
     return x + len(s), s + "!", s == "2.50"
 
 
+def text_methods_and_items(x, v):
+    s = f"{v:.2f}"
+    return x, s.rjust(8), [c for c in s], s[0], bool(s), "." in s
+
+
 def char_of_int(x, k):
     return x, f"{k:c}"
 
@@ -749,6 +754,7 @@ NUMBER_CASES = [
     C("split_loop_prints_text", split_loop_prints_text, lambda: (np.ones(2),), after=_stable(3)),
     C("returns_text", returns_text, *values(*FLOATS), pattern="ABCDEA", after=max_recompiles(1)),
     C("text_used_as_str", text_used_as_str, *values(2.5, 2.499, 10.0), pattern="ABCA"),
+    C("text_methods_and_items", text_methods_and_items, *values(2.5, 31.0), pattern="ABBA"),
     C("char_of_int_raises_for_some", char_of_int, *values(65, 66, -1, 67), pattern="ABCDA"),
 ]
 
