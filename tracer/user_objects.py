@@ -129,6 +129,8 @@ def _user_get(found):
 def _data_descriptor_get(tx, v: UserObject, name: str, found) -> Value:
     if found is _OBJECT_CLASS:  # ``o.__class__``: its type, which the guards fix
         return Obj(v.cls, TypeSource(v.source) if v.source is not None else None)
+    if _user_get(found) is not None:  # (a subclass of property's own too)
+        return _descriptor_call(tx, v, name, found, "__get__", [v, Obj(v.cls)])
     if isinstance(found, property):
         if found.fget is None:  # eager code raises, with its version's message
             raise tx.state.graph_break("unsupported_object", f"property {name!r} has no getter")
@@ -136,8 +138,6 @@ def _data_descriptor_get(tx, v: UserObject, name: str, found) -> Value:
         getter = (tx.state.wrap(found.fget, AttrSource(source, "fget")) if source is not None
                   else wrap_unguarded(tx.state, found.fget))  # fmt: skip
         return tx.call(getter, [v], {})
-    if _user_get(found) is not None:
-        return _descriptor_call(tx, v, name, found, "__get__", [v, Obj(v.cls)])
     raise tx.state.graph_break(
         "unsupported_object", f"{name!r} of {v.describe()} is a data descriptor tcompile does "
         "not trace (a __slots__ member or the instance __dict__)",
@@ -226,14 +226,14 @@ def generic_store(tx, v: UserObject, name: str, value: Value) -> None:
     state = tx.state
     found = static_lookup(v.cls, name, _MISSING)
     if found is not _MISSING and _is_data_descriptor(found):
+        if user_method(static_lookup(type(found), "__set__")) is not None:
+            _descriptor_call(tx, v, name, found, "__set__", [v, value])
+            return
         if isinstance(found, property) and found.fset is not None:
             source = _class_source(v, name)
             setter = (state.wrap(found.fset, AttrSource(source, "fset")) if source is not None
                       else wrap_unguarded(state, found.fset))  # fmt: skip
             tx.call(setter, [v, value], {})
-            return
-        if user_method(static_lookup(type(found), "__set__")) is not None:
-            _descriptor_call(tx, v, name, found, "__set__", [v, value])
             return
         raise state.graph_break("unsupported_mutation", f"setting {name!r} of {v.describe()} "
                                 "(a data descriptor without a Python setter)")  # fmt: skip

@@ -664,6 +664,27 @@ class Temperature:
         return self._c + 273.15
 
 
+class logged_property(property):  # noqa: N801 (a decorator, named like property)
+    """A property whose own __get__ logs before the getter runs."""
+
+    def __get__(self, obj, owner=None):
+        LOG.append(("logged_property", self.fget.__name__))
+        return super().__get__(obj, owner)
+
+
+class WithLoggedProperty:
+    def __init__(self):
+        self._v = 4.0
+
+    @logged_property
+    def v(self):
+        return self._v * 2
+
+
+def read_logged_property(x, o):
+    return x + o.v
+
+
 def read_descriptor(x, o):
     return x + o.reading
 
@@ -713,6 +734,7 @@ def property_of_new_object(x):
 
 DESCRIPTOR_CASES = [
     L("nondata_descriptor_logs", read_descriptor, lambda: (x3(), WithDescriptors())),
+    L("property_subclass_get", read_logged_property, lambda: (x3(), WithLoggedProperty())),
     L("data_descriptor_roundtrip", data_descriptor_roundtrip, lambda: (x3(), WithDescriptors())),
     L("inherited_descriptors", inherited_descriptors, lambda: (x3(), ChildOfDescriptors())),
     L(
