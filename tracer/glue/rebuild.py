@@ -8,6 +8,7 @@ trace). Objects with no literal form are bound to names in the glue's namespace.
 
 from __future__ import annotations
 
+import functools
 import types
 
 from ..trace_state import TraceState
@@ -91,10 +92,10 @@ class Rebuilder:
         """A name in the glue's namespace for an object (the same name for the same object),
         readable where the object has one: ``__tc_print``, ``__tc_resume_at_12``."""
         if id(value) not in self._bound:
-            glue_name = (
-                getattr(value, "glue_name", None) if type(value) is types.FunctionType else None
-            )
-            hint = glue_name or name_of(value)
+            # tcompile's resume functions (partials) carry a glue name; other objects are
+            # named by what Python says of them (no __getattr__ of the user's runs to ask)
+            own = getattr(value, "glue_name", None) if type(value) is functools.partial else None
+            hint = own or name_of(value)
             if not isinstance(hint, str) or not hint.isidentifier():
                 hint = "c"
             name = (
