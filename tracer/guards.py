@@ -143,7 +143,11 @@ KINDS: dict[str, GuardKind] = {
     "strides": GuardKind(5, condition=lambda v, k, e: f"{v}.strides == {e!r}",
         describe=lambda n, e: f"{n}.strides == {e!r}",
         failure=lambda n, e, a: a.strides != e and f"array {n} strides changed: expected {e}, actual {a.strides}"),
-    "no_shadow": GuardKind(5, condition=lambda v, k, e: f"{e!r} not in __tc_instance_dict({v})",
+    "no_shadow": GuardKind(5, condition=lambda v, k, e: f"{e!r} not in __tc_getattr({v}, '__dict__', ())",
+        describe=lambda n, e: f"{n} has no instance attribute {e!r}",
+        failure=lambda n, e, a: e in getattr(a, "__dict__", ()) and f"{n} now has an instance attribute {e!r} (the trace found none there)"),
+    # the same, of an object whose attribute protocol is the user's code: read around it
+    "no_shadow_static": GuardKind(5, condition=lambda v, k, e: f"{e!r} not in __tc_instance_dict({v})",
         describe=lambda n, e: f"{n} has no instance attribute {e!r}",
         failure=lambda n, e, a: e in instance_dict(a) and f"{n} now has an instance attribute {e!r} (the trace found none there)"),
     # expected: (the other source, whether the two are the same object)
@@ -175,8 +179,8 @@ def _items(value) -> tuple:
 
 # Names the generated check uses for builtins: the frame's parameters may shadow the real ones.
 CHECK_NAMES = {"__tc_type": type, "__tc_len": len, "__tc_tuple": tuple,
-               "__tc_instance_dict": instance_dict, "__tc_same": same_constant,
-               "__tc_device_key": guard_key}  # fmt: skip
+               "__tc_getattr": getattr, "__tc_instance_dict": instance_dict,
+               "__tc_same": same_constant, "__tc_device_key": guard_key}  # fmt: skip
 
 
 def _short(obj) -> str:

@@ -173,7 +173,7 @@ def _class_attr(tx, v: UserObject, name: str, found, shadowable: bool) -> Value:
             or _user_get(found) is not None
         )
     ):
-        state.guards.add(v.source, "no_shadow", name)
+        _guard_no_own_attribute(state, v.source, cls, name)
     if isinstance(found, types.FunctionType):
         return BoundMethod(_class_value(tx, v, found, name), v)
     if isinstance(found, staticmethod):
@@ -202,10 +202,17 @@ def _guard_absent(state, v: UserObject, name: str) -> None:
     (or eager code raises); an entry made so must not serve an object that has it."""
     if v.source is None:
         return
-    state.guards.add(v.source, "no_shadow", name)
-    for i in range(len(mro(v.cls)) - 1):  # not object's: a builtin type does not change
-        state.guards.add(ItemSource(AttrSource(TypeSource(v.source), "__mro__"), i), "no_shadow",
-                         name)  # fmt: skip
+    _guard_no_own_attribute(state, v.source, v.cls, name)
+    for i, klass in enumerate(mro(v.cls)[:-1]):  # not object's: a builtin type does not change
+        klass_source = ItemSource(AttrSource(TypeSource(v.source), "__mro__"), i)
+        _guard_no_own_attribute(state, klass_source, type(klass), name)
+
+
+def _guard_no_own_attribute(state, source, cls: type, name: str) -> None:
+    """The object read from ``source``, of class ``cls``, has no attribute ``name`` of its own
+    (in its __dict__), read around the class's attribute protocol where that is the user's."""
+    custom = _custom_attribute_protocol(cls)
+    state.guards.add(source, "no_shadow_static" if custom else "no_shadow", name)
 
 
 # -- writing attributes --------------------------------------------------------------------------
