@@ -11,7 +11,7 @@ import builtins
 import math
 import operator
 
-from . import loops
+from . import loops, user_objects
 from .errors import UserErrorInTrace
 from .operations import (
     array_dims,
@@ -19,6 +19,8 @@ from .operations import (
     check_untaken,
     fold,
     iterate,
+    number_conversion,
+    number_text,
     python_int,
     take,
     unary_op,
@@ -51,8 +53,8 @@ def _len(tx, args, kwargs):
             raise UserErrorInTrace(TypeError("len() of unsized object"))
         return array_dims(tx.state, v)[0]
     if isinstance(v, UserObject):
-        return tx.call(tx.get_attr(v, "__len__"), [], {})
-    return fold(len, v.constant())
+        return tx.call(tx.special_method(v, "__len__"), [], {})
+    return fold(tx.state, len, v.constant())
 
 
 def _range(tx, args, kwargs):
@@ -168,24 +170,6 @@ def _dict(tx, args, kwargs):
     return DictValue(items)
 
 
-def _isinstance(tx, args, kwargs):
-    value, classes = args
-    cls = classes.constant()
-    return Const(isinstance_of(value, cls))
-
-
-def isinstance_of(value: Value, cls) -> bool:
-    if isinstance(value, UserObject):
-        return issubclass(value.cls, cls)
-    if isinstance(value, NumpyValue):
-        return isinstance(value.example, cls)
-    if isinstance(value, SymInt):
-        return issubclass(int, cls)
-    if isinstance(value, (Const, Obj)):
-        return isinstance(value.value, cls)
-    return issubclass(value.python_type(), cls)
-
-
 def _minmax(fn):
     def handle(tx, args, kwargs):
         items = _items_of(tx, args[0]) if len(args) == 1 else list(args)
@@ -193,7 +177,7 @@ def _minmax(fn):
         if key is not None and not (isinstance(key, Const) and key.value is None):
             keys = [tx.call(key, [i], {}).constant() for i in items]
             if not items:
-                return kwargs["default"] if "default" in kwargs else fold(fn, [])
+                return kwargs["default"] if "default" in kwargs else fold(tx.state, fn, [])
             return items[keys.index(fn(keys))]
         if any(isinstance(i, NumpyValue) or isinstance(i, SymInt) for i in items):
             if kwargs:
@@ -208,7 +192,10 @@ def _minmax(fn):
                 )  # fmt: skip
             items = [Const(v) if not isinstance(v, Value) else v for v in values]
         return fold(
-            fn, [i.constant() for i in items], **{k: v.constant() for k, v in kwargs.items()}
+            tx.state,
+            fn,
+            [i.constant() for i in items],
+            **{k: v.constant() for k, v in kwargs.items()},
         )
 
     return handle
@@ -244,19 +231,32 @@ def _scalar_conversion(kind):
                 f"{kind.__name__}() of {args[0].describe()} turns array data into a Python value",
                 "Keep the value as a NumPy array/scalar (e.g. x.astype(...)) inside the compiled region.",
             )
-        if args and isinstance(args[0], SymInt) and kind is int:
-            return args[0]
-        return fold(kind, *(python_int(tx.state, a) for a in args))
+        converted = number_conversion(tx.state, kind, list(args)) if args and not kwargs else None
+        if converted is not None:
+            return converted
+        if args and isinstance(args[0], SymInt) and kind is int and args[0].python_type() is int:
+            return args[0]  # a size
+        return fold(tx.state, kind, *(python_int(tx.state, a) for a in args))
 
     return handle
 
 
-def _str(tx, args, kwargs):
-    if args and (isinstance(args[0], NumpyValue)):
+def text(tx, fn, args: list, kwargs: dict) -> Value:
+    """``fn(*args, **kwargs)`` for ``fn`` one of str, repr, ascii, format (f-strings too): a
+    dynamic number's text is the graph's (`operations.number_text`), other text a constant."""
+    if args and isinstance(args[0], NumpyValue):
         raise tx.state.graph_break(
-            "data_dependent_value", f"str() of {args[0].describe()} formats array data"
+            "data_dependent_value", f"{fn.__name__}() of {args[0].describe()} formats array data"
         )
-    return fold(str, *(python_int(tx.state, a) for a in args))
+    made = number_text(tx.state, fn, list(args)) if args and not kwargs else None
+    if made is not None:
+        return made
+    return fold(tx.state, fn, *(python_int(tx.state, a) for a in args),
+                **{k: v.constant() for k, v in kwargs.items()})  # fmt: skip
+
+
+def _text(fn):
+    return lambda tx, args, kwargs: text(tx, fn, args, kwargs)
 
 
 def _slice(tx, args, kwargs):
@@ -309,7 +309,11 @@ def _divmod_pow_round(fn):
     def handle(tx, args, kwargs):
         if any(isinstance(a, NumpyValue) for a in args):
             return tx.state.graph_call("call", fn, tuple(args), kwargs, name=fn.__name__)
+        converted = number_conversion(tx.state, fn, list(args)) if args and not kwargs else None
+        if converted is not None:
+            return converted
         return fold(
+            tx.state,
             fn,
             *(python_int(tx.state, a) for a in args),
             **{k: v.constant() for k, v in kwargs.items()},
@@ -369,7 +373,6 @@ BUILTINS = {
     tuple: _container(tuple),
     list: _container(list),
     dict: _dict,
-    isinstance: _isinstance,
     min: _minmax(min),
     max: _minmax(max),
     abs: _abs,
@@ -379,8 +382,7 @@ BUILTINS = {
     float: _scalar_conversion(float),
     bool: _scalar_conversion(bool),
     complex: _scalar_conversion(complex),
-    str: _str,
-    repr: _str,
+    **{fn: _text(fn) for fn in (str, repr, ascii, format)},
     slice: _slice,
     type: _type,
     getattr: _getattr,
@@ -394,11 +396,10 @@ BUILTINS = {
     map: _map,
     filter: _filter,
 }
-for _pure in (hash, ord, chr, bin, hex, oct, format, ascii, frozenset, set):
+BUILTINS.update(user_objects.HANDLERS)  # isinstance, issubclass, object.__getattribute__...
+for _pure in (hash, ord, chr, bin, hex, oct, frozenset, set):
     BUILTINS[_pure] = lambda tx, args, kwargs, _fn=_pure: fold(
-        _fn, *(a.constant() for a in args), **{k: v.constant() for k, v in kwargs.items()}
+        tx.state, _fn, *(a.constant() for a in args), **{k: v.constant() for k, v in kwargs.items()}
     )
-BUILTINS[repr] = lambda tx, args, kwargs: (_str(tx, args, kwargs) if not args or not args[0].is_constant()
-                                            else fold(repr, args[0].constant()))  # fmt: skip
 # Pure functions of the math module, folded when every argument is a constant.
 MATH_FUNCTIONS = {id(getattr(math, n)) for n in dir(math) if callable(getattr(math, n))}

@@ -13,7 +13,7 @@ import types
 
 import numpy as np
 
-from . import contexts, hatches, markers, operators, quiet, signature
+from . import contexts, hatches, markers, operators, quiet, signature, user_objects
 from . import numpy_table as table
 from . import operations as ops
 from .builtins_impl import (
@@ -26,7 +26,7 @@ from .container_methods import call_const_method
 from .errors import UserErrorInTrace
 from .nonstrict import NonstrictRunner
 from .source import AttrSource, ItemSource
-from .user_code import GENERATOR_FLAGS
+from .user_code import GENERATOR_FLAGS, name_of, protocol_hook
 from .values.arrays import ArrayMethod, ArrayValue, NumpyValue
 from .values.containers import ConstMethod, DictValue, TupleValue
 from .values.core import Const, Obj, Value
@@ -58,11 +58,14 @@ class CallMixin:
                 self.state.contexts.exit(fn)
                 return Const(None)
             fn.owner.user_with_depth -= 1
-            return self.call(ops.get_attr(self.state, fn.manager, "__exit__", self), args, kwargs)
+            return self.call(self.special_method(fn.manager, "__exit__"), args, kwargs)
         if isinstance(fn, UserObject):
-            call = ops.get_attr(self.state, fn, "__call__", self)
-            return self.call(call, args, kwargs)
+            return self.call(self.special_method(fn, "__call__"), args, kwargs)
         raise self.state.graph_break("unsupported_call", f"calling {fn.describe()}")
+
+    def special_method(self, v: UserObject, name: str) -> Value:
+        """The method an implicit call of ``v`` runs (``len(v)``, ``v[i]``, ``v()``)."""
+        return user_objects.special_method(self, v, name)
 
     # -- user functions -------------------------------------------------------------------------
     def inline(self, fn: UserFunction, args: list[Value], kwargs: dict[str, Value]) -> Value:
@@ -96,12 +99,7 @@ class CallMixin:
         """Calls of tcompile's own markers and wrapped functions; None for anything else."""
         state, fn = self.state, fn_value.value
         if fn in (hatches.allow_in_graph, hatches.disallow_in_graph) and len(args) == 1:
-            target = args[0]
-            real = target.fn if isinstance(target, UserFunction) else getattr(target, "value", None)
-            if real is None:
-                raise state.graph_break(
-                    "unsupported_call", f"{fn.__name__}() of a function made while tracing"
-                )
+            real = self._hatch_target(args[0], f"{fn.__name__}()")
             fn(real)  # registering is harmless at trace time, and the eager run repeats it
             return Obj(real)
         if fn is hatches.skip_frame:
@@ -110,24 +108,18 @@ class CallMixin:
             raise state.graph_break(
                 "unsupported_call", f"{_name(fn)} is marked tc.disallow_in_graph"
             )
-        setting = getattr(fn, "__tc_error_on_graph_break__", None)
+        setting = _marker(fn, "__tc_error_on_graph_break__")
         if setting is not None:
             inner = state.wrap(setting[1], ItemSource(AttrSource(fn_value.source, "__tc_error_on_graph_break__"), 1)) \
                 if fn_value.source is not None else ops.wrap_unguarded(state, setting[1])  # fmt: skip
             with state.breaks.setting(setting[0]):
                 return self.call(inner, args, kwargs)
-        if getattr(fn, "__tc_disabled__", None) is not None:
+        if _marker(fn, "__tc_disabled__") is not None:
             raise state.graph_break(
                 "unsupported_call", f"{_name(fn)} is tc.disable()d: it runs eagerly"
             )
         if fn is hatches.nonstrict_trace and len(args) == 1:
-            target = args[0]
-            real = target.fn if isinstance(target, UserFunction) else getattr(target, "value", None)
-            if real is None:
-                raise state.graph_break(
-                    "unsupported_call", "tc.nonstrict_trace() of a function made while tracing"
-                )
-            return Obj(hatches.nonstrict_trace(real))
+            return Obj(hatches.nonstrict_trace(self._hatch_target(args[0], "tc.nonstrict_trace()")))
         if isinstance(fn, hatches.nonstrict_trace):
             return NonstrictRunner(state).run(fn.fn, args, kwargs)
         if isinstance(fn, hatches.CustomOp):
@@ -135,6 +127,18 @@ class CallMixin:
         if _hashable(fn) and hatches.is_allowed(fn):
             return self.call_opaque(fn, args, kwargs, example_fn=None, mutates=())
         return None
+
+    def _hatch_target(self, target: Value, what: str):
+        """The function an escape hatch is applied to in the trace: the graph calls that very
+        object (a function read from a source is guarded by its code only: here by identity)."""
+        real = target.fn if isinstance(target, UserFunction) else getattr(target, "value", None)
+        if real is None:
+            raise self.state.graph_break(
+                "unsupported_call", f"{what} of a function made while tracing"
+            )
+        if isinstance(target, UserFunction) and target.source is not None:
+            self.state.guards.add(target.source, "id", real)
+        return real
 
     def call_opaque(self, fn, args, kwargs, *, example_fn, mutates) -> Value:
         """One graph node for the whole call; its output meta from the fake (or, for pure
@@ -183,7 +187,7 @@ class CallMixin:
         if known is not None and known.arity == len(args) == 1:
             return ops.unary_op(state, fn, args[0], known.name)
         if id(fn) in MATH_FUNCTIONS and all(a.is_constant() for a in args):
-            return ops.fold(fn, *(a.constant() for a in args))
+            return ops.fold(state, fn, *(a.constant() for a in args))
         kind, _ = table.classify_callable(fn)
         if kind is not None:
             return self.call_numpy(fn, kind, args, kwargs)
@@ -191,13 +195,10 @@ class CallMixin:
             raise state.graph_break(
                 "unsupported_numpy", f"{_name(fn)} is not in tcompile's NumPy table"
             )
-        if isinstance(fn, type) and (fn.__module__ or "").partition(".")[0] not in (
-            "builtins",
-            "numpy",
-        ):
-            return ops.construct(state, fn, args, kwargs, self)
         if isinstance(fn, type):
-            raise state.graph_break("unsupported_call", f"constructing a {fn.__qualname__} object")
+            if table.module_of(fn).partition(".")[0] not in ("builtins", "numpy"):
+                return ops.construct(state, fn, args, kwargs, self)
+            raise state.graph_break("unsupported_call", f"constructing a {name_of(fn)} object")
         if isinstance(fn, _LRU_CACHE_WRAPPER):
             raise state.graph_break("unsupported_call", f"{_name(fn)} is a functools.lru_cache "
                                     "wrapper: its cache decides whether the function runs, so "
@@ -213,12 +214,12 @@ class CallMixin:
             (value,) = args
             if isinstance(value, NumpyValue):
                 return ops.get_attr(state, value, name, self)
-            return ops.fold(fn, value.constant())
+            return ops.fold(state, fn, value.constant())
         if kind == table.CONST_ONLY:
             if fn is np.result_type:  # depends on dtypes only (NEP 50: arrays are strongly typed)
                 args = [Const(a.example.dtype) if isinstance(a, ArrayValue) else a for a in args]
             if all(a.is_constant() for a in [*args, *kwargs.values()]):
-                return ops.fold(fn, *(a.constant() for a in args),
+                return ops.fold(state, fn, *(a.constant() for a in args),
                                 **{k: v.constant() for k, v in kwargs.items()})  # fmt: skip
             self._numpy_break(table.PY_VALUE, f"np.{name}() on traced values")
         if fn is np.where and len(args) == 1:
@@ -272,7 +273,17 @@ def _quietly(fn):
     return run
 
 
+def _marker(fn, name: str):
+    """A tcompile marker of ``fn`` (its wrappers are functions: nothing else is asked, whose
+    attribute protocol could be the user's code)."""
+    return getattr(fn, name, None) if type(fn) is types.FunctionType else None
+
+
 def _hashable(obj) -> bool:
+    """Whether ``obj`` can be looked up in tcompile's tables: hashable, by Python's own hash
+    (a metaclass's __hash__ or __eq__ is the user's code, not run to look)."""
+    if protocol_hook(type(obj), "__hash__") or protocol_hook(type(obj), "__eq__"):
+        return False
     try:
         hash(obj)
         return True
@@ -281,10 +292,10 @@ def _hashable(obj) -> bool:
 
 
 def _name(fn) -> str:
-    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None)
-    if not isinstance(name, str):
+    name = name_of(fn)
+    if name is None:
         return repr(fn)  # an object made callable, e.g. operator.methodcaller('__pow__', 2)
-    module = getattr(fn, "__module__", None)
+    module = table.module_of(fn)
     return f"{module}.{name}" if module and module != "builtins" else f"{name}()"
 
 

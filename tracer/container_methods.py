@@ -30,9 +30,9 @@ def call_const_method(tx, method: ConstMethod, args: list[Value], kwargs: dict) 
     if isinstance(owner, DictValue):
         return _dict_method(tx, owner, name, args, kwargs)
     if isinstance(owner, SetValue):
-        return _set_method(owner, name, args, kwargs)
+        return _set_method(tx, owner, name, args, kwargs)
     if isinstance(owner, TupleValue) and name in ("index", "count"):
-        return fold(getattr(owner.constant(), name), *(a.constant() for a in args))
+        return fold(tx.state, getattr(owner.constant(), name), *(a.constant() for a in args))
     try:
         value = owner.constant()
         const_args = [a.constant() for a in args]
@@ -42,7 +42,7 @@ def call_const_method(tx, method: ConstMethod, args: list[Value], kwargs: dict) 
             "unsupported_call", f"{type(owner).__name__}.{name}() on traced values"
         ) from None
     if isinstance(value, _PURE_CONST_TYPES):
-        return fold(getattr(value, name), *const_args, **const_kwargs)
+        return fold(tx.state, getattr(value, name), *const_args, **const_kwargs)
     raise tx.state.graph_break("unsupported_call", f"method {name}() of {owner.describe()}")
 
 
@@ -55,7 +55,8 @@ def _list_method(tx, lst: ListValue, name: str, args, kwargs) -> Value:
     if name in ("index", "count", "copy", "__len__"):
         if name == "copy":
             return ListValue(list(items))
-        return fold(getattr([i.constant() for i in items], name), *(a.constant() for a in args))
+        return fold(tx.state, getattr([i.constant() for i in items], name),
+                    *(a.constant() for a in args))  # fmt: skip
     mutate_list(tx.state, lst)
     if name == "append":
         items.append(args[0])
@@ -85,9 +86,9 @@ def _list_method(tx, lst: ListValue, name: str, args, kwargs) -> Value:
     return Const(None)
 
 
-def _set_method(owner: SetValue, name: str, args, kwargs) -> Value:
+def _set_method(tx, owner: SetValue, name: str, args, kwargs) -> Value:
     """Methods of a set made in the trace run on its real set of constants."""
-    result = fold(getattr(owner.values, name), *(a.constant() for a in args),
+    result = fold(tx.state, getattr(owner.values, name), *(a.constant() for a in args),
                   **{k: v.constant() for k, v in kwargs.items()})  # fmt: skip
     return result
 

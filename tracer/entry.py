@@ -294,11 +294,14 @@ class Router:
             wrapper = self._wrappers.get(fn)
             if wrapper is not None:  # the common case, first: a user function seen before
                 return wrapper
-        elif kind is types.BuiltinFunctionType or kind is type:
-            return fn  # print, len, float, NumPy's C functions: nothing to compile
-        if getattr(fn, "__tc_compiled__", None) is not None or hatches.is_disallowed(fn):
+        elif kind is types.BuiltinFunctionType or issubclass(kind, type):
+            return fn  # print, len, float, classes, NumPy's C functions: nothing to compile
+        # tcompile's markers are on functions (another object's attributes may be the user's
+        # code: a __getattr__, not run to look)
+        marked = fn if kind is types.FunctionType else None
+        if getattr(marked, "__tc_compiled__", None) is not None or hatches.is_disallowed(fn):
             return fn  # compiled already, or never to be put in a graph
-        setting = getattr(fn, "__tc_error_on_graph_break__", None)
+        setting = getattr(marked, "__tc_error_on_graph_break__", None)
         if setting is not None:  # keep the setting, compile what it wraps
             flag, inner = setting
             routed = self.wrapper_for(inner)

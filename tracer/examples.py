@@ -274,7 +274,7 @@ def _layout(result):
 
 def _is_size_like(example) -> bool:
     """Numbers, 0-d arrays of numbers, and arrays of integers or bools, can be sizes."""
-    if type(example) in (int, float):
+    if type(example) in (bool, int, float):  # a bool: a comparison of dynamic numbers
         return True
     kind = example.dtype.kind
     if isinstance(example, np.generic) or example.ndim == 0:
@@ -283,6 +283,8 @@ def _is_size_like(example) -> bool:
 
 
 def _nudge(example, step: int):
+    if type(example) is bool:
+        return not example if step != 2 else example
     if type(example) in (int, float):
         return example + step
     if example.dtype.kind == "b":

@@ -139,8 +139,11 @@ def _short_dtype(dtype: np.dtype) -> str:
 class Graph:
     """An ordered list of nodes. Build with the ``add_*`` methods; print with ``python_code``."""
 
-    def __init__(self, name: str = "forward"):
+    def __init__(self, name: str = "forward", module: str | None = None):
         self.name = name
+        # The user's module: the graph's warnings show as its code's do (the warnings filters
+        # match by module: DeprecationWarning is shown by default in __main__ only)
+        self.module = module
         self.nodes: list[Node] = []
         self._names: set[str] = set()
         self._next_suffix: dict[str, int] = {}  # base -> the first suffix that may be free
@@ -234,6 +237,8 @@ class Graph:
         the nodes whose names die after ``node``'s statement."""
         ns = namespace if namespace is not None else {}
         ns.setdefault("np", np)
+        if self.module is not None:
+            ns.setdefault("__name__", self.module)
         printer = _Printer(ns)
         params = ", ".join(n.name for n in self.inputs)
         lines = [f"def {self.name}({params}):"]
@@ -383,6 +388,9 @@ class _Printer:
             and op.symbol != "abs"
             and len(args) == op.arity
             and (target is op.fn or any(_holds_array(a) for a in args))
+            # CPython folds an operator on literals when it compiles the text: one that warns
+            # (``~True``) would warn there, once, instead of on every run
+            and not all(literal_text(a) is not None for a in args)
         ):
             if op.arity == 2:
                 return f"{self.arg(args[0])} {op.symbol} {self.arg(args[1])}"
@@ -469,6 +477,7 @@ def numpy_name(obj) -> str | None:
     if not isinstance(name, str):
         return None
     for prefix, module in (("np", np), ("np.linalg", np.linalg), ("np.fft", np.fft)):
-        if getattr(module, name, None) is obj:
+        # (the module's dict: NumPy's __getattr__ warns for some names, ``np.str``)
+        if vars(module).get(name) is obj:
             return f"{prefix}.{name}"
     return None

@@ -19,6 +19,7 @@ import numpy as np
 
 from .device_arrays import guard_key
 from .source import CLOSURE, GLOBALS, Source
+from .user_code import instance_dict, name_of
 
 
 @dataclass(frozen=True)
@@ -144,7 +145,11 @@ KINDS: dict[str, GuardKind] = {
         failure=lambda n, e, a: a.strides != e and f"array {n} strides changed: expected {e}, actual {a.strides}"),
     "no_shadow": GuardKind(5, condition=lambda v, k, e: f"{e!r} not in __tc_getattr({v}, '__dict__', ())",
         describe=lambda n, e: f"{n} has no instance attribute {e!r}",
-        failure=lambda n, e, a: e in getattr(a, "__dict__", ()) and f"{n} now has an instance attribute {e!r} shadowing the traced method"),
+        failure=lambda n, e, a: e in getattr(a, "__dict__", ()) and f"{n} now has an instance attribute {e!r} (the trace found none there)"),
+    # the same, of an object whose attribute protocol is the user's code: read around it
+    "no_shadow_static": GuardKind(5, condition=lambda v, k, e: f"{e!r} not in __tc_instance_dict({v})",
+        describe=lambda n, e: f"{n} has no instance attribute {e!r}",
+        failure=lambda n, e, a: e in instance_dict(a) and f"{n} now has an instance attribute {e!r} (the trace found none there)"),
     # expected: (the other source, whether the two are the same object)
     "alias": GuardKind(6, condition=lambda v, k, e: f"({v} is {e[0].expr()}) is {e[1]}",
         describe=lambda n, e: f"{n} {'is' if e[1] else 'is not'} {e[0].name()}"),
@@ -174,14 +179,12 @@ def _items(value) -> tuple:
 
 # Names the generated check uses for builtins: the frame's parameters may shadow the real ones.
 CHECK_NAMES = {"__tc_type": type, "__tc_len": len, "__tc_tuple": tuple,
-               "__tc_getattr": getattr, "__tc_same": same_constant,
-               "__tc_device_key": guard_key}  # fmt: skip
+               "__tc_getattr": getattr, "__tc_instance_dict": instance_dict,
+               "__tc_same": same_constant, "__tc_device_key": guard_key}  # fmt: skip
 
 
 def _short(obj) -> str:
-    return (
-        getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or type(obj).__name__
-    )
+    return name_of(obj) or type(obj).__name__
 
 
 def mismatched_dims(guard: Guard, actual: object) -> list[int]:

@@ -175,7 +175,7 @@ class BodyTrace:
         self.stores = [ins.arg for ins in self.instrs if ins.opname == "STORE_FAST"]
         self.stored = sorted(set(self.stores))
         self.loaded = {ins.arg for ins in self.instrs if ins.opname == "LOAD_FAST"}
-        self.graph = Graph(f"{tx.state.graph.name}_{name}")
+        self.graph = Graph(f"{tx.state.graph.name}_{name}", module=tx.state.graph.module)
 
     def read_inputs(self) -> dict[str, Value]:
         """Read now what the body reads from outside the frame's locals (arguments first read

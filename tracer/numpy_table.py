@@ -25,6 +25,8 @@ import types
 
 import numpy as np
 
+from .user_code import protocol_hook, subclass_of, type_attribute
+
 PURE = "pure"
 INPLACE = "inplace"
 SHAPE_QUERY = "shape_query"
@@ -345,14 +347,27 @@ def method_function(name: str):
 
 
 def is_numpy_object(obj: object) -> bool:
-    module = getattr(obj, "__module__", None) or ""
-    if isinstance(obj, (np.ufunc, np.dtype)):
+    t = type(obj)  # asked of the type: the object's own protocol may be the user's code
+    if subclass_of(t, (np.ufunc, np.dtype)):
         return True
-    if isinstance(obj, types.BuiltinMethodType) and isinstance(
-        getattr(obj, "__self__", None), np.ufunc
-    ):
+    if t is types.BuiltinMethodType and subclass_of(type(obj.__self__), (np.ufunc,)):
         return True
+    module = module_of(obj)
     return module == "numpy" or module.startswith("numpy.")
+
+
+def module_of(obj) -> str:
+    """``obj.__module__`` where reading it runs none of the user's code ("" elsewhere): a
+    class's own; a module has none (its __getattr__ would answer)."""
+    t = type(obj)
+    if subclass_of(t, (type,)):
+        module = type_attribute(obj, "__module__")
+    elif subclass_of(t, (types.ModuleType,)) or protocol_hook(t, "__getattribute__") \
+            or protocol_hook(t, "__getattr__"):  # fmt: skip
+        module = None
+    else:
+        module = getattr(obj, "__module__", None)
+    return module if isinstance(module, str) else ""
 
 
 def is_numpy_module(obj: object) -> bool:

@@ -15,10 +15,10 @@ import numpy as np
 from . import masked, operators, quiet
 from . import numpy_table as table
 from .errors import RestartTrace, UserErrorInTrace
-from .graph import Node
+from .graph import Node, describe_value
 from .source import AttrSource, TypeSource
 from .trace_state import TraceState
-from .user_code import is_user_function
+from .user_code import is_user_function, protocol_hook, static_lookup, user_method
 from .values.arrays import (
     ArrayFlags,
     ArrayMethod,
@@ -27,6 +27,7 @@ from .values.arrays import (
     ScalarValue,
     SymFloat,
     SymInt,
+    SymStr,
     is_dynamic_number,
 )
 from .values.containers import (
@@ -44,34 +45,43 @@ from .values.functions import UserFunction
 from .values.objects import BoundMethod, SuperValue, UserObject
 from .wrapping import CONST_TYPES, function_value
 
-_SYMINT_OPS = {operator.add, operator.sub, operator.mul, operator.floordiv, operator.mod}
-_SILENT_INT_OPS = {operator.add, operator.sub, operator.mul, operator.neg}  # no ZeroDivisionError
+# Int arithmetic kept symbolic on dynamic ints (bools too: ``(k < 2) & (j > 0)``)
+_SYMINT_OPS = {operator.add, operator.sub, operator.mul, operator.floordiv, operator.mod,
+               operator.and_, operator.or_, operator.xor}  # fmt: skip
+# ... of which these never raise (no ZeroDivisionError)
+_SILENT_INT_OPS = {operator.add, operator.sub, operator.mul, operator.and_, operator.or_,
+                   operator.xor}  # fmt: skip
+_INT_UNARY_OPS = {operator.neg, operator.pos, operator.invert, operator.abs, operator.not_}
 _COMPARISONS = {operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne}
+_SYMBOLIC = (SymInt, SymFloat, SymStr)  # Python values of the graph (`number_node`)
 
 
-def fold(fn, *args, **kwargs) -> Value:
-    """Run a pure Python operation on constants; the user's own error if it raises."""
-    try:
-        result = fn(*args, **kwargs)
-    except Exception as error:
-        raise UserErrorInTrace(error) from error
-    return const_to_value(result)
-
-
-def fold_operator(state: TraceState, fn, values: list[Value], name: str) -> Value:
-    """An operator on constants, folded now; but when NumPy scalars are involved and the
-    operation warns (overflow, division by zero), it goes into the graph instead, so it warns
-    at the user's line on every call, as eager code does."""
-    args = [v.constant() for v in values]
-    if not any(isinstance(a, np.generic) for a in args):
-        return fold(fn, *args)
+def run_example(fn, *args, **kwargs) -> tuple[object, bool]:
+    """``fn(*args, **kwargs)`` run at trace time, and whether eager code would warn there
+    (``~True`` on Python 3.12+, a NumPy scalar overflow): then its result is that of a quiet
+    run, and the operation must run in the graph too, which warns on every call."""
     try:
         with quiet.strict():
-            return const_to_value(fn(*args))
+            return fn(*args, **kwargs), False
     except (Warning, FloatingPointError):
-        return state.graph_call("call", fn, tuple(values), {}, name=name)
+        with quiet.silenced():
+            return fn(*args, **kwargs), True
+
+
+def fold(state: TraceState, fn, *args, **kwargs) -> Value:
+    """Run a pure Python operation on constants; the user's own error if it raises. One that
+    warns is also put in the graph (its value unused), which warns at the user's line on
+    every call, as eager code does, where a fold would warn once, when tracing."""
+    try:
+        result, warns = run_example(fn, *args, **kwargs)
     except Exception as error:
         raise UserErrorInTrace(error) from error
+    if warns:
+        node = state.graph.add("call", fn, args, kwargs, name=getattr(fn, "__name__", "fold"),
+                               stack=state.user_stack(), risk="raise")  # fmt: skip
+        node.meta = describe_value(result)
+        node.errstate = state.contexts.errstate()  # the caller's np.errstate decides
+    return const_to_value(result)
 
 
 def const_to_value(result) -> Value:
@@ -155,7 +165,7 @@ def binary_op(state: TraceState, fn, a: Value, b: Value, name: str) -> Value:
             "unsupported_object", f"operator {name!r} on {a.describe()} and {b.describe()}"
         )
     try:
-        return fold_operator(state, fn, [a, b], name)
+        return fold(state, fn, a.constant(), b.constant())
     except NotConstant:
         raise state.graph_break(
             "unsupported_object", f"operator {name!r} on {a.describe()} and {b.describe()}"
@@ -165,20 +175,13 @@ def binary_op(state: TraceState, fn, a: Value, b: Value, name: str) -> Value:
 def symint_op(state: TraceState, fn, a: Value, b: Value, name: str) -> SymInt | None:
     """Int arithmetic on a dynamic int, as a graph node; None for other operations."""
     if fn in _SYMINT_OPS and all(
-        isinstance(v, SymInt) or type(getattr(v, "value", None)) is int for v in (a, b)
+        isinstance(v, SymInt) or type(getattr(v, "value", None)) in (int, bool) for v in (a, b)
     ):
         try:
-            hint = fn(*(v.hint if isinstance(v, SymInt) else v.value for v in (a, b)))
+            return number_node(state, fn, [a, b], name,
+                               risk="silent" if fn in _SILENT_INT_OPS else "raise")  # fmt: skip
         except ZeroDivisionError as error:  # by a constant 0 (guarded): eager raises too
             raise UserErrorInTrace(error) from error
-        args = tuple(v.node if isinstance(v, SymInt) else v.value for v in (a, b))
-        node = state.graph.add("call", fn, args, name=name, meta="int", stack=state.user_stack(),
-                               risk="silent" if fn in _SILENT_INT_OPS else "raise")  # fmt: skip
-        symbolic = [v for v in (a, b) if isinstance(v, SymInt)]
-        deps = [v.deps for v in symbolic]
-        merged = None if any(d is None for d in deps) else frozenset().union(*deps)
-        on_concrete = tuple(dict.fromkeys(c for v in symbolic for c in v.on_concrete))
-        return SymInt(node, hint, merged, on_concrete=on_concrete)
     return None
 
 
@@ -189,24 +192,48 @@ def number_compare(state: TraceState, fn, a: Value, b: Value, name: str) -> SymI
     (``while err > tol``). None elsewhere; any other use of the bool pins them."""
     if not state.per_iteration or fn not in _COMPARISONS:
         return None
-    symbolic = [v for v in (a, b) if isinstance(v, (SymInt, SymFloat))]
-    if not symbolic or any(
-        not (isinstance(v, SymFloat) or (isinstance(v, SymInt) and v.deps == frozenset()))
-        and type(getattr(v, "value", None)) not in (int, float)
+    if not any(isinstance(v, (SymInt, SymFloat)) for v in (a, b)) or any(
+        not is_dynamic_number(v) and type(getattr(v, "value", None)) not in (bool, int, float)
         for v in (a, b)
     ):
         return None
-    hint = fn(*(v.hint if isinstance(v, (SymInt, SymFloat)) else v.value for v in (a, b)))
-    args = tuple(v.node if isinstance(v, (SymInt, SymFloat)) else v.value for v in (a, b))
-    node = state.graph.add("call", fn, args, name=name, meta="int", stack=state.user_stack(),
-                           risk="silent")  # fmt: skip
+    return number_node(state, fn, [a, b], name, risk="silent", branch=True)
+
+
+def number_node(state: TraceState, fn, values: list[Value], name: str, *, risk: str,
+                branch: bool = False) -> SymInt | SymFloat | SymStr:  # fmt: skip
+    """``fn`` on dynamic numbers (`SymInt`, `SymFloat`), text made of them (`SymStr`) and
+    Python constants, as a graph node giving a Python number (or text) whose value is known
+    when the graph runs. ``fn`` raising on the numbers' current values raises here. Its value
+    is made of theirs: it is pinned by pinning them, and a bool of a comparison in a split
+    loop's body (``branch``, or made of one) stays one whose truth is a break."""
+    hint, warns = run_example(
+        fn, *(v.hint if isinstance(v, _SYMBOLIC) else v.value for v in values)
+    )
+    args = tuple(v.node if isinstance(v, _SYMBOLIC) else v.value for v in values)
+    node = state.graph.add("call", fn, args, name=name, meta=describe_value(hint),
+                           stack=state.user_stack(), risk="raise" if warns else risk)  # fmt: skip
+    if type(hint) is float:
+        # What pins it: the float inputs it is made of, and the dynamic ints (``1.0 / (i + 1)``)
+        made_of = [i for v in values if isinstance(v, SymFloat) for i in v.inputs]
+        made_of += [v for v in values if isinstance(v, SymInt)]
+        return SymFloat(node, hint, tuple({id(i): i for i in made_of}.values()))
     pins = tuple(dict.fromkeys(
-        c for v in symbolic for c in (v.on_concrete if isinstance(v, SymInt) else (v.pin,))
+        c for v in values if isinstance(v, _SYMBOLIC)
+        for c in (v.on_concrete if isinstance(v, SymInt) else v.pins if isinstance(v, SymStr)
+                  else (v.pin,))
     ))  # fmt: skip
-    return SymInt(node, hint, frozenset(), on_concrete=pins, branch=True)
+    if type(hint) is str:
+        return SymStr(node, hint, pins)
+    ints = [v for v in values if isinstance(v, SymInt)]
+    deps = [v.deps for v in ints]
+    merged = None if any(d is None for d in deps) else frozenset().union(*deps)
+    return SymInt(node, hint, merged, on_concrete=pins,
+                  branch=branch or any(v.branch for v in ints))  # fmt: skip
 
 
-_FLOAT_OPS = {operator.add, operator.sub, operator.mul, operator.truediv, operator.neg}
+_FLOAT_OPS = {operator.add, operator.sub, operator.mul, operator.truediv, operator.neg,
+              operator.pos, operator.abs}  # fmt: skip
 
 
 def symfloat_op(state: TraceState, fn, values: list[Value], name: str) -> Value | None:
@@ -226,13 +253,68 @@ def symfloat_op(state: TraceState, fn, values: list[Value], name: str) -> Value 
         return None  # raising depends on the value: pin it (the caller folds), raise as eager
     if type(hint) is not float:
         return None
-    args = tuple(v.node if isinstance(v, (SymFloat, SymInt)) else v.value for v in values)
-    node = state.graph.add("call", fn, args, name=name, meta="float", stack=state.user_stack(),
-                           risk="raise" if fn is operator.truediv else "silent")  # fmt: skip
-    # What pins it: the float inputs it is made of, and the dynamic ints (``1.0 / (i + 1)``)
-    made_of = [i for v in values if isinstance(v, SymFloat) for i in v.inputs]
-    made_of += [v for v in values if isinstance(v, SymInt)]
-    return SymFloat(node, hint, tuple({id(i): i for i in made_of}.values()))
+    return number_node(state, fn, values, name,
+                       risk="raise" if fn is operator.truediv else "silent")  # fmt: skip
+
+
+_CONVERSIONS = {int: "int", float: "float", round: "round"}
+
+
+def number_conversion(state: TraceState, fn, values: list[Value]) -> Value | None:
+    """``int(v)``, ``float(v)``, ``round(v)``, ``round(v, n)`` of a dynamic number, as a graph
+    node: the result needs no value guard until it is used as a number itself (a split loop's
+    body printing ``round(err, 6)`` does not recompile for every value). None where the value
+    is needed (``int(v, base)``, a value it raises for)."""
+    v, rest = values[0], values[1:]
+    if fn not in _CONVERSIONS or not is_dynamic_number(v) or len(rest) > (fn is round):
+        return None
+    if any(type(getattr(n, "value", None)) is not int and not isinstance(n, SymInt) for n in rest):
+        return None  # ``round(v, None)`` is ``round(v)``; anything else: as with the values
+    if not rest and v.python_type() is (int if fn is round else fn):
+        return v  # int(k), float(x), round(k): the number itself
+    try:
+        return number_node(state, fn, values, _CONVERSIONS[fn], risk="raise")
+    except (ArithmeticError, ValueError):
+        return None  # it raises for this value: pinned, it raises as eager code does
+
+
+_TEXT = {format: "format", str: "str", repr: "repr", ascii: "ascii"}
+
+
+def number_text(state: TraceState, fn, values: list[Value]) -> Value | None:
+    """``format(v, spec)``, ``str(v)``, ``repr(v)``, ``ascii(v)`` (f-strings: ``f"{v:.3e}"``) of
+    a dynamic number, or of text made of one, as a graph node: the text needs no value guard
+    until it is used as a str itself (a split loop's body printing ``f"{err:.3e}"`` does not
+    recompile for every value). None where the value is needed."""
+    v, rest = values[0], values[1:]
+    if (
+        fn not in _TEXT
+        or len(rest) > (fn is format)
+        or not (is_dynamic_number(v) or isinstance(v, SymStr))
+    ):
+        return None
+    if any(type(getattr(spec, "value", None)) is not str for spec in rest):
+        return None
+    if fn is str and isinstance(v, SymStr):
+        return v
+    return number_node(state, fn, values, _TEXT[fn], risk="raise")
+
+
+def concatenate(state: TraceState, parts: list[Value]) -> Value:
+    """``"".join(parts)`` of an f-string's parts: in the graph where one is text it makes."""
+    pieces: list[Value] = []  # neighbouring constants joined
+    for part in parts:
+        if isinstance(part, SymStr):
+            pieces.append(part)
+        elif pieces and isinstance(pieces[-1], Const):
+            pieces[-1] = Const(pieces[-1].value + part.constant())
+        else:
+            pieces.append(Const(part.constant()))
+    pieces = [p for p in pieces if not (isinstance(p, Const) and p.value == "")] or [Const("")]
+    text = pieces[0]
+    for piece in pieces[1:]:
+        text = number_node(state, operator.add, [text, piece], "text", risk="silent")
+    return text
 
 
 def _sequence_like(seq: Value, items: list) -> Value:
@@ -255,7 +337,7 @@ def sequence_op(state: TraceState, fn, a: Value, b: Value) -> Value:
         return _sequence_like(seq, list(seq.items) * n)
     if fn in (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge):
         try:
-            return fold(fn, a.constant(), b.constant())
+            return fold(state, fn, a.constant(), b.constant())
         except NotConstant:
             pass
     raise state.graph_break(
@@ -277,16 +359,22 @@ def unary_op(state: TraceState, fn, v: Value, name: str) -> Value:
         result = symfloat_op(state, fn, [v], name)
         if result is not None:
             return result
-    if isinstance(v, SymInt) and fn is operator.neg:
-        node = state.graph.add("call", fn, (v.node,), name=name, meta="int",
-                               stack=state.user_stack(), risk="silent")  # fmt: skip
-        return SymInt(node, -v.hint, v.deps, on_concrete=v.on_concrete)
+    if isinstance(v, SymInt) and fn in _INT_UNARY_OPS:
+        return number_node(state, fn, [v], name, risk="silent")
     try:
         if isinstance(v, SymInt):
-            return fold(fn, python_int(state, v))
-        return fold_operator(state, fn, [v], name)
+            return fold(state, fn, python_int(state, v))
+        return fold(state, fn, v.constant())
     except NotConstant:
         raise state.graph_break("unsupported_object", f"unary {name} on {v.describe()}") from None
+
+
+def logical_not(state: TraceState, v: Value) -> Value:
+    """``not v``; of a comparison in a split loop's body (`number_compare`), a bool of the
+    graph: its truth is still a break, but ``while not done & (k < n)`` is none."""
+    if isinstance(v, SymInt) and v.branch:
+        return number_node(state, operator.not_, [v], "not", risk="silent")
+    return Const(not truth(state, v))
 
 
 def truth(state: TraceState, v: Value) -> bool:
@@ -306,8 +394,8 @@ def truth(state: TraceState, v: Value) -> bool:
         )
     if isinstance(v, SymInt):
         return bool(concretize(state, v))
-    if isinstance(v, SymFloat):
-        return bool(v.pin())
+    if isinstance(v, (SymFloat, SymStr)):
+        return bool(v.constant())
     if isinstance(v, (TupleValue, ListValue)):
         return bool(v.items)
     if isinstance(v, DictValue):
@@ -318,13 +406,13 @@ def truth(state: TraceState, v: Value) -> bool:
         return bool(v.value)
     if isinstance(v, UserObject):
         cls = v.cls
-        if hasattr(cls, "__bool__") or hasattr(cls, "__len__"):
+        if static_lookup(cls, "__bool__") is not None or static_lookup(cls, "__len__") is not None:
             raise state.graph_break(
                 "unsupported_object", f"truth value of {v.describe()} (custom __bool__/__len__)"
             )
         return True
-    if isinstance(v, Obj):
-        return bool(v.value)  # modules, functions, classes, NumPy objects: a pure question
+    if isinstance(v, Obj):  # modules, functions, classes, NumPy objects: a pure question
+        return fold(state, bool, v.value).value  # but bool(NotImplemented) warns
     if isinstance(v, (UserFunction, BoundMethod, ArrayMethod, ConstMethod, Iterator)):
         return True
     raise state.graph_break("unsupported_object", f"truth value of {v.describe()}")
@@ -389,6 +477,8 @@ def get_attr(state: TraceState, v: Value, name: str, tx) -> Value:
             return state.graph_call("attr", name, (v,), {}, name=name)
         if callable(getattr(v.example, name, None)):
             return ArrayMethod(v, name)
+    if isinstance(v, SymStr):  # its methods need its value
+        v = Const(v.constant())
     if isinstance(v, (Const,)) or (isinstance(v, Obj) and _is_pure_object(v.value)):
         return _known_attr(state, v, name)
     if isinstance(v, Obj):
@@ -397,11 +487,9 @@ def get_attr(state: TraceState, v: Value, name: str, tx) -> Value:
         if name in v.namedtuple._fields:
             return v.items[v.namedtuple._fields.index(name)]
         if not callable(getattr(v.namedtuple, name, None)):
-            return fold(getattr, v.namedtuple, name)
+            return fold(state, getattr, v.namedtuple, name)
     if isinstance(v, (TupleValue, ListValue, DictValue, SetValue)):
         return ConstMethod(v, name)
-    if isinstance(v, UserObject):
-        return _user_attr(state, v, name, tx)
     if isinstance(v, SuperValue):
         return super_attr(state, v, name)
     if isinstance(v, UserFunction) and name in (
@@ -410,11 +498,18 @@ def get_attr(state: TraceState, v: Value, name: str, tx) -> Value:
         "__doc__",
         "__module__",
     ):
-        return Const(getattr(v.fn, name) if v.fn is not None else v.name)
-    if isinstance(v, SymInt) and name in ("real", "numerator"):
+        if v.source is not None:  # guarded: functions of one code can have other names
+            return state.wrap(getattr(v.fn, name), AttrSource(v.source, name))
+        if v.fn is not None:
+            return Const(getattr(v.fn, name))
+        made = {"__name__": v.name, "__qualname__": v.code.co_qualname,
+                "__module__": v.globals.get("__name__")}  # fmt: skip
+        if name in made:  # a function made in the trace: as MAKE_FUNCTION sets them
+            return Const(made[name])
+    if isinstance(v, SymInt) and name in ("real", "numerator") and v.python_type() is int:
         return v
     if isinstance(v, ArrayFlags):
-        return fold(getattr, v.array.example.flags, name)
+        return fold(state, getattr, v.array.example.flags, name)
     raise state.graph_break("unsupported_object", f"attribute {name!r} of {v.describe()}")
 
 
@@ -504,6 +599,10 @@ def _known_attr(state: TraceState, v: Value, name: str) -> Value:
 
 def _object_attr(state: TraceState, v: Obj, name: str) -> Value:
     """An attribute of a module or class: guarded by identity through its source."""
+    user_code_runs = _attribute_runs_user_code(v.value, name)
+    if user_code_runs:  # run by the break, as eagerly: never when tracing nor in a guard
+        raise state.graph_break("unsupported_object", f"attribute {name!r} of {v.describe()} "
+                                f"runs the user's code ({user_code_runs})")  # fmt: skip
     try:
         attr = getattr(v.value, name)
     except AttributeError as error:
@@ -511,13 +610,30 @@ def _object_attr(state: TraceState, v: Obj, name: str) -> Value:
     if isinstance(v.value, types.ModuleType) and table.is_numpy_module(v.value) or v.source is None:
         return wrap_unguarded(state, attr)
     if not isinstance(v.value, (type, types.ModuleType)):
-        method = _bound_method(state, v, name, attr)
+        method = bound_method(state, v, name, attr)
         if method is not None:
             return method
     return state.wrap(attr, AttrSource(v.source, name))
 
 
-def _bound_method(state: TraceState, v: Value, name: str, attr) -> Value | None:
+def _attribute_runs_user_code(obj, name: str) -> str | None:
+    """What of the user's code reading ``obj.name`` (a module or a class) would run, if any:
+    its metaclass's __getattribute__ or __getattr__, a descriptor's __get__, a module's
+    __getattr__ (PEP 562)."""
+    meta = type(obj)
+    if protocol_hook(meta, "__getattribute__") or protocol_hook(meta, "__getattr__"):
+        return "its metaclass defines __getattribute__ or __getattr__"
+    if isinstance(obj, type) and user_method(
+        static_lookup(type(static_lookup(obj, name)), "__get__")
+    ):
+        return "a descriptor's __get__"
+    namespace = obj.__dict__ if isinstance(obj, types.ModuleType) else {}
+    if name not in namespace and user_method(namespace.get("__getattr__")):
+        return "the module's __getattr__"
+    return None
+
+
+def bound_method(state: TraceState, v: Value, name: str, attr) -> Value | None:
     """A method bound to the object read from it (``x.mean`` of a foreign object): a new bound
     object on every read, so its identity says nothing. What stays the same is the class's
     function, and that the object does not shadow it: those are guarded."""
@@ -538,72 +654,12 @@ def wrap_unguarded(state: TraceState, obj) -> Value:
     return const_to_value(obj)
 
 
-def _user_attr(state: TraceState, v: UserObject, name: str, tx) -> Value:
-    obj, cls = v.value, v.cls
-    if name in v.overlay:
-        return v.overlay[name]
-    class_attr = None
-    for klass in cls.__mro__:
-        if name in klass.__dict__:
-            class_attr = klass.__dict__[name]
-            break
-    if isinstance(class_attr, property):
-        if class_attr.fget is None:
-            raise state.graph_break("unsupported_object", f"write-only property {name!r}")
-        if v.source is None:
-            getter = wrap_unguarded(state, class_attr.fget)
-        else:
-            getter = state.wrap(
-                class_attr.fget, AttrSource(AttrSource(TypeSource(v.source), name), "fget")
-            )
-        return tx.call(getter, [v], {})
-    if hasattr(class_attr, "__get__") and hasattr(class_attr, "__set__"):
-        raise state.graph_break("unsupported_object", f"data descriptor {name!r} of {v.describe()}")
-    instance_dict = getattr(obj, "__dict__", {}) if v.new_cls is None else {}
-    if name in instance_dict:
-        return state.wrap(instance_dict[name], AttrSource(v.source, name))
-    if class_attr is None:
-        if hasattr(cls, "__getattr__"):
-            raise state.graph_break("unsupported_object", f"{v.describe()} defines __getattr__")
-        raise UserErrorInTrace(AttributeError(f"{cls.__name__!r} object has no attribute {name!r}"))
-    class_source = AttrSource(TypeSource(v.source), name) if v.source is not None else None
-    if class_source is None:  # an object made in the trace: its class was guarded when called
-        if isinstance(class_attr, types.FunctionType):
-            return BoundMethod(wrap_unguarded(state, class_attr), v)
-        if isinstance(class_attr, staticmethod):
-            return wrap_unguarded(state, class_attr.__func__)
-        if isinstance(class_attr, classmethod):
-            return BoundMethod(wrap_unguarded(state, class_attr.__func__), Obj(cls))
-        return wrap_unguarded(state, class_attr)
-    if isinstance(class_attr, types.FunctionType):
-        state.guards.add(v.source, "no_shadow", name)
-        return BoundMethod(state.wrap(class_attr, class_source), v)
-    if isinstance(class_attr, staticmethod):
-        state.guards.add(v.source, "no_shadow", name)
-        return state.wrap(class_attr.__func__, class_source)  # type(o).name is the plain function
-    if isinstance(class_attr, classmethod):
-        state.guards.add(v.source, "no_shadow", name)
-        return BoundMethod(state.wrap(class_attr.__func__, AttrSource(class_source, "__func__")),
-                           state.wrap(cls, TypeSource(v.source)))  # fmt: skip
-    attr = getattr(obj, name)
-    return _bound_method(state, v, name, attr) or state.wrap(attr, AttrSource(v.source, name))
-
-
 # ``arr.flags.<name> = v`` is ``arr.setflags(<keyword>=v)``
 _SETFLAGS = {"writeable": "write", "aligned": "align", "writebackifcopy": "uic"}
 
 
 def store_attr(state: TraceState, obj: Value, name: str, value: Value) -> None:
-    if isinstance(obj, UserObject):
-        state.note_mutation(obj)
-    if isinstance(obj, UserObject) and obj.new_cls is not None:
-        obj.overlay[name] = value  # an object made in the trace: no side effect to replay
-        return
-    if isinstance(obj, UserObject) and obj.source is not None:
-        obj.overlay[name] = value
-        obj.mutated = True
-        state.effects.write_attr(obj, name)
-        return
+    """``obj.name = value`` of what is not a user object (`user_objects.store_attr`)."""
     if isinstance(obj, ArrayFlags) and name in _SETFLAGS:
         state.graph_call("method", "setflags", (obj.array,), {_SETFLAGS[name]: value},
                          name="setflags")  # fmt: skip
@@ -629,6 +685,8 @@ def super_attr(state: TraceState, sup: SuperValue, name: str) -> Value:
                 return wrap_unguarded(state, attr.__func__)
             if klass is object and name == "__init__":
                 return Obj(lambda *a, **k: None)
+            if isinstance(attr, (types.WrapperDescriptorType, types.MethodDescriptorType)):
+                return BoundMethod(Obj(attr), sup.self_value)  # super().__getattribute__(name)
             return wrap_unguarded(state, attr)
     raise UserErrorInTrace(AttributeError(f"'super' object has no attribute {name!r}"))
 
@@ -720,12 +778,11 @@ def get_item(state: TraceState, obj: Value, index: Value, tx) -> Value:
             raise UserErrorInTrace(KeyError(key))
         return obj.items[key]
     if isinstance(obj, UserObject):
-        method = get_attr(state, obj, "__getitem__", tx)
-        return tx.call(method, [index], {})
+        return tx.call(tx.special_method(obj, "__getitem__"), [index], {})
     if isinstance(obj, ArrayFlags):
-        return fold(operator.getitem, obj.array.example.flags, index.constant())
+        return fold(state, operator.getitem, obj.array.example.flags, index.constant())
     try:
-        return fold(operator.getitem, obj.constant(), index.constant())
+        return fold(state, operator.getitem, obj.constant(), index.constant())
     except NotConstant:
         raise state.graph_break(
             "unsupported_object", f"indexing {obj.describe()} with {index.describe()}"
@@ -815,8 +872,8 @@ def iterate(state: TraceState, v: Value, taker: bool = False) -> list[Value]:
         return [get_item(state, v, Const(i), None) for i in range(n)]
     if isinstance(v, SetValue):
         return [Const(i) for i in v.values]
-    if isinstance(v, RangeValue):
-        v = Const(v.constant())  # unrolled: the numbers are needed
+    if isinstance(v, (RangeValue, SymStr)):
+        v = Const(v.constant())  # unrolled: the numbers, the characters are needed
     if isinstance(v, Const) and isinstance(v.value, (range, str, bytes, tuple, frozenset)):
         return [const_to_value(i) for i in v.value]
     raise state.graph_break("unsupported_object", f"iterating over {v.describe()}")

@@ -8,6 +8,7 @@ parameters are the compiled function's own parameters and whose globals hold
 
 from __future__ import annotations
 
+import abc
 from dataclasses import dataclass
 
 from .signature import identifier
@@ -16,6 +17,8 @@ GLOBALS = "__tc_g"
 CLOSURE = "__tc_cl"
 BUILTINS = "__tc_b"
 FUNCTION = "__tc_fn"
+OBJECT_ATTR = "__tc_object_attr"
+ABC_TOKEN = "__tc_abc_token"
 
 
 def builtins_of(f_globals: dict) -> dict:
@@ -26,10 +29,12 @@ def builtins_of(f_globals: dict) -> dict:
 
 def frame_names(fn, cells=None) -> dict:
     """The names generated guard and glue functions use for ``fn``'s globals, builtins, cells
-    and the function itself (sources' expressions refer to them)."""
+    and the function itself (sources' expressions refer to them); and ``fn``'s module name,
+    under which the glue's warnings show (an instruction run eagerly after a break)."""
     closure = cells if cells is not None else fn.__closure__
     return {GLOBALS: fn.__globals__, BUILTINS: builtins_of(fn.__globals__),
-            CLOSURE: closure or (), FUNCTION: fn}  # fmt: skip
+            CLOSURE: closure or (), FUNCTION: fn, OBJECT_ATTR: object.__getattribute__,
+            ABC_TOKEN: abc.get_cache_token, "__name__": fn.__globals__.get("__name__")}  # fmt: skip
 
 
 class Source:
@@ -85,6 +90,17 @@ class AttrSource(DerivedSource):
         if self.attr == "cell_contents":
             return self.base.hint()
         return f"{self.base.hint()}_{self.attr}"
+
+
+@dataclass(frozen=True)
+class ObjectAttrSource(AttrSource):
+    """An attribute of an object whose class has a ``__getattribute__`` or ``__getattr__`` of the
+    user's, read around them (``object.__getattribute__(obj, 'w')``): a guard never runs them."""
+
+    EXPR = OBJECT_ATTR + "({base}, {self.attr!r})"
+
+    def name(self) -> str:
+        return f"{self.base.name()}.{self.attr}"
 
 
 @dataclass(frozen=True)
@@ -152,6 +168,14 @@ class FunctionSource(Source):
 
     qualname: str
     EXPR, NAME = FUNCTION, "{self.qualname}"
+
+
+@dataclass(frozen=True)
+class AbcCacheTokenSource(Source):
+    """abc's cache token: it changes whenever a class is registered with any ABC, which may change
+    what ``isinstance`` and ``issubclass`` answer of an ABC (``Sequence.register(MyList)``)."""
+
+    EXPR, NAME = ABC_TOKEN + "()", "abc.get_cache_token()"
 
 
 @dataclass(frozen=True)

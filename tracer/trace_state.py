@@ -31,7 +31,8 @@ class TraceState:
                  error_on_graph_break: bool = False, device_arrays: bool = False,
                  loop_nodes: bool = False, per_iteration: bool = False,
                  phases: Phases | None = None):  # fmt: skip
-        self.graph = Graph(graph_name)  # where operations go (a loop body's, while it is traced)
+        # where operations go (a loop body's, while it is traced)
+        self.graph = Graph(graph_name, module=root_globals.get("__name__"))
         self.root_graph = self.graph  # the frame's graph: its inputs are the frame's
         self.root_globals = root_globals
         self.guards = GuardList()

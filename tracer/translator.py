@@ -16,9 +16,10 @@ import sys
 import types
 from types import CodeType
 
-from . import contexts, graph_calls, loops, operators, while_loops
+from . import contexts, graph_calls, loops, operators, user_objects, while_loops
 from . import operations as ops
 from .break_policy import blocked_by
+from .builtins_impl import text
 from .bytecode.reader import Instruction, normalize
 from .calls import CallMixin
 from .errors import FrameLoc, GraphBreak, RestartTrace, StopTrace, TCompileError, UserErrorInTrace
@@ -33,6 +34,7 @@ from .source import (
     builtins_of,
 )
 from .trace_state import TraceState
+from .user_code import static_lookup
 from .values.arrays import NumpyValue, SymInt
 from .values.containers import DictValue, Iterator, ListValue, SetValue, SliceValue, TupleValue
 from .values.core import NULL, UNBOUND, Const, NotConstant, Obj, Value
@@ -57,7 +59,7 @@ _UNSUPPORTED_KINDS = {
 def _is_user_context(manager: Value) -> bool:
     cls = manager.python_type() if isinstance(manager, UserObject) else None
     return cls is not None and all(
-        isinstance(getattr(cls, name, None), types.FunctionType)
+        isinstance(static_lookup(cls, name), types.FunctionType)
         for name in ("__enter__", "__exit__")
     )
 
@@ -210,6 +212,8 @@ class Translator(CallMixin):
         return ops.truth(self.state, v)
 
     def get_attr(self, v: Value, name: str) -> Value:
+        if isinstance(v, UserObject):
+            return user_objects.get_attr(self, v, name)
         return ops.get_attr(self.state, v, name, self)
 
     # -- loads and stores --------------------------------------------------------------------
@@ -373,7 +377,10 @@ class Translator(CallMixin):
 
     def STORE_ATTR(self, inst: Instruction) -> None:
         obj, value = self.pop(), self.pop()
-        ops.store_attr(self.state, obj, inst.arg, value)
+        if isinstance(obj, UserObject):
+            user_objects.store_attr(self, obj, inst.arg, value)
+        else:
+            ops.store_attr(self.state, obj, inst.arg, value)
 
     def DELETE_ATTR(self, inst: Instruction) -> None:
         raise self.state.graph_break("unsupported_mutation", f"del of attribute {inst.arg!r}")
@@ -425,7 +432,7 @@ class Translator(CallMixin):
                 ):
                     entered = manager.args[0]
             else:
-                entered = self.call(self.get_attr(manager, "__enter__"), [], {})
+                entered = self.call(self.special_method(manager, "__enter__"), [], {})
                 self.user_with_depth += 1
             self.push(exit_value)
             self.push(entered)
@@ -476,7 +483,7 @@ class Translator(CallMixin):
                 elif not candidate.is_constant() or not item.is_constant():
                     raise self.state.graph_break("unsupported_object", "`in` over traced values")
             return False
-        return ops.fold(lambda c, i: i in c, container.constant(), item.constant()).value
+        return ops.fold(self.state, _operator.contains, container.constant(), item.constant()).value
 
     def UNARY_NEGATIVE(self, inst: Instruction) -> None:
         self.push(ops.unary_op(self.state, _operator.neg, self.pop(), "neg"))
@@ -488,7 +495,7 @@ class Translator(CallMixin):
         self.push(ops.unary_op(self.state, _operator.invert, self.pop(), "invert"))
 
     def UNARY_NOT(self, inst: Instruction) -> None:
-        self.push(Const(not self.truth(self.pop())))
+        self.push(ops.logical_not(self.state, self.pop()))
 
     # -- items --------------------------------------------------------------------------------
     def BINARY_SUBSCR(self, inst: Instruction) -> None:
@@ -551,7 +558,7 @@ class Translator(CallMixin):
             self.push(SliceValue(*parts))
 
     def BUILD_STRING(self, inst: Instruction) -> None:
-        self.push(Const("".join(p.constant() for p in self.popn(inst.arg))))
+        self.push(ops.concatenate(self.state, self.popn(inst.arg)))
 
     def _mutate_built(self, target: Value) -> None:
         """A container being built on the stack changes: one made before the trace started (a
@@ -613,27 +620,17 @@ class Translator(CallMixin):
 
     def FORMAT_VALUE(self, inst: Instruction) -> None:
         conversion, has_spec = inst.arg
-        spec = self.pop().constant() if has_spec else ""
+        spec = self.pop() if has_spec else Const("")
         value = self.pop()
         if conversion:
             value = self._convert(value, conversion)
-        self.push(Const(format(self._formattable(value), spec)))
+        self.push(text(self, format, [value, Const(spec.constant())], {}))
 
     def CONVERT_VALUE(self, inst: Instruction) -> None:
         self.push(self._convert(self.pop(), inst.arg))
 
-    def _formattable(self, value: Value):
-        if isinstance(value, NumpyValue):
-            raise self.state.graph_break(
-                "data_dependent_value", "formatting array data into a string"
-            )
-        if isinstance(value, SymInt):
-            return ops.concretize(self.state, value)
-        return value.constant()
-
     def _convert(self, value: Value, conversion: int) -> Value:
-        fn = {1: str, 2: repr, 3: ascii}[conversion]
-        return Const(fn(self._formattable(value)))
+        return text(self, {1: str, 2: repr, 3: ascii}[conversion], [value], {})
 
     # -- functions ----------------------------------------------------------------------------
     def MAKE_FUNCTION(self, inst: Instruction) -> None:

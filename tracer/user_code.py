@@ -1,5 +1,6 @@
 """Which code is the user's: what tcompile inlines and compiles, as opposed to NumPy's, the
-standard library's and tcompile's own."""
+standard library's and tcompile's own; and the user's protocol methods (``__getattribute__``,
+``__instancecheck__``...), looked up on classes without running any of them."""
 
 from __future__ import annotations
 
@@ -9,8 +10,6 @@ import os
 import sys
 import sysconfig
 import types
-
-from . import numpy_table
 
 # tcompile's own files (wrappers such as disable, error_on_graph_break, compile).
 OWN_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -40,17 +39,106 @@ def _is_user_code(module: str, filename: str) -> bool:
 
 
 def is_user_instance(obj: object) -> bool:
-    """Instances of the user's classes, whose attributes the trace reads and writes."""
+    """Instances of the user's classes, whose attributes the trace reads and writes. Asked of
+    the type alone: the object's own attribute protocol (``__getattribute__``, a ``__class__``
+    property) is the user's code, which tcompile never runs to look at it."""
     t = type(obj)
-    module = getattr(t, "__module__", "") or ""
+    module = type_attribute(t, "__module__") or ""
     if module.partition(".")[0] == "tcompile":
         return False  # tcompile's own objects (custom ops, nonstrict_trace wrappers) are known
     if (
         module in ("builtins", "functools")  # C objects with a __dict__ (lru_cache wrappers)
-        or numpy_table.is_numpy_object(obj)
-        or isinstance(obj, types.ModuleType)
+        or module.partition(".")[0] == "numpy"
+        or subclass_of(t, (types.ModuleType,))
     ):
         return False
-    return hasattr(obj, "__dict__") and not isinstance(
-        obj, (type, types.FunctionType, types.MethodType)
+    # __slots__ instead of a __dict__: the user's classes only (the standard library's are known
+    # constants, fractions.Fraction...)
+    slots = owner_index(t, "__slots__") is not None and module.partition(".")[0] not in (
+        sys.stdlib_module_names
     )
+    has_attributes = type_attribute(t, "__dictoffset__") != 0 or slots
+    return has_attributes and not subclass_of(t, (type, types.FunctionType, types.MethodType))
+
+
+# -- the user's protocols, looked up without running them ------------------------------------
+# A class's own slots, read through `type`'s descriptors: a metaclass's __getattribute__ or
+# __getattr__ (user code) never runs.
+_MRO = type.__dict__["__mro__"].__get__
+_NAMESPACE = type.__dict__["__dict__"].__get__
+
+
+def type_attribute(cls: type, name: str):
+    """One of what every class has (``__module__``, ``__dictoffset__``...), as `type` reads it."""
+    return type.__dict__[name].__get__(cls)
+
+
+def static_lookup(cls: type, name: str, default=None):
+    """What ``cls.name`` finds in the class dicts along its MRO, without calling a descriptor's
+    ``__get__`` or any hook of its metaclass (as ``inspect.getattr_static`` on a class)."""
+    index = owner_index(cls, name)
+    return default if index is None else _NAMESPACE(_MRO(cls)[index])[name]
+
+
+def owner_index(cls: type, name: str) -> int | None:
+    """Where in ``cls``'s MRO the class whose own dict holds ``name`` is (None: nowhere)."""
+    for i, klass in enumerate(_MRO(cls)):
+        if name in _NAMESPACE(klass):
+            return i
+    return None
+
+
+def subclass_of(cls: type, bases: tuple) -> bool:
+    """``issubclass(cls, bases)`` by the MRO alone (no ``__subclasscheck__`` hook runs)."""
+    mro = _MRO(cls)
+    return any(base in mro for base in bases)
+
+
+# What C code implements: Python's own machinery, never the user's
+_C_CODE = (types.WrapperDescriptorType, types.MethodDescriptorType, types.BuiltinFunctionType,
+           types.GetSetDescriptorType, types.MemberDescriptorType)  # fmt: skip
+
+
+def protocol_hook(cls: type, name: str):
+    """The user's code behind the attribute protocol method ``name`` of ``cls`` objects
+    (``__getattribute__``, ``__getattr__``, ``__setattr__``, a ``__class__`` descriptor): what
+    the class defines in Python (a function the trace inlines, or something else it cannot see
+    into), None where that is C code (``object``'s, a builtin base class's)."""
+    found = static_lookup(cls, name)
+    return None if found is None or isinstance(found, _C_CODE) else found
+
+
+def mro(cls: type) -> tuple:
+    """``cls.__mro__``, read without a metaclass's hooks."""
+    return _MRO(cls)
+
+
+def user_method(found) -> types.FunctionType | None:
+    """The user's Python function behind a class attribute (plain, or wrapped by staticmethod
+    or classmethod: the caller binds it), else None."""
+    if isinstance(found, (staticmethod, classmethod)):
+        found = found.__func__
+    return found if type(found) is types.FunctionType and is_user_function(found) else None
+
+
+def instance_dict(obj) -> dict:
+    """The instance dict of ``obj`` (empty for none), read without its attribute protocol."""
+    try:
+        return object.__getattribute__(obj, "__dict__")
+    except AttributeError:
+        return {}
+
+
+def name_of(obj) -> str | None:
+    """``obj.__qualname__`` (or ``__name__``) where reading it runs none of the user's code (a
+    module's ``__getattr__``, a metaclass's hooks), for messages; None where it has none."""
+    t = type(obj)
+    if subclass_of(t, (type,)):
+        return type_attribute(obj, "__qualname__")
+    if subclass_of(t, (types.ModuleType,)):
+        name = obj.__dict__.get("__name__")
+    elif protocol_hook(t, "__getattribute__") or protocol_hook(t, "__getattr__"):
+        return None
+    else:
+        name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
+    return name if isinstance(name, str) else None

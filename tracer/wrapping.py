@@ -13,8 +13,8 @@ import numpy as np
 from . import contexts, device_arrays, hatches
 from .graph import Node, TensorMeta, describe_value
 from .guard_list import GuardList
-from .source import AttrSource, GlobalSource, ItemSource, LocalSource, Source
-from .user_code import is_user_function, is_user_instance
+from .source import AttrSource, GlobalSource, ItemSource, Source
+from .user_code import is_user_function, is_user_instance, static_lookup, subclass_of
 from .values.arrays import ArrayMethod, ArrayValue, NumpyValue, ScalarValue, SymFloat, SymInt
 from .values.containers import ConstMethod, DictValue, ListValue, PreexistingList, TupleValue
 from .values.core import Const, Obj, Value
@@ -102,7 +102,9 @@ class Inputs:
             return self._wrap_array(obj, source)
         if self.device_arrays and device_arrays.numpy_meta(obj) is not None:
             return self._wrap_device_array(obj, source)
-        if isinstance(obj, np.ndarray):
+        # What the object is, asked of its type: isinstance() would read obj.__class__, which
+        # may be the user's code (a property, __getattribute__) and must run only when theirs does
+        if subclass_of(t, (np.ndarray,)):
             self.guards.add(source, "type", t)  # a new object of the same class reuses the entry
             raise self.state.graph_break(
                 "unsupported_object",
@@ -110,7 +112,7 @@ class Inputs:
                 "tcompile traces plain ndarrays only",
                 "Pass a plain array (np.asarray(...)) to the compiled function.",
             )
-        if isinstance(obj, np.generic):
+        if subclass_of(t, (np.generic,)):
             self.guards.add(source, "type", t)
             node = self._input_node(obj, source)
             return ScalarValue(node, obj, source)
@@ -124,7 +126,7 @@ class Inputs:
         if t is list:
             self.guards.add(source, "type", t)
             return PreexistingList(source, lambda: self._items(obj, source))
-        if t is tuple or (isinstance(obj, tuple) and hasattr(t, "_fields")):
+        if t is tuple or (subclass_of(t, (tuple,)) and static_lookup(t, "_fields") is not None):
             self.guards.add(source, "type", t)
             items = self._items(obj, source)
             return TupleValue(items, source, namedtuple=None if t is tuple else t)
@@ -134,14 +136,14 @@ class Inputs:
             return DictValue(
                 {k: self.wrap(v, ItemSource(source, k)) for k, v in obj.items()}, source
             )
-        if isinstance(obj, np.dtype):
+        if subclass_of(t, (np.dtype,)):
             self.guards.add(source, "const", obj)
             return Const(obj, source)
         if t is slice:
             self.guards.add(source, "const", obj)
             return Const(obj, source)
-        if t is types.BuiltinMethodType and isinstance(
-            obj.__self__, (np.ndarray, np.generic, list, dict, tuple, str)
+        if t is types.BuiltinMethodType and subclass_of(
+            type(obj.__self__), (np.ndarray, np.generic, list, dict, tuple, str)
         ):
             # e.g. ``x.reshape`` or ``lst.append`` left on the stack at a break: a new object
             # each call, so guard what it is bound to instead of its identity.
@@ -157,7 +159,7 @@ class Inputs:
             # A bound method is made anew on each access: guard its function and its self.
             func = self.wrap(obj.__func__, AttrSource(source, "__func__"))
             return BoundMethod(func, self.wrap(obj.__self__, AttrSource(source, "__self__")))
-        if isinstance(obj, contexts.SUPPORTED):
+        if subclass_of(t, contexts.SUPPORTED):
             # A with-block's manager handed to a resume function: a new object each call.
             self.guards.add(source, "type", t)
             if t is hatches.error_on_graph_break:
@@ -173,16 +175,16 @@ class Inputs:
         if compiled is not None:  # a tc.compile wrapper met while tracing: inline what it wraps
             return function_value(compiled.fn, source, wrapper=compiled)
         if t is types.FunctionType and is_user_function(obj):
-            if isinstance(source, LocalSource):
-                # A function handed over in a local (e.g. a lambda passed to a resume function)
-                # may be made anew on each call: guard its type and code only.
-                self.guards.drop_last()
-                self.guards.add(source, "type", t)
-            # Its code can be replaced (f.__code__ = ...); defaults and cells are guarded where
-            # the trace reads them.
+            # A function may be made anew on each call (a lambda handed to a resume function,
+            # a builtin or global replaced by a new lambda each time): guard what inlining it
+            # reads of it, not its identity. Its code (replaceable: f.__code__ = ...) and its
+            # globals here; its defaults, cells and names where the trace reads them.
+            self.guards.drop_last()
+            self.guards.add(source, "type", t)
             self.guards.add(AttrSource(source, "__code__"), "id", obj.__code__)
+            self.guards.add(AttrSource(source, "__globals__"), "id", obj.__globals__)
             return function_value(obj, source)
-        if isinstance(obj, BaseException):
+        if subclass_of(t, (BaseException,)):
             # An exception about to be raised, handed to a resume function: made anew each
             # call. Its type is what matters (raising it ends the trace: the frame runs eagerly).
             self.guards.drop_last()

@@ -33,6 +33,7 @@ from ..line_numbers import place_at_user_lines
 from ..side_effects import Write
 from ..signature import forwarding_text, parameter_text
 from ..trace_state import TraceState
+from ..user_objects import replays_around_setattr
 from ..values.containers import ListValue, PreexistingList
 from ..values.core import Value
 from .rebuild import Rebuilder
@@ -68,6 +69,7 @@ class GlueFunction:
         self.closure_param = closure_param  # resume frames get their cells as a first argument
         self.values = Rebuilder(state)
         self.values.ns["__tc_dict_replace"] = _dict_replace
+        self.values.ns["__tc_object_setattr"] = object.__setattr__
         self.values.ns["__tc_call"] = call  # eager calls of user functions, through the cache
         self.values.ns["__tc_rerun"] = rerun  # the frame run eagerly, when the graph fails
         self.tail: list[tuple[str, int | None]] = []  # (statement, user line)
@@ -129,10 +131,10 @@ class GlueFunction:
                 cell.contents
             )
         if write.kind == "attr":
-            obj = write.target
-            return f"{obj.source.expr()}.{write.name} = {{}}", self.values.expr(
-                obj.overlay[write.name]
-            )
+            obj, value = write.target, self.values.expr(write.target.overlay[write.name])
+            if replays_around_setattr(obj):  # its __setattr__ ran in the trace
+                return f"__tc_object_setattr({obj.source.expr()}, {write.name!r}, {{}})", value
+            return f"{obj.source.expr()}.{write.name} = {{}}", value
         container = write.target
         if isinstance(container, PreexistingList) and container.unread:
             appended = "[" + ", ".join(self.values.expr(i) for i in container.appended) + "]"

@@ -8,9 +8,11 @@ trace). Objects with no literal form are bound to names in the glue's namespace.
 
 from __future__ import annotations
 
+import functools
 import types
 
 from ..trace_state import TraceState
+from ..user_code import instance_dict, name_of
 from ..values.core import Value
 from ..values.functions import Cell, UserFunction
 
@@ -23,6 +25,7 @@ class Rebuilder:
         self.outputs: list = []
         self.ns: dict = {
             "__tc_new_object": _new_object,
+            "__tc_instance_dict": instance_dict,
             "__tc_with_kwdefaults": _with_kwdefaults,
             "__tc_function": types.FunctionType,
             "__tc_new_cell": types.CellType,
@@ -89,7 +92,10 @@ class Rebuilder:
         """A name in the glue's namespace for an object (the same name for the same object),
         readable where the object has one: ``__tc_print``, ``__tc_resume_at_12``."""
         if id(value) not in self._bound:
-            hint = getattr(value, "glue_name", None) or getattr(value, "__name__", None)
+            # tcompile's resume functions (partials) carry a glue name; other objects are
+            # named by what Python says of them (no __getattr__ of the user's runs to ask)
+            own = getattr(value, "glue_name", None) if type(value) is functools.partial else None
+            hint = own or name_of(value)
             if not isinstance(hint, str) or not hint.isidentifier():
                 hint = "c"
             name = (

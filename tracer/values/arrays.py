@@ -1,6 +1,6 @@
 """Values of the graph: arrays and NumPy scalars (`NumpyValue`, with an ``example`` of their
-kind), dynamic sizes (`SymInt`) and dynamic float arguments (`SymFloat`); and what hangs off an
-array before it is used (``arr.sum``, ``arr.flags``)."""
+kind), dynamic sizes (`SymInt`), dynamic float arguments (`SymFloat`) and text made of them
+(`SymStr`); and what hangs off an array before it is used (``arr.sum``, ``arr.flags``)."""
 
 from __future__ import annotations
 
@@ -65,7 +65,8 @@ class SymInt(GraphValue):
     restarts the trace with static shapes). ``on_concrete``: what runs when the trace needs its
     value as a Python int: pin an int argument with a value guard, or, for a loop index, give
     up capturing the loop. ``branch``: a comparison in a split loop's body
-    (`operations.symint_compare`), whose truth is a break rather than a guard."""
+    (`operations.number_compare`), or made of one, whose truth is a break rather than a guard;
+    its ``hint`` is a bool (a bool is an int: its Python type is the hint's)."""
 
     node: Node
     hint: int
@@ -75,7 +76,7 @@ class SymInt(GraphValue):
     branch: bool = False
 
     def python_type(self) -> type:
-        return int
+        return type(self.hint)
 
     def constant(self) -> int:
         if self.deps != frozenset():  # input dims: `operations.concretize` specialises them
@@ -119,6 +120,25 @@ class SymFloat(GraphValue):
 
     def constant(self) -> float:
         return self.pin()
+
+
+@dataclass(eq=False)
+class SymStr(GraphValue):
+    """A str the graph makes of dynamic numbers (``f"{err:.3e}"``, ``str(k)``): it leaves the
+    graph as it is (printed after a break, say) with no value guard; any other use needs its
+    value, and pins the numbers it is made of (``pins``)."""
+
+    node: Node
+    hint: str
+    pins: tuple = ()
+
+    def python_type(self) -> type:
+        return str
+
+    def constant(self) -> str:
+        for pin in self.pins:
+            pin()
+        return self.hint
 
 
 @dataclass(eq=False)

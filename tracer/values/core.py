@@ -15,6 +15,7 @@ import numpy as np
 
 from ..graph import literal_text
 from ..source import Source
+from ..user_code import name_of
 
 _BIRTHS = itertools.count()
 
@@ -105,7 +106,7 @@ class Obj(KnownValue):
     """A known object used by identity (module, function, class, dtype, ufunc...)."""
 
     def describe(self) -> str:
-        name = getattr(self.value, "__qualname__", None) or getattr(self.value, "__name__", None)
+        name = name_of(self.value)
         return f"{type(self.value).__name__} {name}" if name else repr(self.value)
 
     def graph_arg(self):

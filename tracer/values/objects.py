@@ -36,7 +36,7 @@ class UserObject(Value):
             return self.source.expr()
         name = rb.temp(f"__tc_new_object({rb.bind(self.new_cls)})", self)
         attrs = ", ".join(f"{a!r}: {rb.expr(x)}" for a, x in self.overlay.items())
-        rb.prelude.append(f"{name}.__dict__.update({{{attrs}}})")
+        rb.prelude.append(f"__tc_instance_dict({name}).update({{{attrs}}})")  # no __setattr__
         return name
 
 
