@@ -319,3 +319,16 @@ def test_a_reduction_of_what_uses_an_earlier_one_over_the_same_rows(rows):
     got, expected, report = compile_and_run(column_stats, x)
     assert_close(got, expected, ulps=64)
     assert kernels(report) and "extern" not in kinds(report)
+
+
+def test_a_reduction_over_no_axes_is_each_element_alone():
+    """``np.sum(x, axis=())`` reduces each element alone: the elements in the result's dtype
+    (a kernel had a reduction over zero variables, and its source named an undefined rmask)."""
+
+    def f(x, b):
+        return (np.sum(x, axis=()), np.prod(x * 2, axis=(), keepdims=True), np.max(x, axis=()),
+                x.mean(axis=()), x.var(axis=()), np.any(x, axis=()), b.sum(axis=()))  # fmt: skip
+
+    got, expected, report = compile_and_run(f, INTS, B)
+    assert_close(got, expected)
+    assert "extern" not in kinds(report)
