@@ -686,10 +686,11 @@ class _Lowering:
     def _setitem(self, node: Node):
         target, index, value = node.args
         region = _basic_index(self.tensor(self.values[target]), self._known(index))
-        operands, _ = self._operands((value,))
-        source = operands[0]
-        tensor = source if isinstance(source, Tensor) else _constant_tensor(source, region.dtype)
-        self.store(region, tensor, node)
+        (source,), _ = self._operands((value,))
+        dtype = region.dtype
+        if not isinstance(source, Tensor):  # a Python number: converted now
+            source = _constant_tensor(_assigned(source, dtype), dtype)
+        self.store(region, source, node)
         return None
 
     def _scatter_add(self, node: Node) -> None:
@@ -1114,6 +1115,18 @@ def _squeeze(tensor: Tensor, axes: tuple[int, ...], keepdims: bool) -> Tensor:
 def _constant_tensor(value, dtype: np.dtype, shape: tuple[int, ...] = ()) -> Tensor:
     constant = ir.Constant(value, np.dtype(dtype))
     return Pointwise(np.dtype(dtype), shape, lambda index: constant)
+
+
+def _assigned(number, dtype: np.dtype):
+    """A Python number as assigning it to an item of a ``dtype`` array stores it (1.5 into
+    int64 is 1); where NumPy raises or warns doing so, the node runs in NumPy."""
+    item = np.empty((), dtype)
+    try:
+        with np.errstate(all="raise"):
+            item[()] = number
+    except (ArithmeticError, ValueError) as why:
+        raise Unlowerable(f"{number!r} assigned into {dtype} ({why})") from None
+    return item[()]
 
 
 def _numpy_layout(node: Node, value: Tensor) -> tuple | None:

@@ -332,3 +332,18 @@ def test_a_reduction_over_no_axes_is_each_element_alone():
     got, expected, report = compile_and_run(f, INTS, B)
     assert_close(got, expected)
     assert "extern" not in kinds(report)
+
+
+def test_a_python_number_assigned_into_integers_converts_as_numpy():
+    """``a[0] = 1.5`` stores 1 (the constant is converted when the plan is made; it failed in
+    the kernel source, which takes integers only for an integer dtype)."""
+
+    def f(a, b):
+        a[0] = 1.5
+        a[1:3] = -2.75
+        b[0] = 3.9
+        return a, b
+
+    got, expected, report = compile_and_run(f, INTS[0].copy(), U[0].copy())
+    assert_close(got, expected)
+    assert "extern" not in kinds(report)
