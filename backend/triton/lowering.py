@@ -690,6 +690,10 @@ class _Lowering:
         dtype = region.dtype
         if not isinstance(source, Tensor):  # a Python number: converted now
             source = _constant_tensor(_assigned(source, dtype), dtype)
+        elif _assigned_as_python(value, source.dtype, dtype):
+            number = source
+            source = Pointwise(dtype, number.shape,
+                               lambda index: ir.Cast(number.load(index), dtype, checked=True))  # fmt: skip
         self.store(region, source, node)
         return None
 
@@ -1127,6 +1131,19 @@ def _assigned(number, dtype: np.dtype):
     except (ArithmeticError, ValueError) as why:
         raise Unlowerable(f"{number!r} assigned into {dtype} ({why})") from None
     return item[()]
+
+
+def _assigned_as_python(value, source: np.dtype, target: np.dtype) -> bool:
+    """Whether assigning ``value`` to items of a ``target`` array converts it as a Python
+    number, raising for some values: a NumPy scalar (not an array, which casts silently) into
+    signed integers that cannot hold every value of its type (an unsigned target wraps)."""
+    return (
+        isinstance(value, Node)
+        and value.tensor is not None
+        and value.tensor.kind == "scalar"
+        and target.kind == "i"
+        and not np.can_cast(source, target)
+    )
 
 
 def _numpy_layout(node: Node, value: Tensor) -> tuple | None:

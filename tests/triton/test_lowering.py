@@ -334,6 +334,40 @@ def test_a_reduction_over_no_axes_is_each_element_alone():
     assert "extern" not in kinds(report)
 
 
+def _set_first(a, y):
+    a[0] = y.max()
+    a[2:] = y[1]
+    return a
+
+
+@pytest.mark.parametrize(
+    ("dtype", "good", "bad", "error"),
+    [
+        (np.int64, [1.5, -2.5], [np.nan, 1.0], "cannot convert float NaN"),
+        (np.int64, [1.5, -2.5], [np.inf, 1.0], "cannot convert float infinity"),
+        (np.int64, [1.5, -2.5], [-(2.0**63), 2.0**63], "too large to convert to C long"),
+        (np.int32, np.array([7.0, -5.0], np.float32), [1.0, np.nan], "cannot convert float NaN"),
+        (np.int8, np.array([127, -128]), [1, 128], "Python integer 128 out of bounds for int8"),
+        (np.int8, np.array([-128, -100]), [-129, -130], "Python integer -129 out of bounds"),
+        (np.int64, np.array([5, 2**63 - 1], np.uint64), [1, 2**63], "too large to convert"),
+    ],
+)
+def test_a_numpy_scalar_assigned_into_integers_raises_where_numpy_does(dtype, good, bad, error):
+    """A NumPy scalar assigned to items converts as a Python number: NaN, infinity and values
+    out of the target's range raise. The kernel checks it, raising the error flag, and the
+    frame runs again in NumPy (before, the kernel cast silently)."""
+    good = np.asarray(good)
+    a = np.arange(4, dtype=dtype)
+    got, expected, report = compile_and_run(_set_first, a, good)
+    assert_close(got, expected)
+    assert kernels(report) and "extern" not in kinds(report)
+    compiled = tc.compile(_set_first, backend="triton")
+    compiled(a.copy(), good)
+    with pytest.raises((ValueError, OverflowError), match=error):
+        compiled(a, np.asarray(bad, good.dtype))
+    assert np.array_equal(a, np.arange(4, dtype=dtype))
+
+
 def test_a_python_number_assigned_into_integers_converts_as_numpy():
     """``a[0] = 1.5`` stores 1 (the constant is converted when the plan is made; it failed in
     the kernel source, which takes integers only for an integer dtype)."""
