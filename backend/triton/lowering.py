@@ -60,6 +60,15 @@ class HostValue:
     shape: tuple | None = None  # for an array
 
 
+@dataclass(frozen=True)
+class NumpyScalar:
+    """A 0-d tensor an extern takes as the NumPy scalar the trace saw: NumPy treats the two
+    differently (``a.fill(s)`` converts a scalar as a Python number, raising for NaN into an
+    integer array, where a 0-d array casts silently)."""
+
+    tensor: Tensor
+
+
 # -- plan steps --------------------------------------------------------------------------------
 
 
@@ -846,8 +855,8 @@ class _Lowering:
     # -- externs -----------------------------------------------------------------------------
     def _extern(self, node: Node, reason: str):
         """``node`` run by NumPy on the host: its arguments realized, its results uploaded."""
-        args = tuple(self._extern_arg(a) for a in node.args)
-        kwargs = {k: self._extern_arg(v) for k, v in node.kwargs.items()}
+        args = tuple(self._extern_arg(a, scalars=True) for a in node.args)
+        kwargs = {k: self._extern_arg(v, scalars=True) for k, v in node.kwargs.items()}
         writes = self._host_writes(node)
         results = _extern_results(self, node)
         step = Extern(node, args, kwargs, results, writes, reason)
@@ -891,14 +900,18 @@ class _Lowering:
         self.plan.steps.append(DeviceLoop(node, args, tuple(results), writes))
         return tuple(results)
 
-    def _extern_arg(self, arg):
+    def _extern_arg(self, arg, scalars: bool = False):
+        """``arg`` as a step outside the kernels takes it: tensors in memory, and with
+        ``scalars`` a value the trace saw as a NumPy scalar as one (`NumpyScalar`)."""
+
         def leaf(item):
             if not isinstance(item, Node):
                 return Known(item)
             value = self.values[item]
             if isinstance(value, Tensor) and strided(value) is None:
                 value = self.realize(value, item.name)
-            return value
+            scalar = scalars and item.tensor is not None and item.tensor.kind == "scalar"
+            return NumpyScalar(value) if scalar and isinstance(value, Tensor) else value
 
         return map_leaves(arg, leaf)
 

@@ -32,6 +32,7 @@ from .lowering import (
     Known,
     Launch,
     LibraryCall,
+    NumpyScalar,
     Plan,
     Upload,
     WholeGraphInNumPy,
@@ -402,6 +403,8 @@ class _Call:
                 return self.host[id(item)]
             if isinstance(item, Tensor):
                 return self._host_array(item)
+            if isinstance(item, NumpyScalar):
+                return self._host_array(item.tensor)[()]
             return item
 
         return map_leaves(value, leaf)

@@ -381,3 +381,19 @@ def test_a_python_number_assigned_into_integers_converts_as_numpy():
     got, expected, report = compile_and_run(f, INTS[0].copy(), U[0].copy())
     assert_close(got, expected)
     assert "extern" not in kinds(report)
+
+
+def test_an_extern_takes_a_numpy_scalar_computed_in_a_kernel_as_one():
+    """``a.fill(y.max())`` runs in NumPy, on the NumPy scalar the trace saw: NaN into an
+    integer array raises there (given the 0-d array of the kernel's result, it cast silently)."""
+
+    def f(a, y):
+        a.fill(y.max())
+        return a
+
+    a = np.arange(4)
+    compiled = tc.compile(f, backend="triton")
+    assert np.array_equal(compiled(a.copy(), np.array([1.0, 2.5])), [2, 2, 2, 2])
+    with pytest.raises(ValueError, match="cannot convert float NaN to integer"):
+        compiled(a, np.array([1.0, np.nan]))
+    assert np.array_equal(a, np.arange(4))
