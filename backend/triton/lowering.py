@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tcompile.tracer import numpy_table, operators
-from tcompile.tracer.graph import Graph, Node, nodes_in
+from tcompile.tracer.graph import Graph, Node, memory_order, nodes_in
 from tcompile.tracer.loop_runners import LoopRunner, WhileRunner
 
 from . import loop_ir as ir
@@ -1160,20 +1160,24 @@ def _assigned_as_python(value, source: np.dtype, target: np.dtype) -> bool:
 
 
 def _numpy_layout(node: Node, value: Tensor) -> tuple | None:
-    """The strides (in elements) of the array NumPy made for ``node`` when the trace saw them:
-    a result keeps NumPy's memory order (``x.T + 1`` is Fortran-ordered), if it is dense."""
+    """The strides (in elements) of the array NumPy made for ``node`` when the trace saw it:
+    a result keeps NumPy's memory order (``x.T + 1`` is Fortran-ordered), if it is dense; with
+    sizes known only at run time, dense in the order the trace saw, for these sizes."""
     meta = node.tensor
-    if meta is None or meta.kind != "array" or meta.strides is None or meta.shape != value.shape:
+    if meta is None or meta.kind != "array" or len(meta.shape) != len(value.shape):
         return None
     itemsize = meta.dtype.itemsize
-    strides = tuple(s // itemsize for s in meta.strides)
-    order = sorted(range(len(strides)), key=lambda d: strides[d])
-    expected = 1
-    for d in order:  # dense: each stride is the product of the sizes of faster dims
-        if value.shape[d] > 1 and strides[d] != expected:
+    if meta.strides is not None:
+        if meta.shape != value.shape or memory_order(meta.shape, meta.strides, itemsize) is None:
             return None
-        expected *= max(value.shape[d], 1)
-    return tuple(max(s, 0) for s in strides)
+        return tuple(max(s, 0) // itemsize for s in meta.strides)
+    if meta.order is None:
+        return None
+    strides, step = [0] * len(value.shape), 1
+    for d in meta.order:
+        strides[d] = step
+        step *= max(value.shape[d], 1)
+    return tuple(strides)
 
 
 def _reads(tensor: Tensor) -> set:

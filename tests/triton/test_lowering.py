@@ -397,3 +397,21 @@ def test_an_extern_takes_a_numpy_scalar_computed_in_a_kernel_as_one():
     with pytest.raises(ValueError, match="cannot convert float NaN to integer"):
         compiled(a, np.array([1.0, np.nan]))
     assert np.array_equal(a, np.arange(4))
+
+
+def test_results_keep_numpys_memory_order_when_sizes_are_dynamic():
+    """``x.T + 1`` and ``(x * 2).T`` are Fortran-ordered at any size: a graph traced again for
+    dynamic sizes (the second shape) lays results out in the order its examples had (they came
+    out C-ordered: the meta of a value of symbolic size said nothing of its layout)."""
+
+    def f(x):
+        return x.T + 1, (x * 2).T
+
+    compiled = tc.compile(f, backend="triton")
+    for shape in [(2, 3), (3, 4), (5, 6)]:
+        x = np.arange(float(np.prod(shape))).reshape(shape)
+        for got, want in zip(compiled(x), f(x)):
+            assert_close(got, want)
+            assert got.flags.c_contiguous == want.flags.c_contiguous
+            assert got.flags.f_contiguous == want.flags.f_contiguous
+    assert len(compiled.__tc_compiled__.entries) == 2  # one static graph, one dynamic
