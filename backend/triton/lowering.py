@@ -135,14 +135,16 @@ class HostCall:
 @dataclass
 class Output:
     """How one output is made: ``source`` is a Buffer (``scalar``: returned as a NumPy scalar;
-    ``view``: ``(offset, strides, shape)`` of a view of it), an input position (the caller's own
-    object, or with ``replay`` the graph's view of it, which NumPy makes from that object), a
-    `HostValue` or a `Known`."""
+    ``view``: ``(offset, strides, shape)`` of a view of it; ``replay``: the graph's view of the
+    value ``base`` that the buffer holds, which NumPy makes from it), an input position (the
+    caller's own object, or with ``replay`` the graph's view of it, which NumPy makes from that
+    object), a `HostValue` or a `Known`."""
 
     source: object
     scalar: bool = False
     view: tuple | None = None
     replay: Node | None = None
+    base: Node | None = None
 
 
 @dataclass
@@ -932,21 +934,42 @@ class _Lowering:
 
     def _tensor_output(self, value: Tensor, scalar: bool, node: Node) -> Output:
         layout = strided(value)
+        if layout is not None and layout[0] in self.plan.inputs:
+            # a view of the caller's array: the same memory
+            buffer, offset, strides = layout
+            position = self.plan.inputs.index(buffer)
+            if not self.device_inputs[position]:  # NumPy makes it from the caller's array
+                return Output(position, scalar, replay=node)
+            if all(s >= 0 for s in strides):  # a view of the device array's own memory
+                return Output(position, scalar, (offset, strides, value.shape))
+            # torch has no negative strides: the view's values, in an array of its own
+        base = _viewed(node)
+        if (
+            base is not None
+            and isinstance(self.values[base], Tensor)
+            and not scalar
+            and not any(self.device_inputs)
+        ):
+            # a view of a value computed here (``(x * 2).T``, ``np.broadcast_to(x + 1, s)``):
+            # that value in memory, and the view NumPy makes of it, with NumPy's strides and
+            # flags (broadcast_to's is read-only), a copy where NumPy copies (a reshape)
+            return Output(self._whole(base).buffer, replay=node, base=base)
         if layout is not None:
             buffer, offset, strides = layout
-            if buffer in self.plan.inputs:  # a view of the caller's array: the same memory
-                position = self.plan.inputs.index(buffer)
-                if not self.device_inputs[position]:  # NumPy makes it from the caller's array
-                    return Output(position, scalar, replay=node)
-                if all(s >= 0 for s in strides):  # a view of the device array's own memory
-                    return Output(position, scalar, (offset, strides, value.shape))
-                # torch has no negative strides: the view's values, in an array of its own
             if is_whole(buffer, offset, strides, value.shape) and not scalar:
                 return Output(buffer, scalar)
             if not scalar and all(s >= 0 for s in strides):
                 return Output(buffer, scalar, (offset, strides, value.shape))
-        realized = self.realize(value, node.name, _numpy_layout(node, value))
-        return Output(realized.buffer, scalar)
+        return Output(self._whole(node).buffer, scalar)
+
+    def _whole(self, node: Node) -> BufferTensor:
+        """``node``'s value in a buffer of its own, laid out as NumPy lays it out."""
+        value = self.values[node]
+        if isinstance(value, BufferTensor) and is_whole(value.buffer, value.offset,
+                                                        value.strides, value.shape):  # fmt: skip
+            return value
+        realized = self.values[node] = self.realize(value, node.name, _numpy_layout(node, value))
+        return realized
 
 
 # -- helpers ------------------------------------------------------------------------------------
@@ -973,6 +996,27 @@ def written_nodes(graph: Graph) -> set[Node]:
                     written.add(node.args[0])
                     changed = True
     return written
+
+
+def _viewed(node: Node) -> Node | None:
+    """The value a chain of views starts from, where NumPy makes ``node`` as a view (basic
+    indexing, transposes, reshapes, broadcast_to: what `_Lowering._view` lowers), else None:
+    ``(x * 2)[::2].T`` views ``x * 2``."""
+    if not _is_view(node):
+        return None
+    while _is_view(node):
+        node = node.args[0]
+    return node
+
+
+def _is_view(node) -> bool:
+    return (
+        isinstance(node, Node)
+        and node.op in ("getitem", "call")
+        and bool(node.args)
+        and isinstance(node.args[0], Node)
+        and numpy_table.lowering_kind(node.op, node.target, node.args) == numpy_table.VIEW
+    )
 
 
 def _written_args(node: Node) -> list[Node]:

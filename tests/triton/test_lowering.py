@@ -415,3 +415,23 @@ def test_results_keep_numpys_memory_order_when_sizes_are_dynamic():
             assert got.flags.c_contiguous == want.flags.c_contiguous
             assert got.flags.f_contiguous == want.flags.f_contiguous
     assert len(compiled.__tc_compiled__.entries) == 2  # one static graph, one dynamic
+
+
+def test_a_view_of_a_computed_value_is_numpys_view_of_it():
+    """A result NumPy makes as a view of a temporary (``np.broadcast_to(x * 2, s)``,
+    ``t[::-1]``, ``t.T``) has NumPy's strides and flags: read-only and not contiguous for
+    broadcast_to (it was a dense, writeable copy), and a view of ``t`` where ``t`` is
+    returned too."""
+
+    def f(x):
+        t = x * 2
+        return np.broadcast_to(t[0], (3, 10)), (x - 1)[::-1, ::2], (x + 1).T[1:], t, t.T
+
+    got, expected, report = compile_and_run(f, F)
+    assert_close(got, expected)
+    assert "extern" not in kinds(report)
+    for g, e in zip(got, expected):
+        assert (g.strides, g.flags.writeable) == (e.strides, e.flags.writeable)
+        assert g.flags.c_contiguous == e.flags.c_contiguous
+        assert g.flags.f_contiguous == e.flags.f_contiguous
+    assert np.shares_memory(got[3], got[4]) and np.shares_memory(got[0], got[3])
