@@ -352,6 +352,7 @@ def _set_first(a, y):
         (np.int64, np.array([5, 2**63 - 1], np.uint64), [1, 2**63], "too large to convert"),
     ],
 )
+@pytest.mark.filterwarnings("ignore:invalid value encountered in cast")  # the interpreter's cast
 def test_a_numpy_scalar_assigned_into_integers_raises_where_numpy_does(dtype, good, bad, error):
     """A NumPy scalar assigned to items converts as a Python number: NaN, infinity and values
     out of the target's range raise. The kernel checks it, raising the error flag, and the
