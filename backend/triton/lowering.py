@@ -911,7 +911,7 @@ class _Lowering:
                 return Known(item)
             value = self.values[item]
             if isinstance(value, Tensor) and strided(value) is None:
-                value = self.realize(value, item.name)
+                value = self._in_memory(item)
             scalar = scalars and item.tensor is not None and item.tensor.kind == "scalar"
             return NumpyScalar(value) if scalar and isinstance(value, Tensor) else value
 
@@ -961,6 +961,20 @@ class _Lowering:
             if not scalar and all(s >= 0 for s in strides):
                 return Output(buffer, scalar, (offset, strides, value.shape))
         return Output(self._whole(node).buffer, scalar)
+
+    def _in_memory(self, node: Node) -> Tensor:
+        """``node``'s value in memory as NumPy has it: a view NumPy makes of a value computed
+        here is a view of that value in memory (``np.sort((x * 2).T)`` sorts a Fortran-ordered
+        array); another value is computed into memory laid out as NumPy lays it out."""
+        value = self.values[node]
+        if strided(value) is not None:
+            return value
+        if _is_view(node) and isinstance(self.values[node.args[0]], Tensor):
+            self._in_memory(node.args[0])
+            value = self.values[node] = self._view(node)  # lowered again, over that memory
+            if strided(value) is not None:
+                return value
+        return self._whole(node)
 
     def _whole(self, node: Node) -> BufferTensor:
         """``node``'s value in a buffer of its own, laid out as NumPy lays it out."""

@@ -436,3 +436,19 @@ def test_a_view_of_a_computed_value_is_numpys_view_of_it():
         assert g.flags.c_contiguous == e.flags.c_contiguous
         assert g.flags.f_contiguous == e.flags.f_contiguous
     assert np.shares_memory(got[3], got[4]) and np.shares_memory(got[0], got[3])
+
+
+def test_an_extern_takes_numpys_memory_of_a_computed_value():
+    """NumPy runs an extern on arrays laid out as its own would be: ``(x * 2).T`` is a
+    Fortran-ordered view, so ``np.sort`` gives a Fortran-ordered result (given a C-ordered
+    copy, it gave a C-ordered one)."""
+
+    def f(x):
+        return np.sort((x * 2).T, axis=1), np.sort(np.exp(x.T)[::2], axis=0)
+
+    got, expected, report = compile_and_run(f, F)
+    assert_close(got, expected)
+    assert [k for k in kinds(report) if k == "extern"] == ["extern", "extern"]
+    for g, e in zip(got, expected):
+        assert g.flags.c_contiguous == e.flags.c_contiguous
+        assert g.flags.f_contiguous == e.flags.f_contiguous
