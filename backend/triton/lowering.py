@@ -857,8 +857,8 @@ class _Lowering:
     # -- externs -----------------------------------------------------------------------------
     def _extern(self, node: Node, reason: str):
         """``node`` run by NumPy on the host: its arguments realized, its results uploaded."""
-        args = tuple(self._extern_arg(a, scalars=True) for a in node.args)
-        kwargs = {k: self._extern_arg(v, scalars=True) for k, v in node.kwargs.items()}
+        args = tuple(self._extern_arg(a, host=True) for a in node.args)
+        kwargs = {k: self._extern_arg(v, host=True) for k, v in node.kwargs.items()}
         writes = self._host_writes(node)
         results = _extern_results(self, node)
         step = Extern(node, args, kwargs, results, writes, reason)
@@ -902,17 +902,19 @@ class _Lowering:
         self.plan.steps.append(DeviceLoop(node, args, tuple(results), writes))
         return tuple(results)
 
-    def _extern_arg(self, arg, scalars: bool = False):
-        """``arg`` as a step outside the kernels takes it: tensors in memory, and with
-        ``scalars`` a value the trace saw as a NumPy scalar as one (`NumpyScalar`)."""
+    def _extern_arg(self, arg, host: bool = False):
+        """``arg`` as a step outside the kernels takes it: tensors in memory; for NumPy on the
+        host (``host``), in NumPy's memory of them (`_in_memory`), and a value the trace saw
+        as a NumPy scalar as one (`NumpyScalar`)."""
 
         def leaf(item):
             if not isinstance(item, Node):
                 return Known(item)
             value = self.values[item]
             if isinstance(value, Tensor) and strided(value) is None:
-                value = self._in_memory(item)
-            scalar = scalars and item.tensor is not None and item.tensor.kind == "scalar"
+                # a loop's body takes device views, which have no negative strides
+                value = self._in_memory(item) if host else self.realize(value, item.name)
+            scalar = host and item.tensor is not None and item.tensor.kind == "scalar"
             return NumpyScalar(value) if scalar and isinstance(value, Tensor) else value
 
         return map_leaves(arg, leaf)

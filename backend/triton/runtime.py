@@ -584,4 +584,4 @@ def _output_text(out) -> str:
         return f"input {source}" + (" (a view)" if out.replay is not None else "")
     if isinstance(source, Known):
         return repr(source.value)
-    return getattr(source, "name", str(source))
+    return getattr(source, "name", str(source)) + (" (a view)" if out.replay is not None else "")

@@ -452,3 +452,23 @@ def test_an_extern_takes_numpys_memory_of_a_computed_value():
     for g, e in zip(got, expected):
         assert g.flags.c_contiguous == e.flags.c_contiguous
         assert g.flags.f_contiguous == e.flags.f_contiguous
+
+
+def test_a_loop_takes_a_reversed_view_of_a_computed_value_in_memory_of_its_own():
+    """A loop's body takes device views, which have no negative strides: ``(x * 2)[::-1]``
+    reaches it computed into memory of its own, not as a view of ``x * 2`` (as externs take
+    it), which torch refused, failing the call."""
+
+    def f(x):
+        a = (x * 2)[::-1]
+        s = np.zeros(3)
+        for i in range(3):
+            s = s + a[i]
+        return s
+
+    x = F[:4, :3].copy()
+    compiled = tc.compile(f, backend="triton", fullgraph=True)
+    assert_close(compiled(x), f(x))
+    graph_fn = compiled.__tc_compiled__.entries[-1].report.compiled.fn
+    (got,) = graph_fn(x)  # the graph itself: a failing call would run again in NumPy, unseen
+    assert_close(got, f(x))
