@@ -49,9 +49,11 @@ class TensorMeta:
     as a full reduction returns) or "python" (anything else; ``type_name`` says what).
     ``shape`` holds ints, and for sizes known only at run time (dynamic shapes) the dim's name
     (``"s0"``) where it is an input's, else None; ``strides`` are the example's (None where a
-    size is symbolic), so two arrays with equal metas have one layout. ``view_of`` names the
-    graph input whose memory the value shares, if any; ``placement`` says where an input that
-    is not a NumPy array lives (a torch tensor, a CuPy array: see `device_arrays`).
+    size is symbolic), so two arrays with equal metas have one layout; where sizes are
+    symbolic, ``order`` keeps the layout of an example whose elements are dense (its
+    `memory_order`: a transposed result stays Fortran-ordered at every size). ``view_of``
+    names the graph input whose memory the value shares, if any; ``placement`` says where an
+    input that is not a NumPy array lives (a torch tensor, a CuPy array: see `device_arrays`).
     """
 
     kind: str
@@ -61,12 +63,14 @@ class TensorMeta:
     view_of: str | None = None
     type_name: str = ""
     placement: str | None = None  # where a graph input lives when it is not NumPy ("torch")
+    order: tuple[int, ...] | None = None
 
     @staticmethod
     def of(value, symbolic: bool = False) -> TensorMeta:
         if isinstance(value, np.ndarray):
             if symbolic:
-                return TensorMeta("array", value.dtype, (None,) * value.ndim, None)
+                order = memory_order(value.shape, value.strides, value.itemsize)
+                return TensorMeta("array", value.dtype, (None,) * value.ndim, None, order=order)
             return TensorMeta("array", value.dtype, value.shape, value.strides)
         if isinstance(value, np.generic):
             return TensorMeta("scalar", value.dtype, type_name=type(value).__name__)
@@ -122,6 +126,19 @@ class Node:
         """Whether later nodes can use this node's value: not for statements, nor for calls
         with ``out=`` (their value is the ``out`` array: users name that array's node)."""
         return self.op not in STATEMENT_OPS and self.op != "output" and "out" not in self.kwargs
+
+
+def memory_order(shape: tuple, strides: tuple, itemsize: int) -> tuple[int, ...] | None:
+    """An array's dims from the fastest-varying in memory to the slowest, when its elements
+    are dense (C order is ``(n - 1, ..., 0)``, a transposed C array's ``(0, ..., n - 1)``; a
+    size-1 dim goes as in C order), else None (a slice with a step, a broadcast)."""
+    order = tuple(sorted(range(len(shape)), key=lambda d: (strides[d], -d)))
+    expected = itemsize
+    for d in order:
+        if shape[d] > 1 and strides[d] != expected:
+            return None
+        expected *= max(shape[d], 1)
+    return order
 
 
 def describe_value(value: object) -> str:

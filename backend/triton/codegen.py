@@ -370,7 +370,7 @@ class _Generator:
             body = ("op", expr.ufunc.__name__, expr.output, tuple(map(str, expr.in_dtypes)),
                     tuple(self._key(a) for a in expr.args))  # fmt: skip
         elif isinstance(expr, ir.Cast):
-            body = ("cast", str(expr.dtype), self._key(expr.value))
+            body = ("cast", str(expr.dtype), expr.checked, self._key(expr.value))
         elif isinstance(expr, ir.Where):
             body = ("where", *(self._key(c) for c in expr.children()))
         elif isinstance(expr, ir.Reduce):
@@ -395,7 +395,11 @@ class _Generator:
         elif isinstance(expr, ir.IndexValue):
             text = f"({self._affine(expr.index)}).to(tl.int64)"
         elif isinstance(expr, ir.Cast):
-            text = pointwise.cast(self._value(expr.value), expr.value.dtype, expr.dtype)
+            value = self._value(expr.value)
+            if expr.checked:  # NumPy raises ValueError or OverflowError
+                bad = pointwise.unassignable(value, expr.value.dtype, expr.dtype)
+                self._check(f"({self._mask(expr)}) & ({bad})")
+            text = pointwise.cast(value, expr.value.dtype, expr.dtype)
         elif isinstance(expr, ir.Where):
             c, a, b = (self._value(x) for x in expr.children())
             text = f"tl.where({c}, {a}, {b})"

@@ -145,8 +145,13 @@ class Op(Expr):
 
 @dataclass(frozen=True, eq=False)
 class Cast(Expr):
+    """``value`` converted as ``astype`` converts it; ``checked``: as item assignment converts
+    a NumPy scalar into a signed integer array (through a Python int), where a value NumPy
+    raises for (NaN, infinity, out of range) sets the plan's error flag."""
+
     value: Expr
     dtype: np.dtype
+    checked: bool = False
 
     def children(self):
         return (self.value,)
@@ -334,7 +339,7 @@ def substitute(expr: Expr, exprs: dict[int, Expr] | None = None,
             new = Op(node.ufunc, tuple(go(a) for a in node.args), node.in_dtypes, node.out_dtypes,
                      node.output)  # fmt: skip
         elif isinstance(node, Cast):
-            new = Cast(go(node.value), node.dtype)
+            new = Cast(go(node.value), node.dtype, node.checked)
         elif isinstance(node, Where):
             new = Where(go(node.condition), go(node.then), go(node.otherwise))
         elif isinstance(node, Reduce):

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tcompile.tracer import numpy_table, operators
-from tcompile.tracer.graph import Graph, Node, nodes_in
+from tcompile.tracer.graph import Graph, Node, memory_order, nodes_in
 from tcompile.tracer.loop_runners import LoopRunner, WhileRunner
 
 from . import loop_ir as ir
@@ -58,6 +58,15 @@ class HostValue:
     name: str
     dtype: np.dtype | None = None  # for a NumPy scalar or array; None for a Python value
     shape: tuple | None = None  # for an array
+
+
+@dataclass(frozen=True)
+class NumpyScalar:
+    """A 0-d tensor an extern takes as the NumPy scalar the trace saw: NumPy treats the two
+    differently (``a.fill(s)`` converts a scalar as a Python number, raising for NaN into an
+    integer array, where a 0-d array casts silently)."""
+
+    tensor: Tensor
 
 
 # -- plan steps --------------------------------------------------------------------------------
@@ -126,14 +135,16 @@ class HostCall:
 @dataclass
 class Output:
     """How one output is made: ``source`` is a Buffer (``scalar``: returned as a NumPy scalar;
-    ``view``: ``(offset, strides, shape)`` of a view of it), an input position (the caller's own
-    object, or with ``replay`` the graph's view of it, which NumPy makes from that object), a
-    `HostValue` or a `Known`."""
+    ``view``: ``(offset, strides, shape)`` of a view of it; ``replay``: the graph's view of the
+    value ``base`` that the buffer holds, which NumPy makes from it), an input position (the
+    caller's own object, or with ``replay`` the graph's view of it, which NumPy makes from that
+    object), a `HostValue` or a `Known`."""
 
     source: object
     scalar: bool = False
     view: tuple | None = None
     replay: Node | None = None
+    base: Node | None = None
 
 
 @dataclass
@@ -686,10 +697,15 @@ class _Lowering:
     def _setitem(self, node: Node):
         target, index, value = node.args
         region = _basic_index(self.tensor(self.values[target]), self._known(index))
-        operands, _ = self._operands((value,))
-        source = operands[0]
-        tensor = source if isinstance(source, Tensor) else _constant_tensor(source, region.dtype)
-        self.store(region, tensor, node)
+        (source,), _ = self._operands((value,))
+        dtype = region.dtype
+        if not isinstance(source, Tensor):  # a Python number: converted now
+            source = _constant_tensor(_assigned(source, dtype), dtype)
+        elif _assigned_as_python(value, source.dtype, dtype):
+            number = source
+            source = Pointwise(dtype, number.shape,
+                               lambda index: ir.Cast(number.load(index), dtype, checked=True))  # fmt: skip
+        self.store(region, source, node)
         return None
 
     def _scatter_add(self, node: Node) -> None:
@@ -841,8 +857,8 @@ class _Lowering:
     # -- externs -----------------------------------------------------------------------------
     def _extern(self, node: Node, reason: str):
         """``node`` run by NumPy on the host: its arguments realized, its results uploaded."""
-        args = tuple(self._extern_arg(a) for a in node.args)
-        kwargs = {k: self._extern_arg(v) for k, v in node.kwargs.items()}
+        args = tuple(self._extern_arg(a, host=True) for a in node.args)
+        kwargs = {k: self._extern_arg(v, host=True) for k, v in node.kwargs.items()}
         writes = self._host_writes(node)
         results = _extern_results(self, node)
         step = Extern(node, args, kwargs, results, writes, reason)
@@ -886,14 +902,20 @@ class _Lowering:
         self.plan.steps.append(DeviceLoop(node, args, tuple(results), writes))
         return tuple(results)
 
-    def _extern_arg(self, arg):
+    def _extern_arg(self, arg, host: bool = False):
+        """``arg`` as a step outside the kernels takes it: tensors in memory; for NumPy on the
+        host (``host``), in NumPy's memory of them (`_in_memory`), and a value the trace saw
+        as a NumPy scalar as one (`NumpyScalar`)."""
+
         def leaf(item):
             if not isinstance(item, Node):
                 return Known(item)
             value = self.values[item]
             if isinstance(value, Tensor) and strided(value) is None:
-                value = self.realize(value, item.name)
-            return value
+                # a loop's body takes device views, which have no negative strides
+                value = self._in_memory(item) if host else self.realize(value, item.name)
+            scalar = host and item.tensor is not None and item.tensor.kind == "scalar"
+            return NumpyScalar(value) if scalar and isinstance(value, Tensor) else value
 
         return map_leaves(arg, leaf)
 
@@ -914,21 +936,56 @@ class _Lowering:
 
     def _tensor_output(self, value: Tensor, scalar: bool, node: Node) -> Output:
         layout = strided(value)
+        if layout is not None and layout[0] in self.plan.inputs:
+            # a view of the caller's array: the same memory
+            buffer, offset, strides = layout
+            position = self.plan.inputs.index(buffer)
+            if not self.device_inputs[position]:  # NumPy makes it from the caller's array
+                return Output(position, scalar, replay=node)
+            if all(s >= 0 for s in strides):  # a view of the device array's own memory
+                return Output(position, scalar, (offset, strides, value.shape))
+            # torch has no negative strides: the view's values, in an array of its own
+        base = _viewed(node)
+        if (
+            base is not None
+            and isinstance(self.values[base], Tensor)
+            and not scalar
+            and not any(self.device_inputs)
+        ):
+            # a view of a value computed here (``(x * 2).T``, ``np.broadcast_to(x + 1, s)``):
+            # that value in memory, and the view NumPy makes of it, with NumPy's strides and
+            # flags (broadcast_to's is read-only), a copy where NumPy copies (a reshape)
+            return Output(self._whole(base).buffer, replay=node, base=base)
         if layout is not None:
             buffer, offset, strides = layout
-            if buffer in self.plan.inputs:  # a view of the caller's array: the same memory
-                position = self.plan.inputs.index(buffer)
-                if not self.device_inputs[position]:  # NumPy makes it from the caller's array
-                    return Output(position, scalar, replay=node)
-                if all(s >= 0 for s in strides):  # a view of the device array's own memory
-                    return Output(position, scalar, (offset, strides, value.shape))
-                # torch has no negative strides: the view's values, in an array of its own
             if is_whole(buffer, offset, strides, value.shape) and not scalar:
                 return Output(buffer, scalar)
             if not scalar and all(s >= 0 for s in strides):
                 return Output(buffer, scalar, (offset, strides, value.shape))
-        realized = self.realize(value, node.name, _numpy_layout(node, value))
-        return Output(realized.buffer, scalar)
+        return Output(self._whole(node).buffer, scalar)
+
+    def _in_memory(self, node: Node) -> Tensor:
+        """``node``'s value in memory as NumPy has it: a view NumPy makes of a value computed
+        here is a view of that value in memory (``np.sort((x * 2).T)`` sorts a Fortran-ordered
+        array); another value is computed into memory laid out as NumPy lays it out."""
+        value = self.values[node]
+        if strided(value) is not None:
+            return value
+        if _is_view(node) and isinstance(self.values[node.args[0]], Tensor):
+            self._in_memory(node.args[0])
+            value = self.values[node] = self._view(node)  # lowered again, over that memory
+            if strided(value) is not None:
+                return value
+        return self._whole(node)
+
+    def _whole(self, node: Node) -> BufferTensor:
+        """``node``'s value in a buffer of its own, laid out as NumPy lays it out."""
+        value = self.values[node]
+        if isinstance(value, BufferTensor) and is_whole(value.buffer, value.offset,
+                                                        value.strides, value.shape):  # fmt: skip
+            return value
+        realized = self.values[node] = self.realize(value, node.name, _numpy_layout(node, value))
+        return realized
 
 
 # -- helpers ------------------------------------------------------------------------------------
@@ -955,6 +1012,27 @@ def written_nodes(graph: Graph) -> set[Node]:
                     written.add(node.args[0])
                     changed = True
     return written
+
+
+def _viewed(node: Node) -> Node | None:
+    """The value a chain of views starts from, where NumPy makes ``node`` as a view (basic
+    indexing, transposes, reshapes, broadcast_to: what `_Lowering._view` lowers), else None:
+    ``(x * 2)[::2].T`` views ``x * 2``."""
+    if not _is_view(node):
+        return None
+    while _is_view(node):
+        node = node.args[0]
+    return node
+
+
+def _is_view(node) -> bool:
+    return (
+        isinstance(node, Node)
+        and node.op in ("getitem", "call")
+        and bool(node.args)
+        and isinstance(node.args[0], Node)
+        and numpy_table.lowering_kind(node.op, node.target, node.args) == numpy_table.VIEW
+    )
 
 
 def _written_args(node: Node) -> list[Node]:
@@ -1116,21 +1194,50 @@ def _constant_tensor(value, dtype: np.dtype, shape: tuple[int, ...] = ()) -> Ten
     return Pointwise(np.dtype(dtype), shape, lambda index: constant)
 
 
+def _assigned(number, dtype: np.dtype):
+    """A Python number as assigning it to an item of a ``dtype`` array stores it (1.5 into
+    int64 is 1); where NumPy raises or warns doing so, the node runs in NumPy."""
+    item = np.empty((), dtype)
+    try:
+        with np.errstate(all="raise"):
+            item[()] = number
+    except (ArithmeticError, ValueError) as why:
+        raise Unlowerable(f"{number!r} assigned into {dtype} ({why})") from None
+    return item[()]
+
+
+def _assigned_as_python(value, source: np.dtype, target: np.dtype) -> bool:
+    """Whether assigning ``value`` to items of a ``target`` array converts it as a Python
+    number, raising for some values: a NumPy scalar (not an array, which casts silently) into
+    signed integers that cannot hold every value of its type (an unsigned target wraps)."""
+    return (
+        isinstance(value, Node)
+        and value.tensor is not None
+        and value.tensor.kind == "scalar"
+        and target.kind == "i"
+        and not np.can_cast(source, target)
+    )
+
+
 def _numpy_layout(node: Node, value: Tensor) -> tuple | None:
-    """The strides (in elements) of the array NumPy made for ``node`` when the trace saw them:
-    a result keeps NumPy's memory order (``x.T + 1`` is Fortran-ordered), if it is dense."""
+    """The strides (in elements) of the array NumPy made for ``node`` when the trace saw it:
+    a result keeps NumPy's memory order (``x.T + 1`` is Fortran-ordered), if it is dense; with
+    sizes known only at run time, dense in the order the trace saw, for these sizes."""
     meta = node.tensor
-    if meta is None or meta.kind != "array" or meta.strides is None or meta.shape != value.shape:
+    if meta is None or meta.kind != "array" or len(meta.shape) != len(value.shape):
         return None
     itemsize = meta.dtype.itemsize
-    strides = tuple(s // itemsize for s in meta.strides)
-    order = sorted(range(len(strides)), key=lambda d: strides[d])
-    expected = 1
-    for d in order:  # dense: each stride is the product of the sizes of faster dims
-        if value.shape[d] > 1 and strides[d] != expected:
+    if meta.strides is not None:
+        if meta.shape != value.shape or memory_order(meta.shape, meta.strides, itemsize) is None:
             return None
-        expected *= max(value.shape[d], 1)
-    return tuple(max(s, 0) for s in strides)
+        return tuple(max(s, 0) // itemsize for s in meta.strides)
+    if meta.order is None:
+        return None
+    strides, step = [0] * len(value.shape), 1
+    for d in meta.order:
+        strides[d] = step
+        step *= max(value.shape[d], 1)
+    return tuple(strides)
 
 
 def _reads(tensor: Tensor) -> set:

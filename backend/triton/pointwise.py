@@ -142,6 +142,34 @@ def cast(expr: str, src: np.dtype, dst: np.dtype) -> str:
     return f"{x}.to({tt})"
 
 
+def unassignable(expr: str, src: np.dtype, dst: np.dtype) -> str:
+    """Where NumPy raises assigning the NumPy scalar ``expr`` (of dtype ``src``) to an item of
+    a signed integer array of ``dst``: it converts the number as ``int(value)`` does, so NaN
+    raises ValueError, and infinity or a value whose integer part ``dst`` cannot hold raises
+    OverflowError (``x[0] = np.float64(1e300)``, ``i8[0] = np.int64(400)``).
+
+    >>> unassignable("v", np.dtype(np.float32), np.dtype(np.int8))
+    '~((v.to(tl.float64) > tl.full([1], -129.0, tl.float64)) & (v.to(tl.float64) < tl.full([1], 128.0, tl.float64)))'
+    >>> unassignable("v", np.dtype(np.uint64), np.dtype(np.int64))
+    'v > tl.full([1], 9223372036854775807, tl.uint64)'
+    """
+    src, dst = np.dtype(src), np.dtype(dst)
+    assert dst.kind == "i" and not np.can_cast(src, dst), (src, dst)
+    info = np.iinfo(dst)
+    if src.kind == "f":
+        x = _atom(expr) if src == np.float64 else f"{_atom(expr)}.to(tl.float64)"
+        f64 = np.dtype(np.float64)
+        # The integer part lies in [min, max] where the value lies in (min - 1, max + 1); no
+        # float64 lies between -2**63 - 1 and -2**63, so for int64 that is ``>= -2**63``.
+        low = info.min - 1
+        above = (f"{x} > {constant(low, f64)}" if float(low) == low
+                 else f"{x} >= {constant(info.min, f64)}")  # fmt: skip
+        return f"~(({above}) & ({x} < {constant(info.max + 1, f64)}))"
+    x = _atom(expr)
+    bad = f"{x} > {constant(info.max, src)}"
+    return bad if src.kind == "u" else f"({x} < {constant(info.min, src)}) | ({bad})"
+
+
 def _atom(expr: str) -> str:
     """``expr`` safe to use as an operand: names, numbers, calls and subscripts stay as they are."""
     expr = expr.strip()

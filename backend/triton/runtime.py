@@ -32,6 +32,7 @@ from .lowering import (
     Known,
     Launch,
     LibraryCall,
+    NumpyScalar,
     Plan,
     Upload,
     WholeGraphInNumPy,
@@ -402,6 +403,8 @@ class _Call:
                 return self.host[id(item)]
             if isinstance(item, Tensor):
                 return self._host_array(item)
+            if isinstance(item, NumpyScalar):
+                return self._host_array(item.tensor)[()]
             return item
 
         return map_leaves(value, leaf)
@@ -424,7 +427,7 @@ class _Call:
             if out.view is None and out.replay is None:
                 return value
             if type(value) is np.ndarray:  # NumPy makes the view from the caller's array
-                return _replay(out.replay, self.program.plan, self.inputs)
+                return _replay(out.replay, self.inputs)
             offset, strides, shape = out.view  # a device array: a view of its own memory
             own = device.to_device_tensor(value, self.device).as_strided(shape, strides, offset)
             return device.from_device_tensor(own, self.kind, scalar=out.scalar, device=self.device)
@@ -432,6 +435,9 @@ class _Call:
             return source.value
         if isinstance(source, HostValue):
             return self.host[id(source)]
+        if out.replay is not None:  # NumPy makes the view from the value the buffer holds
+            base = self._host_array(BufferTensor.whole(source))
+            return _replay(out.replay, self.inputs, (out.base, base))
         if self.kind == "numpy" and out.view is None and id(source) in self.host:
             return self.host[id(source)]  # an extern's result, as NumPy made it
         tensor = self._tensor(source)
@@ -485,12 +491,16 @@ def _run_node(node: Node, args: list, kwargs: dict):
     raise AssertionError(node.op)
 
 
-def _replay(node: Node, plan: Plan, inputs) -> object:
-    """A view of an input, made by NumPy from the caller's array (so it is one)."""
+def _replay(node: Node, inputs, made: tuple = ()) -> object:
+    """The graph's view ``node``, made by NumPy from the caller's arrays (so that a view of one
+    is one), or from ``made``: ``(base, array)``, the value computed here that it views."""
     graph_inputs = [n for n in node.graph.nodes if n.op == "input"]
+    known = dict([made]) if made else {}
 
     def value(arg):
         if isinstance(arg, Node):
+            if arg in known:
+                return known[arg]
             if arg.op == "input":
                 return inputs[graph_inputs.index(arg)]
             return _run_node(arg, [value(a) for a in arg.args],
@@ -574,4 +584,4 @@ def _output_text(out) -> str:
         return f"input {source}" + (" (a view)" if out.replay is not None else "")
     if isinstance(source, Known):
         return repr(source.value)
-    return getattr(source, "name", str(source))
+    return getattr(source, "name", str(source)) + (" (a view)" if out.replay is not None else "")

@@ -168,8 +168,11 @@ class Reduction(Tensor):
         self.shape = tuple(1 if i in self.axes else s for i, s in enumerate(self.source.shape)
                            if self.keepdims or i not in self.axes)  # fmt: skip
         self._loads: dict = {}
+        assert self.axes or self.source.dtype == self.dtype, "over no axes, the elements alone"
 
     def load(self, index: Index) -> ir.Expr:
+        if not self.axes:  # over no axes (np.sum(x, axis=())): each element is its own result;
+            return self.source.load(index)  # a kernel has no reduction over zero variables
         key = tuple(_key(i) for i in index)
         if key not in self._loads:
             rvars = tuple(ir.IterVar(ir.Param(self.source.shape[a], "n"), reduction=True)

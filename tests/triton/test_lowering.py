@@ -319,3 +319,156 @@ def test_a_reduction_of_what_uses_an_earlier_one_over_the_same_rows(rows):
     got, expected, report = compile_and_run(column_stats, x)
     assert_close(got, expected, ulps=64)
     assert kernels(report) and "extern" not in kinds(report)
+
+
+def test_a_reduction_over_no_axes_is_each_element_alone():
+    """``np.sum(x, axis=())`` reduces each element alone: the elements in the result's dtype
+    (a kernel had a reduction over zero variables, and its source named an undefined rmask)."""
+
+    def f(x, b):
+        return (np.sum(x, axis=()), np.prod(x * 2, axis=(), keepdims=True), np.max(x, axis=()),
+                x.mean(axis=()), x.var(axis=()), np.any(x, axis=()), b.sum(axis=()))  # fmt: skip
+
+    got, expected, report = compile_and_run(f, INTS, B)
+    assert_close(got, expected)
+    assert "extern" not in kinds(report)
+
+
+def _set_first(a, y):
+    a[0] = y.max()
+    a[2:] = y[1]
+    return a
+
+
+@pytest.mark.parametrize(
+    ("dtype", "good", "bad", "error"),
+    [
+        (np.int64, [1.5, -2.5], [np.nan, 1.0], "cannot convert float NaN"),
+        (np.int64, [1.5, -2.5], [np.inf, 1.0], "cannot convert float infinity"),
+        (np.int64, [1.5, -2.5], [-(2.0**63), 2.0**63], "too large to convert to C long"),
+        (np.int32, np.array([7.0, -5.0], np.float32), [1.0, np.nan], "cannot convert float NaN"),
+        (np.int8, np.array([127, -128]), [1, 128], "Python integer 128 out of bounds for int8"),
+        (np.int8, np.array([-128, -100]), [-129, -130], "Python integer -129 out of bounds"),
+        (np.int64, np.array([5, 2**63 - 1], np.uint64), [1, 2**63], "too large to convert"),
+    ],
+)
+@pytest.mark.filterwarnings("ignore:invalid value encountered in cast")  # the interpreter's cast
+def test_a_numpy_scalar_assigned_into_integers_raises_where_numpy_does(dtype, good, bad, error):
+    """A NumPy scalar assigned to items converts as a Python number: NaN, infinity and values
+    out of the target's range raise. The kernel checks it, raising the error flag, and the
+    frame runs again in NumPy (before, the kernel cast silently)."""
+    good = np.asarray(good)
+    a = np.arange(4, dtype=dtype)
+    got, expected, report = compile_and_run(_set_first, a, good)
+    assert_close(got, expected)
+    assert kernels(report) and "extern" not in kinds(report)
+    compiled = tc.compile(_set_first, backend="triton")
+    compiled(a.copy(), good)
+    with pytest.raises((ValueError, OverflowError), match=error):
+        compiled(a, np.asarray(bad, good.dtype))
+    assert np.array_equal(a, np.arange(4, dtype=dtype))
+
+
+def test_a_python_number_assigned_into_integers_converts_as_numpy():
+    """``a[0] = 1.5`` stores 1 (the constant is converted when the plan is made; it failed in
+    the kernel source, which takes integers only for an integer dtype)."""
+
+    def f(a, b):
+        a[0] = 1.5
+        a[1:3] = -2.75
+        b[0] = 3.9
+        return a, b
+
+    got, expected, report = compile_and_run(f, INTS[0].copy(), U[0].copy())
+    assert_close(got, expected)
+    assert "extern" not in kinds(report)
+
+
+def test_an_extern_takes_a_numpy_scalar_computed_in_a_kernel_as_one():
+    """``a.fill(y.max())`` runs in NumPy, on the NumPy scalar the trace saw: NaN into an
+    integer array raises there (given the 0-d array of the kernel's result, it cast silently)."""
+
+    def f(a, y):
+        a.fill(y.max())
+        return a
+
+    a = np.arange(4)
+    compiled = tc.compile(f, backend="triton")
+    assert np.array_equal(compiled(a.copy(), np.array([1.0, 2.5])), [2, 2, 2, 2])
+    with pytest.raises(ValueError, match="cannot convert float NaN to integer"):
+        compiled(a, np.array([1.0, np.nan]))
+    assert np.array_equal(a, np.arange(4))
+
+
+def test_results_keep_numpys_memory_order_when_sizes_are_dynamic():
+    """``x.T + 1`` and ``(x * 2).T`` are Fortran-ordered at any size: a graph traced again for
+    dynamic sizes (the second shape) lays results out in the order its examples had (they came
+    out C-ordered: the meta of a value of symbolic size said nothing of its layout)."""
+
+    def f(x):
+        return x.T + 1, (x * 2).T
+
+    compiled = tc.compile(f, backend="triton")
+    for shape in [(2, 3), (3, 4), (5, 6)]:
+        x = np.arange(float(np.prod(shape))).reshape(shape)
+        for got, want in zip(compiled(x), f(x)):
+            assert_close(got, want)
+            assert got.flags.c_contiguous == want.flags.c_contiguous
+            assert got.flags.f_contiguous == want.flags.f_contiguous
+    assert len(compiled.__tc_compiled__.entries) == 2  # one static graph, one dynamic
+
+
+def test_a_view_of_a_computed_value_is_numpys_view_of_it():
+    """A result NumPy makes as a view of a temporary (``np.broadcast_to(x * 2, s)``,
+    ``t[::-1]``, ``t.T``) has NumPy's strides and flags: read-only and not contiguous for
+    broadcast_to (it was a dense, writeable copy), and a view of ``t`` where ``t`` is
+    returned too."""
+
+    def f(x):
+        t = x * 2
+        return np.broadcast_to(t[0], (3, 10)), (x - 1)[::-1, ::2], (x + 1).T[1:], t, t.T
+
+    got, expected, report = compile_and_run(f, F)
+    assert_close(got, expected)
+    assert "extern" not in kinds(report)
+    for g, e in zip(got, expected):
+        assert (g.strides, g.flags.writeable) == (e.strides, e.flags.writeable)
+        assert g.flags.c_contiguous == e.flags.c_contiguous
+        assert g.flags.f_contiguous == e.flags.f_contiguous
+    assert np.shares_memory(got[3], got[4]) and np.shares_memory(got[0], got[3])
+
+
+def test_an_extern_takes_numpys_memory_of_a_computed_value():
+    """NumPy runs an extern on arrays laid out as its own would be: ``(x * 2).T`` is a
+    Fortran-ordered view, so ``np.sort`` gives a Fortran-ordered result (given a C-ordered
+    copy, it gave a C-ordered one)."""
+
+    def f(x):
+        return np.sort((x * 2).T, axis=1), np.sort(np.exp(x.T)[::2], axis=0)
+
+    got, expected, report = compile_and_run(f, F)
+    assert_close(got, expected)
+    assert [k for k in kinds(report) if k == "extern"] == ["extern", "extern"]
+    for g, e in zip(got, expected):
+        assert g.flags.c_contiguous == e.flags.c_contiguous
+        assert g.flags.f_contiguous == e.flags.f_contiguous
+
+
+def test_a_loop_takes_a_reversed_view_of_a_computed_value_in_memory_of_its_own():
+    """A loop's body takes device views, which have no negative strides: ``(x * 2)[::-1]``
+    reaches it computed into memory of its own, not as a view of ``x * 2`` (as externs take
+    it), which torch refused, failing the call."""
+
+    def f(x):
+        a = (x * 2)[::-1]
+        s = np.zeros(3)
+        for i in range(3):
+            s = s + a[i]
+        return s
+
+    x = F[:4, :3].copy()
+    compiled = tc.compile(f, backend="triton", fullgraph=True)
+    assert_close(compiled(x), f(x))
+    graph_fn = compiled.__tc_compiled__.entries[-1].report.compiled.fn
+    (got,) = graph_fn(x)  # the graph itself: a failing call would run again in NumPy, unseen
+    assert_close(got, f(x))
