@@ -12,6 +12,8 @@ import sys
 
 import numpy as np
 
+from .user_code import owner_index, type_attribute
+
 # DLPack device types that are GPU memory (kDLCUDA, kDLCUDAManaged); kDLCUDAHost (3) is pinned
 # host memory, which kernels cannot run on.
 _DLPACK_CUDA = (2, 13)
@@ -29,14 +31,18 @@ def array_kind(obj) -> str | None:
     cls = type(obj)
     if cls is np.ndarray:
         return "numpy"
-    root = cls.__module__.partition(".")[0]
+    # asked of the class's dicts alone: a user class's metaclass hooks never run for this
+    root = (type_attribute(cls, "__module__") or "").partition(".")[0]
     if root == "torch" and isinstance(obj, sys.modules["torch"].Tensor):
         return "torch"
     if root == "cupy" and isinstance(obj, sys.modules["cupy"].ndarray):
         return "cupy"
-    if hasattr(cls, "__cuda_array_interface__"):
+    if owner_index(cls, "__cuda_array_interface__") is not None:
         return "cuda"
-    if hasattr(cls, "__dlpack__") and hasattr(cls, "__dlpack_device__"):
+    if (
+        owner_index(cls, "__dlpack__") is not None
+        and owner_index(cls, "__dlpack_device__") is not None
+    ):
         try:
             if obj.__dlpack_device__()[0] in _DLPACK_CUDA:
                 return "dlpack"

@@ -26,6 +26,7 @@ class LoopRunner:
     reads from before the loop; its output starts with the carried values' new versions."""
 
     __name__ = "loop"
+    index_inputs = 0  # body inputs before the carried values
 
     def __init__(self, body: Graph, carried: int):
         self.body = body
@@ -65,6 +66,10 @@ class LoopRunner:
         """The body's output nodes whose values the loop node returns."""
         return self.body.output.args[0][len(self.leading) :]
 
+    def carried_inputs(self) -> list:
+        """The body's input nodes of the carried values (after a for loop's index)."""
+        return self.body.inputs[self.index_inputs : self.index_inputs + self.carried]
+
     def _step(self, statements: list, returned: ast.Return, skip: int) -> list:
         """One iteration: the body's statements, then its outputs (``__tc_out``) become the
         carried names again (after the first ``skip`` outputs)."""
@@ -86,6 +91,7 @@ class ForRunner(LoopRunner):
     the body takes the index ``k`` first. Returns the last iteration's outputs."""
 
     leading = ()
+    index_inputs = 1
 
     def _as_loop(self, fn: ast.FunctionDef) -> ast.FunctionDef:
         index, *params = [a.arg for a in fn.args.args]

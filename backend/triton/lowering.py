@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tcompile.tracer import numpy_table, operators
-from tcompile.tracer.graph import Graph, Node, memory_order, nodes_in
+from tcompile.tracer.graph import Graph, Node, TensorMeta, memory_order, nodes_in
 from tcompile.tracer.loop_runners import LoopRunner, WhileRunner
 
 from . import loop_ir as ir
@@ -174,7 +174,40 @@ class InputMeta:
 
 def lower(graph: Graph, inputs: list[InputMeta]) -> Plan:
     """The plan for ``graph`` on inputs like ``inputs``; kernels not yet fused (see `fusion`)."""
+    _check_input_orders(graph, inputs)
     return _Lowering(graph, inputs).run()
+
+
+def _check_input_orders(graph: Graph, inputs: list[InputMeta]) -> None:
+    """NumPy lays a result out after its inputs (``x.T + 1`` of a C-ordered ``x`` is
+    Fortran-ordered); a plan lays results out as the trace saw them. A NumPy input whose dims
+    are in another order in memory than the traced example's runs the graph in NumPy, which
+    decides."""
+    for node, meta in zip(graph.inputs, inputs):
+        traced = node.tensor
+        if meta.kind != "array" or meta.device_array or not meta.strides:
+            continue
+        was = _traced_order(traced, meta.shape)
+        if was is not None and _dims_in_memory(meta.shape, meta.strides) != was:
+            raise WholeGraphInNumPy(f"input {node.name} is laid out in another order than the "
+                                    "traced one, and NumPy lays the results out after it")  # fmt: skip
+
+
+def _traced_order(traced: TensorMeta | None, shape: tuple) -> tuple[int, ...] | None:
+    """`_dims_in_memory` of a traced array at ``shape`` (None: no layout was traced)."""
+    if traced is None or traced.kind != "array":
+        return None
+    if traced.strides is not None:
+        return _dims_in_memory(shape, traced.strides)
+    if traced.order is not None:
+        return tuple(d for d in traced.order if shape[d] > 1)
+    return None
+
+
+def _dims_in_memory(shape: tuple, strides: tuple) -> tuple[int, ...]:
+    """The dims that hold more than one element, fastest-varying in memory first."""
+    order = sorted(range(len(shape)), key=lambda d: (abs(strides[d]), -d))
+    return tuple(d for d in order if shape[d] > 1)
 
 
 class _Lowering:
@@ -319,14 +352,18 @@ class _Lowering:
 
     # -- host values ---------------------------------------------------------------------------
     def _host(self, node: Node):
-        """A call on Python values: folded now when every argument is known and the result
-        is immutable (a size, a dtype), else made on every call (an array is a new one each
-        call, as eager code makes it)."""
+        """A call on Python values: folded now when every argument is known, the result is
+        immutable (a size, a dtype) and it can neither fail nor warn, else made on every call
+        (an array is a new one each call, as eager code makes it)."""
         args = [self.value(a) for a in node.args]
         kwargs = {k: self.value(v) for k, v in node.kwargs.items()}
         meta = node.tensor
-        if all(_is_known(a) for a in (*args, *kwargs.values())) and (
-            meta is None or meta.kind == "python" and meta.type_name in _IMMUTABLE
+        # A node that may raise or warn runs on every call, as the graph's Python would (one
+        # kept only for its warning, ``bool(NotImplemented)``, has known arguments too).
+        if (
+            node.risk == "silent"
+            and all(_is_known(a) for a in (*args, *kwargs.values()))
+            and (meta is None or meta.kind == "python" and meta.type_name in _IMMUTABLE)
         ):
             with np.errstate(all="ignore"):
                 result = node.target(*map(_unwrap, args),
@@ -883,6 +920,13 @@ class _Lowering:
         """A loop node: one `DeviceLoop` step; its arrays stay on the device between
         iterations. A body making values kernels cannot hold runs as an extern instead."""
         _check_loop_identity(node, lambda arg: self.last_use.get(arg, -1) > self.position)
+        for start, end in zip(node.target.carried_inputs(), node.target.returned()):
+            shape = start.tensor.shape if start.tensor is not None else ()
+            if all(isinstance(d, int) for d in shape) and \
+                    _traced_order(end.tensor, shape) not in (None, _traced_order(start.tensor, shape)):  # fmt: skip
+                # the layout of what follows from it is only known once the loop ran
+                raise WholeGraphInNumPy(f"the loop's {start.name} changes its memory order in "
+                                        "an iteration: NumPy lays it out after the count")  # fmt: skip
         results = []
         for made in node.target.returned():
             meta = made.tensor
