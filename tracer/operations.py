@@ -41,7 +41,7 @@ from .values.containers import (
 )
 from .values.core import Const, NotConstant, Obj, Value
 from .values.functions import UserFunction
-from .values.objects import BoundMethod, SuperValue, UserObject
+from .values.objects import BoundMethod, Opaque, SuperValue, UserObject
 from .wrapping import CONST_TYPES, function_value
 
 _SYMINT_OPS = {operator.add, operator.sub, operator.mul, operator.floordiv, operator.mod}
@@ -341,6 +341,9 @@ def identity(state: TraceState, a: Value, b: Value) -> bool:
         if a.source is not None and b.source is not None:
             state.guards.add(a.source, "alias", (b.source, same))
         return same
+    for opaque, other in ((a, b), (b, a)):
+        if isinstance(opaque, Opaque):
+            return _opaque_identity(state, opaque, other)
     known_a, known_b = _known_object(a), _known_object(b)
     if known_a is not _UNKNOWN and known_b is not _UNKNOWN:
         same = known_a is known_b
@@ -353,6 +356,14 @@ def identity(state: TraceState, a: Value, b: Value) -> bool:
 
 
 _UNKNOWN = object()
+
+
+def _opaque_identity(state: TraceState, opaque: Opaque, other: Value) -> bool:
+    """``opaque is other``: False for a value the trace made (the opaque object existed
+    before) and for a value of another type (both types are guarded); else a break."""
+    if other.source is None or other.python_type() is not opaque.cls:
+        return False
+    raise state.graph_break("unsupported_object", f"`is` on {opaque.describe()}")
 
 
 def _known_object(v: Value):
@@ -390,6 +401,8 @@ def get_attr(state: TraceState, v: Value, name: str, tx) -> Value:
         return _known_attr(state, v, name)
     if isinstance(v, Obj):
         return _object_attr(state, v, name)
+    if isinstance(v, Opaque):
+        return _opaque_attr(state, v, name)
     if isinstance(v, TupleValue) and v.namedtuple is not None:
         if name in v.namedtuple._fields:
             return v.items[v.namedtuple._fields.index(name)]
@@ -524,6 +537,17 @@ def _bound_method(state: TraceState, v: Value, name: str, attr) -> Value | None:
     state.guards.add(v.source, "no_shadow", name)
     state.wrap(class_attr, AttrSource(TypeSource(v.source), name))
     return Obj(attr, AttrSource(v.source, name))
+
+
+def _opaque_attr(state: TraceState, v: Opaque, name: str) -> Value:
+    """A method of an object the trace does not look into: a new bound object on every read,
+    called eagerly (a break); any other attribute is read eagerly (a break)."""
+    class_attr = inspect.getattr_static(v.cls, name, None)
+    if class_attr is None or not callable(class_attr) or isinstance(class_attr, type):
+        raise state.graph_break("unsupported_object", f"attribute {name!r} of {v.describe()}")
+    state.guards.add(v.source, "no_shadow", name)
+    state.wrap(class_attr, AttrSource(TypeSource(v.source), name))
+    return Opaque(types.MethodType, AttrSource(v.source, name))
 
 
 def wrap_unguarded(state: TraceState, obj) -> Value:

@@ -19,7 +19,7 @@ from .values.arrays import ArrayMethod, ArrayValue, NumpyValue, ScalarValue, Sym
 from .values.containers import ConstMethod, DictValue, ListValue, PreexistingList, TupleValue
 from .values.core import Const, Obj, Value
 from .values.functions import UserFunction
-from .values.objects import BoundMethod, UserObject
+from .values.objects import BoundMethod, Opaque, UserObject
 
 CONST_TYPES = (bool, int, float, complex, str, bytes, type(None), type(Ellipsis), range, frozenset)
 
@@ -166,6 +166,10 @@ class Inputs:
         if is_user_instance(obj):
             self.guards.add(source, "type", t)  # attributes are guarded through their own sources
             return UserObject(obj, source)
+        if isinstance(source, LocalSource) and not _known_by_identity(obj) \
+                and not isinstance(obj, BaseException):  # fmt: skip
+            self.guards.add(source, "type", t)
+            return Opaque(t, source)
         self.guards.add(source, "id", obj)
         if hatches.is_allowed(obj) or hatches.is_disallowed(obj):
             return Obj(obj, source)  # never inlined: one opaque node, or always a break
@@ -299,6 +303,13 @@ class Inputs:
             return None
         base = AttrSource(fn.source, "__globals__")
         return lambda name: ItemSource(base, name)
+
+
+def _known_by_identity(obj) -> bool:
+    """Modules, classes and callables: objects that live on from call to call, which the
+    trace may read (attributes, calls) once it has guarded their identity. Any other object
+    a local holds may be made anew on every call (`Opaque`)."""
+    return isinstance(obj, (types.ModuleType, type)) or callable(obj)
 
 
 def function_value(fn: types.FunctionType, source: Source | None, wrapper=None) -> UserFunction:

@@ -32,6 +32,7 @@ _UNARY = {"UNARY_NOT": "not {0}", "UNARY_NEGATIVE": "-{0}", "UNARY_INVERT": "~{0
           "GET_LEN": "__tc_len({0})"}  # fmt: skip
 _SKIP_KINDS = {"skip_frame", "try_block", "context_manager", "generator", "dynamic_code",
                "unsupported_opcode", "recursion_limit", "trace_budget", "internal_error"}  # fmt: skip
+_LOOP_OPS = {"GET_ITER", "FOR_ITER"}
 RESUMABLE_OPS = _CALLS | set(_JUMPS) | set(_BINARY) | set(_UNARY) | {
     "BINARY_OP", "STORE_SUBSCR", "STORE_ATTR", "LOAD_ATTR", "FORMAT_VALUE", "UNPACK_SEQUENCE",
 }  # fmt: skip
@@ -60,14 +61,19 @@ def plan(brk, frame_code: CodeType, instrs, registry: CodeCache) -> Plan:
         return Plan(code, offset, "it cannot resume inside a try block or a with-block")
     if kind in _SKIP_KINDS:
         return Plan(code, offset, "it cannot resume after this kind of break")
-    in_loop = analysis.in_loop(code, offset)
-    # A loop's own FOR_ITER runs in the split loop's driver, not in its body.
-    if inst.opname not in RESUMABLE_OPS and not (in_loop and inst.opname == "FOR_ITER"):
+    loop_at = offset
+    if inst.opname == "GET_ITER" and instrs[index + 1].opname == "FOR_ITER":
+        # a for loop over an iterable the trace cannot go through: the loop runs split, its
+        # driver iterating over the real one
+        loop_at = original_location(frame_code, instrs[index + 1].offset, registry)[1]
+    in_loop = analysis.in_loop(code, loop_at)
+    # A loop's own FOR_ITER (and GET_ITER) runs in the split loop's driver, not in its body.
+    if inst.opname not in RESUMABLE_OPS and not (in_loop and inst.opname in _LOOP_OPS):
         return Plan(code, offset, f"there is no eager form for {inst.opname}")
     if inst.opname == "LOAD_ATTR" and inst.push_null:
         return Plan(code, offset, "the break is on a method load")
     if in_loop:
-        split = split_loop.find(code, offset, frame_code, instrs, registry)
+        split = split_loop.find(code, loop_at, frame_code, instrs, registry)
         if isinstance(split, str):
             return Plan(code, offset, f"the break is inside a loop, and {split}")
         return Plan(code, offset, None, split)
