@@ -461,3 +461,31 @@ def test_graphs_tab_lists_loop_nodes_with_their_body_and_unrolled_loops_with_why
     assert "loop node, 40 iterations, body of 7 ops" in page
     assert "<summary>body</summary>" in page and "np.roll(u, shift=1)" in html.unescape(page)
     assert "unrolled (3 iterations): the body uses the loop index as a Python int" in page
+
+
+PLAIN_LOOP_CELL = """
+import numpy as np
+import tcompile as tc
+
+@tc.compile(backend="eager")
+def count_positive(x):
+    n = 0
+    for v in x:
+        if v > 0:
+            n += 1
+    return n
+
+count_positive(np.linspace(-1.0, 1.0, 2000))
+"""
+
+
+def test_a_split_loop_run_as_plain_python_shows_with_its_reason():
+    run = run_cell(PLAIN_LOOP_CELL)
+    assert "1 loop run as plain Python" in summary(run)
+    page = html.unescape(graphs_html(run))
+    assert "Loops run as plain Python:" in page
+    assert "split for loop runs as plain Python: its compiled body took" in page
+    breaks = breaks_html(run)
+    line = re.search(r'<div class="tc-line tc-plain-line">.*?</div>', breaks).group(0)
+    assert "for v in x:" in html.unescape(line) and "the loop runs as plain Python" in line
+    assert "loop at Cell In[" in text_report(run) and "runs as plain Python" in text_report(run)

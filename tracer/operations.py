@@ -44,8 +44,8 @@ from .values.functions import UserFunction
 from .values.objects import BoundMethod, Opaque, SuperValue, UserObject
 from .wrapping import CONST_TYPES, function_value
 
-_SYMINT_OPS = {operator.add, operator.sub, operator.mul, operator.floordiv, operator.mod}
-_SILENT_INT_OPS = {operator.add, operator.sub, operator.mul, operator.neg}  # no ZeroDivisionError
+_SYMINT_OPS = {operator.add, operator.sub, operator.mul, operator.floordiv, operator.mod, min}
+_SILENT_INT_OPS = {operator.add, operator.sub, operator.mul, operator.neg, min}  # no ZeroDivisionError
 _COMPARISONS = {operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne}
 
 
@@ -791,6 +791,14 @@ def mutate_list(state: TraceState, container: Value) -> None:
 # -- iteration -----------------------------------------------------------------------------
 
 
+def _fixed_trip_count(state: TraceState, size: Value | None, what: str) -> None:
+    """A loop about to be unrolled over ``size`` items: a break when that is a dynamic size
+    (an input's dim, a dynamic int argument), which unrolling would pin."""
+    if isinstance(size, SymInt) and (size.at_least or size.source is not None):
+        raise state.graph_break("dynamic_trip_count", f"a loop over {what}, a dynamic number "
+                                "of iterations, that cannot be one loop node")  # fmt: skip
+
+
 def take(state: TraceState, v: Value) -> None:
     """``v`` becomes the source of zip, enumerate, map or filter: an iterator is theirs from
     now on (`check_untaken`)."""
@@ -808,9 +816,11 @@ def check_untaken(state: TraceState, it: Iterator) -> None:
                                 "filter takes items from, used on its own too")  # fmt: skip
 
 
-def iterate(state: TraceState, v: Value, taker: bool = False) -> list[Value]:
+def iterate(state: TraceState, v: Value, taker: bool = False, loop: bool = False) -> list[Value]:
     """The items a for-loop over ``v`` sees, all known at trace time (the loop is unrolled);
-    ``taker``: for the iterator that took ``v`` (`take`)."""
+    ``taker``: for the iterator that took ``v`` (`take`). ``loop``: for a loop (``GET_ITER``),
+    which breaks instead of unrolling a number of iterations that is a dynamic size: it runs in
+    Python (split), so that a new size does not recompile."""
     if isinstance(v, masked.MaskedValue):
         raise masked.escape(v)
     if isinstance(v, (TupleValue, ListValue)):
@@ -827,6 +837,8 @@ def iterate(state: TraceState, v: Value, taker: bool = False) -> list[Value]:
         if v.example.ndim == 0:
             raise UserErrorInTrace(TypeError("iteration over a 0-d array"))
         dims = array_dims(state, v)
+        if loop:
+            _fixed_trip_count(state, dims[0], f"the rows of {v.describe()}")
         n = python_int(state, dims[0])
         if not state.budget.rows_fit(n):
             raise state.graph_break("trace_budget", f"unrolling a loop over {n} rows would make "
@@ -835,7 +847,10 @@ def iterate(state: TraceState, v: Value, taker: bool = False) -> list[Value]:
     if isinstance(v, SetValue):
         return [Const(i) for i in v.values]
     if isinstance(v, RangeValue):
-        v = Const(v.constant())  # unrolled: the numbers are needed
+        if loop:
+            for part in (v.start, v.stop):
+                _fixed_trip_count(state, part, v.describe())
+        v = Const(range(*(python_int(state, part) for part in v.parts())))  # unrolled
     if isinstance(v, Const) and isinstance(v.value, (range, str, bytes, tuple, frozenset)):
         return [const_to_value(i) for i in v.value]
     raise state.graph_break("unsupported_object", f"iterating over {v.describe()}")

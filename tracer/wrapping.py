@@ -259,7 +259,8 @@ class Inputs:
                           meta="tuple", stack=(), risk="silent")  # fmt: skip
         node = graph.add("getitem", None, (shape, dim), name=f"{array.node.name}_size{dim}",
                          meta="int", risk="silent")  # fmt: skip
-        return SymInt(node, int(array.example.shape[dim]), frozenset({(source.name(), dim)}))
+        return SymInt(node, int(array.example.shape[dim]), frozenset({(source.name(), dim)}),
+                      at_least=2)  # the shape guard's "s>=2"  # fmt: skip
 
     def wrapped_values(self) -> list[Value]:
         """Every value read from a source so far."""

@@ -65,7 +65,8 @@ class SymInt(GraphValue):
     restarts the trace with static shapes). ``on_concrete``: what runs when the trace needs its
     value as a Python int: pin an int argument with a value guard, or, for a loop index, give
     up capturing the loop. ``branch``: a comparison in a split loop's body
-    (`operations.symint_compare`), whose truth is a break rather than a guard."""
+    (`operations.symint_compare`), whose truth is a break rather than a guard. An input's
+    dynamic dim (``deps`` one pair) is guarded to be at least 2 (``at_least``)."""
 
     node: Node
     hint: int
@@ -73,6 +74,7 @@ class SymInt(GraphValue):
     source: Source | None = None
     on_concrete: tuple = ()
     branch: bool = False
+    at_least: int = 0  # a bound its guards assure: an input's dynamic dim is at least 2
 
     def python_type(self) -> type:
         return int
