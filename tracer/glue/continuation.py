@@ -9,6 +9,7 @@ stack values and locals.
 
 from __future__ import annotations
 
+import types
 from dataclasses import dataclass
 from types import CodeType
 
@@ -20,7 +21,7 @@ from ..bytecode.resume import STACK_CONTEXT, STACK_NULL, STACK_VALUE, ResumeSpec
 from ..code_cache import CodeCache
 from ..contexts import errstate_settings
 from ..signature import identifier
-from ..values.core import NULL, UNBOUND, Const, Value
+from ..values.core import NULL, UNBOUND, Const, Obj, Value
 from ..values.functions import Cell, ContextExit, ContextManager
 from . import split_loop
 from .function import GlueFunction
@@ -144,24 +145,29 @@ class Continuation:
         self._emit(f"with {', '.join(managers)}: {statement}" if managers else statement)
 
     def _call(self, inst) -> None:
-        kw_text = ""
+        keywords: list[str] = []  # ``k=v``, ``*a``, ``**kw``: after the positional arguments
         if inst.opname == "CALL_KW":
             names = self.pop().constant()
             values = self.popn(inst.arg)
             args, kwvalues = values[: len(values) - len(names)], values[len(values) - len(names) :]
-            kw_text = "".join(f", {k}={self.value(v)}" for k, v in zip(names, kwvalues))
+            keywords = [f"{k}={self.value(v)}" for k, v in zip(names, kwvalues)]
         elif inst.opname == "CALL_FUNCTION_EX":
             kwargs = self.pop() if inst.arg & 1 else None
-            star = self.value(self.pop())
+            keywords = [f"*{self.value(self.pop())}"]
+            if kwargs is not None:
+                keywords.append(f"**{self.value(kwargs)}")
             args = []
-            kw_text = f", *{star}" + (f", **{self.value(kwargs)}" if kwargs is not None else "")
         else:
             args = self.popn(inst.arg)
         b, a = self.pop(), self.pop()
         fn, args = (b, args) if a is NULL else (a, args) if b is NULL else (a, [b, *args])
-        arg_text = "".join(f", {self.value(v)}" for v in args)
         fn_text = self.value(fn)
-        self._emit_eager(f"__tc_r = __tc_call({fn_text}{arg_text}{kw_text})")
+        parts = [self.value(v) for v in args] + keywords
+        if _compiles_nothing(fn):  # a builtin function or class: the router would pass it on
+            call = f"{fn_text}({', '.join(parts)})"
+        else:
+            call = f"__tc_call({', '.join([fn_text, *parts])})"
+        self._emit_eager(f"__tc_r = {call}")
         self._resume_with_result(inst)
 
     def _resume_with_result(self, inst, results: int = 1) -> None:
@@ -270,6 +276,12 @@ class Continuation:
         if isinstance(cell, Cell):
             return self.values.cell(cell)
         return f"__tc_cl[{self.tx.code.co_freevars.index(name)}]"
+
+
+def _compiles_nothing(fn: Value) -> bool:
+    """``fn`` is a builtin function or a class, guarded by identity: a call through the router
+    (``__tc_call``) would run it as it is."""
+    return isinstance(fn, Obj) and type(fn.value) in (types.BuiltinFunctionType, type)
 
 
 def manager_arguments(manager: Value) -> tuple[type, list, dict]:
