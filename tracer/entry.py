@@ -49,6 +49,9 @@ class CompiledFrame:
         self.entries: list[Entry] = []
         self.fast: list[tuple] = []  # (check, run) pairs read by the hot path, in entry order
         self.last = _NEVER  # the pair that served the last call (frames called with cells)
+        # a split loop's body that specialises on every iteration: why every entry running
+        # the loop runs it as plain Python (`glue.loop_driver`)
+        self.specialises = ""
         self.marked_dynamic: dict[str, set[int]] = {}
         self.marked_numbers: set[str] = set()
         self.exhausted = False
@@ -60,6 +63,7 @@ class CompiledFrame:
         self.entries.clear()
         self.fast.clear()
         self.last = _NEVER
+        self.specialises = ""
         self.marked_dynamic.clear()
         self.marked_numbers.clear()
         self.exhausted = False

@@ -178,8 +178,20 @@ def symint_op(state: TraceState, fn, a: Value, b: Value, name: str) -> SymInt | 
         deps = [v.deps for v in symbolic]
         merged = None if any(d is None for d in deps) else frozenset().union(*deps)
         on_concrete = tuple(dict.fromkeys(c for v in symbolic for c in v.on_concrete))
-        return SymInt(node, hint, merged, on_concrete=on_concrete)
+        return SymInt(node, hint, merged, on_concrete=on_concrete, at_least=_bound(fn, a, b))
     return None
+
+
+def _bound(fn, a: Value, b: Value) -> int:
+    """The lower bound the guards assure for ``fn(a, b)``: a bounded size moved by a constant
+    (``len(x) - 1`` is at least 1 where ``len(x)`` is at least 2)."""
+    if fn is operator.add and isinstance(b, SymInt):
+        a, b = b, a
+    if fn not in (operator.add, operator.sub) or not isinstance(a, SymInt) or not a.at_least:
+        return 0
+    if not isinstance(b, Const) or type(b.value) is not int:
+        return 0
+    return max(0, a.at_least + (b.value if fn is operator.add else -b.value))
 
 
 def number_compare(state: TraceState, fn, a: Value, b: Value, name: str) -> SymInt | None:
@@ -793,8 +805,9 @@ def mutate_list(state: TraceState, container: Value) -> None:
 
 def _fixed_trip_count(state: TraceState, size: Value | None, what: str) -> None:
     """A loop about to be unrolled over ``size`` items: a break when that is a dynamic size
-    (an input's dim, a dynamic int argument), which unrolling would pin."""
-    if isinstance(size, SymInt) and (size.at_least or size.source is not None):
+    (an input's dim, a dynamic int, an int of a split loop's body), which unrolling would
+    pin."""
+    if isinstance(size, SymInt):
         raise state.graph_break("dynamic_trip_count", f"a loop over {what}, a dynamic number "
                                 "of iterations, that cannot be one loop node")  # fmt: skip
 

@@ -309,7 +309,10 @@ class Inputs:
 def _known_by_identity(obj) -> bool:
     """Modules, classes and callables: objects that live on from call to call, which the
     trace may read (attributes, calls) once it has guarded their identity. Any other object
-    a local holds may be made anew on every call (`Opaque`)."""
+    a local holds may be made anew on every call (`Opaque`), and so is a method bound to an
+    object (``buf.append`` of an ``array.array``), a new one on every read."""
+    if isinstance(obj, (types.BuiltinMethodType, types.MethodType, types.MethodWrapperType)):
+        return isinstance(obj.__self__, types.ModuleType)  # a builtin function: len, print
     return isinstance(obj, (types.ModuleType, type)) or callable(obj)
 
 

@@ -42,19 +42,23 @@ _END = object()  # what next() gives for an exhausted iterator
 
 
 class PayCheck:
-    """Whether a split loop's compiled body pays, from timed chunks of iterations (ns, count)
-    run each way. ``verdict`` is None while it does not know yet, else the reason the loop runs
-    plainly ("" when the compiled body pays)."""
+    """Whether a split loop's compiled body pays, from timed chunks of iterations run each way.
+    A chunk is compared with the one of the other kind timed right before it: the cost of an
+    iteration drifts as a loop runs (and other processes come and go), pairs do not. ``verdict``
+    is None while it does not know yet, else the reason the loop runs plainly ("" when the
+    compiled body pays)."""
 
     CHUNK = 8  # iterations per timed chunk (fewer where calls run fewer iterations)
-    ROUNDS = 3  # chunks timed each way before deciding (their medians are compared)
-    SLOWER = 1.05  # the compiled body is kept unless it is this much slower than plain Python
-    RECOMPILED = 5  # iterations in a row that compiled something: it will not stop
+    ROUNDS = 5  # pairs of chunks, compiled and plain, timed before deciding (their median)
+    # The compiled body is kept unless it is this much slower than plain Python: below, the
+    # call stays within 10% of plain, and noise (a few % between chunks) decides nothing.
+    SLOWER = 1.08
+    RECOMPILED = 5  # iterations in a row that recompiled a frame: it will not stop
 
     def __init__(self):
-        self.compiled: list[float] = []  # ns per iteration, one per chunk
-        self.plain: list[float] = []
-        self.recompiled = 0  # iterations in a row that compiled something
+        self.pairs: list[tuple[float, float]] = []  # (compiled, plain) ns per iteration
+        self.waiting: tuple[bool, float] | None = None  # the last chunk, if timed: (plain, ns)
+        self.recompiled = 0  # iterations in a row that recompiled a frame (a guard failed)
         self.fewest = None  # the fewest iterations a call ran while learning
         self.plain_next = False  # the kind of the next chunk: they alternate
         self.verdict: str | None = None
@@ -62,23 +66,36 @@ class PayCheck:
     def chunk(self) -> int:
         return max(1, min(self.CHUNK, (self.fewest or 2 * self.CHUNK) // 2))
 
-    def iteration(self, compiled_something: bool) -> None:
-        self.recompiled = self.recompiled + 1 if compiled_something else 0
+    def iteration(self, recompiled: bool) -> None:
+        """One more iteration ran through the compiled body; ``recompiled``: some frame it
+        reached failed its guards and compiled anew (frames met for the first time do not
+        count: a body's branches and breaks compile as iterations first take them)."""
+        self.recompiled = self.recompiled + 1 if recompiled else 0
         if self.recompiled >= self.RECOMPILED:
             self.verdict = (f"its body was compiled again on each of {self.recompiled} iterations "
                             "in a row (it specialises on what changes every iteration)")  # fmt: skip
 
+    def untimed(self) -> None:
+        """A chunk ran that could not be timed (it compiled something, or left the loop)."""
+        self.waiting = None
+
     def timed(self, plain: bool, ns: int, count: int) -> None:
-        (self.plain if plain else self.compiled).append(ns / count)
-        if len(self.plain) < self.ROUNDS or len(self.compiled) < self.ROUNDS:
+        rate, waiting = ns / count, self.waiting
+        if waiting is None or waiting[0] == plain:
+            self.waiting = (plain, rate)
             return
-        compiled, plain = statistics.median(self.compiled), statistics.median(self.plain)
-        if compiled <= plain * self.SLOWER:
+        self.waiting = None
+        self.pairs.append((waiting[1], rate) if plain else (rate, waiting[1]))
+        if len(self.pairs) < self.ROUNDS:
+            return
+        ratio = statistics.median(c / p for c, p in self.pairs)
+        if ratio <= self.SLOWER:
             self.verdict = ""
             return
+        compiled, plain_ns = (statistics.median(side) for side in zip(*self.pairs))
         self.verdict = (f"its compiled body took {compiled / 1e3:.3g} µs per iteration, the plain "
-                        f"loop {plain / 1e3:.3g} µs: too little work per iteration for compiling "
-                        "to pay")  # fmt: skip
+                        f"loop {plain_ns / 1e3:.3g} µs: too little work per iteration for "
+                        "compiling to pay")  # fmt: skip
 
     def call_ran(self, iterations: int) -> None:
         self.fewest = iterations if self.fewest is None else min(self.fewest, iterations)
@@ -94,7 +111,8 @@ class LoopDriver:
         self.body, self.after = body, after
         self.spec, self.f_globals, self.line = spec, f_globals, line
         self.check = PayCheck()
-        self.codes: dict[bool, CodeType] = {}  # budgeted or not -> the plain loop's code
+        # budgeted or not -> the plain loop (its code, when each call gives it its cells)
+        self.made: dict[bool, types.FunctionType | CodeType] = {}
         self.plain: bool | None = None  # decided: the loop runs plainly (True) or compiled
 
     def __call__(self, cells, *args):
@@ -103,6 +121,9 @@ class LoopDriver:
         else:
             iterable, state, under = args
             it = iter(iterable)
+        if self.plain is None and self.body.frame.specialises:  # known from another entry
+            self.plain = True
+            self._publish(self.body.frame.specialises)
         if self.plain is None:
             return self._learn(cells, it, state, under)
         if self.plain:
@@ -132,14 +153,19 @@ class LoopDriver:
         return self.after(cells, out[1:], under)  # EXHAUSTED
 
     def _function(self, budgeted: bool, cells):
-        """The plain loop (`bytecode.loop_function`), with the frame's cells."""
-        code = self.codes.get(budgeted)
-        if code is None:
+        """The plain loop (`bytecode.loop_function`), with the frame's cells (a frame without
+        cells: one function for every call)."""
+        made = self.made.get(budgeted)
+        if made is None:
             spec = self.spec
-            code = self.codes[budgeted] = loop_code(LoopSpec(
-                spec.code, spec.head, spec.start, spec.state, spec.under, budgeted
-            ))  # fmt: skip
-        return types.FunctionType(code, self.f_globals, code.co_name, None, cells or None)
+            code = loop_code(LoopSpec(spec.code, spec.head, spec.start, spec.state, spec.under,
+                                      budgeted))  # fmt: skip
+            made = self.made[budgeted] = (
+                code if code.co_freevars else types.FunctionType(code, self.f_globals)
+            )
+        if isinstance(made, CodeType):
+            return types.FunctionType(made, self.f_globals, made.co_name, None, cells)
+        return made
 
     def _learn(self, cells, it, state: tuple, under: tuple):
         """Run the loop in timed chunks, compiled and plain in turn, until `PayCheck` decides
@@ -160,6 +186,8 @@ class LoopDriver:
                 return self.after(cells, out[1:], under)
             state = out[1:]
         self.plain = bool(check.verdict)
+        if check.recompiled >= check.RECOMPILED:  # the body's code does it, whoever runs it
+            self.body.frame.specialises = check.verdict
         if self.plain:
             self._publish(check.verdict)
             return self._run_plain(cells, it, state, under)
@@ -173,7 +201,7 @@ class LoopDriver:
         out = (CONTINUE, *state)
         start = time.perf_counter_ns()
         for done in range(count):
-            misses = counters["cache_misses"]
+            misses, recompiles = counters["cache_misses"], counters["recompiles"]
             if it is None:
                 out = body(cells, *state, *under)
             else:
@@ -183,14 +211,16 @@ class LoopDriver:
                     count = done
                     break
                 out = body(cells, *state, *under, item)
-            compiled = counters["cache_misses"] != misses
-            warm = warm and not compiled
-            check.iteration(compiled)
+            warm = warm and counters["cache_misses"] == misses
+            check.iteration(counters["recompiles"] != recompiles)
             if out[0] == RETURNED or check.verdict is not None:
+                check.untimed()
                 return out, done + 1
             state = out[1:]
         if warm and count:
             check.timed(False, time.perf_counter_ns() - start, count)
+        else:
+            check.untimed()
         return out, count
 
     def _plain_chunk(self, cells, it, state: tuple, under: tuple) -> tuple[tuple, int]:
@@ -208,6 +238,8 @@ class LoopDriver:
         elapsed = time.perf_counter_ns() - start
         if out[0] == CONTINUE or (out[0] == EXHAUSTED and known == count):
             check.timed(True, elapsed, count)  # every iteration ran: none left the loop
+        else:
+            check.untimed()
         return out, count
 
     def _publish(self, reason: str) -> None:
