@@ -83,8 +83,8 @@ class LoopRunner:
 
 def _row_of(statements: list, index: str, read: list[str]) -> tuple[str, str] | None:
     """``(row, x)`` when the first statement is ``row = x[k]``, ``x`` an array the loop reads
-    (not one it carries) and ``k`` its index: iterating over ``x``'s rows gives the same
-    views, for less than indexing costs."""
+    (not one it carries) and ``k`` its index: in a loop over ``x``'s rows, iterating over
+    them gives the same views, for less than indexing costs."""
     first = statements[0] if statements else None
     if not (isinstance(first, ast.Assign) and len(first.targets) == 1):
         return None
@@ -103,9 +103,14 @@ def _row_of(statements: list, index: str, read: list[str]) -> tuple[str, str] | 
 
 class ForRunner(LoopRunner):
     """``loop(first, count, *carried, *read)``: iterations ``first`` to ``first + count - 1``;
-    the body takes the index ``k`` first. Returns the last iteration's outputs."""
+    the body takes the index ``k`` first. Returns the last iteration's outputs. ``over_rows``:
+    the loop is over an array's rows (its count is theirs), each made first in an iteration."""
 
     leading = ()
+
+    def __init__(self, body: Graph, carried: int, over_rows: bool = False):
+        self.over_rows = over_rows
+        super().__init__(body, carried)
 
     def _as_loop(self, fn: ast.FunctionDef) -> ast.FunctionDef:
         """The body's statements in a ``for`` loop; the carried names take their new values at
@@ -121,8 +126,11 @@ class ForRunner(LoopRunner):
             step.append(_assign(ast.Tuple([_name(p, ast.Store()) for p in self.carried_names],
                                           ast.Store()), ast.Tuple(news, ast.Load()), returned))  # fmt: skip
         end = ast.BinOp(_name("__tc_first"), ast.Add(), _name("__tc_count"))
-        target, items = _name(index, ast.Store()), ast.Call(_name("range"), [_name("__tc_first"), end], [])
-        row = _row_of(step, index, params[self.carried :])
+        target, items = (
+            _name(index, ast.Store()),
+            ast.Call(_name("range"), [_name("__tc_first"), end], []),
+        )
+        row = _row_of(step, index, params[self.carried :]) if self.over_rows else None
         if row is not None:  # the body starts with `row = x[k]`: iterate over x's rows instead
             name, array = row
             del step[0]

@@ -351,6 +351,13 @@ def _least_count(origin) -> int:
     return _least_count(origin.inner)
 
 
+def _over_rows(origin) -> bool:
+    """The items are an array's rows (alone, or numbered by ``enumerate``)."""
+    if isinstance(origin, RowItems):
+        return True
+    return isinstance(origin, _FromInner) and _over_rows(origin.inner)
+
+
 def _sizes(origin) -> list[SymInt]:
     """The dynamic sizes a symbolic trip count is made of."""
     if isinstance(origin, ZipItems):
@@ -403,7 +410,7 @@ def _capture(tx, origin, first: int, count: int, head: int, exit_index: int,
                           "times), and it gives back values")  # fmt: skip
     read = body.finish([v for _, v in outputs], origin.values())
     check_written_carries(tx, snapshot.watch, placeholders, read)
-    runner = ForRunner(body.graph, len(carried))
+    runner = ForRunner(body.graph, len(carried), over_rows=_over_rows(origin))
     # The examples went through the first iteration as the body was traced: put back what it
     # wrote and run the whole loop on them, so that the trace goes on with the loop's real
     # results (which the graph's first call takes instead of running the loop again).

@@ -45,7 +45,13 @@ from .values.objects import BoundMethod, Opaque, SuperValue, UserObject
 from .wrapping import CONST_TYPES, function_value
 
 _SYMINT_OPS = {operator.add, operator.sub, operator.mul, operator.floordiv, operator.mod, min}
-_SILENT_INT_OPS = {operator.add, operator.sub, operator.mul, operator.neg, min}  # no ZeroDivisionError
+_SILENT_INT_OPS = {
+    operator.add,
+    operator.sub,
+    operator.mul,
+    operator.neg,
+    min,
+}  # no ZeroDivisionError
 _COMPARISONS = {operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne}
 
 

@@ -293,7 +293,9 @@ def _graphs_body(run: CellRun) -> str:
     plain = _plain_loops_html(run)
     if not shown:
         return _empty("No graph captured: no compiled frame ran a NumPy operation.") + plain
-    blocks = "".join(_graph_block(report, title, graph, run.source) for report, title, graph in shown)
+    blocks = "".join(
+        _graph_block(report, title, graph, run.source) for report, title, graph in shown
+    )
     return blocks + plain
 
 
@@ -304,7 +306,6 @@ def _plain_loops_html(run: CellRun) -> str:
         return ""
     items = "".join(f"<li>{escape(loop.describe())}</li>" for loop in loops)
     return f'<div class="tc-loops tc-plain-loops">Loops run as plain Python:<ul>{items}</ul></div>'
-
 
 
 def _graph_block(report: CompileReport, title: str, graph: Graph, source: CellSource) -> str:

@@ -298,7 +298,7 @@ def while_true(x):
 def dict_items(x):
     d = {i: float(v) for i, v in enumerate(x)}
     big = 0
-    for key, v in d.items():
+    for key, _value in d.items():
         if x[key] > 0:
             big += 1
     return big
@@ -472,8 +472,11 @@ def range_minus_one(x):
     return total
 
 
-def counted(n):
-    return lambda: tuple(rows_of(*n))
+def range_past_the_rows(x, n):
+    total = x[0] * 0
+    for i in range(n):
+        total = total + x[i]  # n past the rows: IndexError, as eager
+    return total
 
 
 LENGTHS = "ABCDEFGHIJKLA"
@@ -490,6 +493,8 @@ LENGTH_CASES = [
     C("rows_to_list", rows_to_list, *_TWELVE, pattern=LENGTHS, after=bounded(4)),
     C("rows_with_break", rows_with_break, *_TWELVE, pattern=LENGTHS, after=bounded(4)),
     C("range_minus_one", range_minus_one, *_TWELVE, pattern=LENGTHS, after=bounded(4)),
+    C("range_past_the_rows", range_past_the_rows, lambda: (rows_of(3)[0], 3),
+      lambda: (rows_of(3)[0], 5), lambda: (rows_of(3)[0], 2)),
     C("prefix_lengths", k.prefix_above, *(lambda n=n: rng(n).random(n) for n in range(20, 140, 10)),
       pattern=LENGTHS, after=bounded(8)),
 ]  # fmt: skip

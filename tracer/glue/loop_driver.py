@@ -43,13 +43,13 @@ _END = object()  # what next() gives for an exhausted iterator
 
 class PayCheck:
     """Whether a split loop's compiled body pays, from timed chunks of iterations run each way.
-    A chunk is compared with the one of the other kind timed right before it: the cost of an
-    iteration drifts as a loop runs (and other processes come and go), pairs do not. ``verdict``
-    is None while it does not know yet, else the reason the loop runs plainly ("" when the
-    compiled body pays)."""
+    A chunk is compared with the one of the other kind timed right before it (either one
+    first, in turn): the cost of an iteration drifts as a loop runs (and other processes come
+    and go), such pairs do not. ``verdict`` is None while it does not know yet, else the reason
+    the loop runs plainly ("" when the compiled body pays)."""
 
     CHUNK = 8  # iterations per timed chunk (fewer where calls run fewer iterations)
-    ROUNDS = 5  # pairs of chunks, compiled and plain, timed before deciding (their median)
+    ROUNDS = 7  # pairs of chunks, compiled and plain, timed before deciding (their median)
     # The compiled body is kept unless it is this much slower than plain Python: below, the
     # call stays within 10% of plain, and noise (a few % between chunks) decides nothing.
     SLOWER = 1.08
@@ -81,10 +81,9 @@ class PayCheck:
 
     def timed(self, plain: bool, ns: int, count: int) -> None:
         rate, waiting = ns / count, self.waiting
+        self.waiting = (plain, rate)
         if waiting is None or waiting[0] == plain:
-            self.waiting = (plain, rate)
             return
-        self.waiting = None
         self.pairs.append((waiting[1], rate) if plain else (rate, waiting[1]))
         if len(self.pairs) < self.ROUNDS:
             return

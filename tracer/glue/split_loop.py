@@ -8,10 +8,11 @@ break starts (`find`: the loop's ``GET_ITER``, or a while loop's first instructi
 glue runs that loop in Python (`loop_driver.LoopDriver`): ``iter`` of the real iterable, then
 the body function (`bytecode.body_function`) once per iteration with the loop's state, the
 locals live at its head; where compiling the body does not pay, the driver runs the loop as
-plain Python instead (`bytecode.loop_function`). The body function has no way back to the loop's head, so a break inside it
-resumes as in straight-line code; its compiled entries serve every iteration (guards on the
-state: an int loop variable becomes dynamic at its second value), and its inner loops are loop
-nodes or split in turn. When the loop is exhausted, a resume function continues after it.
+plain Python instead (`bytecode.loop_function`). The body function has no way back to the
+loop's head, so a break inside it resumes as in straight-line code; its compiled entries serve
+every iteration (guards on the state: an int loop variable becomes dynamic at its second
+value), and its inner loops are loop nodes or split in turn. When the loop is exhausted, a
+resume function continues after it.
 
 A local that is unbound when the loop starts travels as `MISSING` until an iteration sets it;
 the loop is split only if no iteration can read such a local before setting it (checked on the
@@ -29,7 +30,7 @@ from ..bytecode.resume import STACK_NULL, STACK_VALUE
 from ..code_cache import CodeCache
 from ..values.core import NULL
 from ..values.functions import ContextExit
-from .loop_driver import MISSING, LoopDriver, AfterLoop
+from .loop_driver import MISSING, AfterLoop, LoopDriver
 
 
 @dataclass(frozen=True)
