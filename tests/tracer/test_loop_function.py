@@ -121,9 +121,17 @@ def decide(chunks):
     return check
 
 
-def test_a_compiled_body_much_slower_than_plain_python_does_not_pay():
+def test_a_compiled_body_much_slower_than_plain_python_does_not_pay_after_two_rounds():
     check = decide([2000, 100] * PayCheck.ROUNDS)
+    assert check.verdict is None  # a first round says so: a second one is timed
+    check = decide([2000, 100] * (2 * PayCheck.ROUNDS))
     assert "took 2 µs per iteration, the plain loop 0.1 µs" in check.verdict
+
+
+def test_a_round_disturbed_once_keeps_the_compiled_body():
+    slow_round = [2000, 1000] * PayCheck.ROUNDS  # other processes slowed the compiled chunks
+    check = decide(slow_round[: PayCheck.ROUNDS + 1] + [1000, 1000] * PayCheck.ROUNDS)
+    assert check.verdict == ""
 
 
 def test_a_compiled_body_about_as_fast_as_plain_python_is_kept():

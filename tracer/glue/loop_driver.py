@@ -45,8 +45,10 @@ class PayCheck:
     """Whether a split loop's compiled body pays, from timed chunks of iterations run each way.
     A chunk is compared with the one of the other kind timed right before it (either one
     first, in turn): the cost of an iteration drifts as a loop runs (and other processes come
-    and go), such pairs do not. ``verdict`` is None while it does not know yet, else the reason
-    the loop runs plainly ("" when the compiled body pays)."""
+    and go), such pairs do not. Plain Python wins only if two rounds of pairs say so in a row
+    (a burst of other processes during one round keeps the compiled body). ``verdict`` is None
+    while it does not know yet, else the reason the loop runs plainly ("" when the compiled
+    body pays)."""
 
     CHUNK = 8  # iterations per timed chunk (fewer where calls run fewer iterations)
     ROUNDS = 7  # pairs of chunks, compiled and plain, timed before deciding (their median)
@@ -57,6 +59,7 @@ class PayCheck:
 
     def __init__(self):
         self.pairs: list[tuple[float, float]] = []  # (compiled, plain) ns per iteration
+        self.slower_rounds = 0  # rounds of pairs in a row where the compiled body was slower
         self.waiting: tuple[bool, float] | None = None  # the last chunk, if timed: (plain, ns)
         self.recompiled = 0  # iterations in a row that recompiled a frame (a guard failed)
         self.fewest = None  # the fewest iterations a call ran while learning
@@ -90,6 +93,10 @@ class PayCheck:
         ratio = statistics.median(c / p for c, p in self.pairs)
         if ratio <= self.SLOWER:
             self.verdict = ""
+            return
+        self.slower_rounds += 1
+        if self.slower_rounds < 2:
+            self.pairs.clear()  # a second round, to be sure
             return
         compiled, plain_ns = (statistics.median(side) for side in zip(*self.pairs))
         self.verdict = (f"its compiled body took {compiled / 1e3:.3g} µs per iteration, the plain "
