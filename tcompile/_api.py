@@ -163,9 +163,8 @@ class CompileProfiler:
     def report(self) -> str:
         breaks = sum(len(r.breaks) for r in self.reports)
         recompiles = self.recompiles
-        lines = [
-            f"Compiles: {len(self.reports)}  Recompiles: {len(recompiles)}  Graph breaks: {breaks}"
-        ]
+        compiles = sum(r.outcome != report.PLAIN for r in self.reports)  # not a loop's verdict
+        lines = [f"Compiles: {compiles}  Recompiles: {len(recompiles)}  Graph breaks: {breaks}"]
         lines += [report.recompile_text(r) for r in recompiles]
         if not recompiles:
             lines.append("No recompilation detected.")

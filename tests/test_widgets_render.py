@@ -490,3 +490,31 @@ def test_a_loop_node_is_drawn_as_a_success_with_its_body_shown():
     loop_line = next(line for line in dot.splitlines() if "loop node:" in line)
     assert 'color="#2e7d32"' in loop_line and "#c0392b" not in loop_line  # green, not red
     assert "<details open><summary>body</summary>" in graphs_html(run)
+
+
+PLAIN_LOOP_CELL = """
+import numpy as np
+import tcompile as tc
+
+@tc.compile(backend="eager")
+def count_positive(x):
+    n = 0
+    for v in x:
+        if v > 0:
+            n += 1
+    return n
+
+count_positive(np.linspace(-1.0, 1.0, 2000))
+"""
+
+
+def test_a_split_loop_run_as_plain_python_shows_with_its_reason():
+    run = run_cell(PLAIN_LOOP_CELL)
+    assert "1 loop run as plain Python" in summary(run)
+    page = html.unescape(graphs_html(run))
+    assert "Loops run as plain Python:" in page
+    assert "split for loop runs as plain Python: its compiled body took" in page
+    breaks = breaks_html(run)
+    line = re.search(r'<div class="tc-line tc-plain-line">.*?</div>', breaks).group(0)
+    assert "for v in x:" in html.unescape(line) and "the loop runs as plain Python" in line
+    assert "loop at Cell In[" in text_report(run) and "runs as plain Python" in text_report(run)

@@ -58,15 +58,20 @@ def _len(tx, args, kwargs):
 
 
 def _range(tx, args, kwargs):
-    """A range; one whose stop is a dynamic int argument, or whose bounds are made from the
-    index of the loop whose body is traced (``for j in range(i, n)``), stays symbolic for a
-    loop node (an increasing range); any other use needs the numbers (pins them)."""
+    """A range; one whose stop is a dynamic int argument or an input's dynamic dim
+    (``range(len(x))``), or whose bounds are made from the index of the loop whose body is
+    traced (``for j in range(i, n)``), or from the ints of a split loop's body (which change
+    on every iteration), stays symbolic for a loop node or a loop run split (an increasing
+    range); any other use needs the numbers (pins them)."""
     start, stop, step = [Const(0), *args, Const(1)][:3] if len(args) == 1 else [*args, Const(1)][:3]
     watch = tx.state.loop_watch
 
     def symbolic(v: Value, argument_ok: bool) -> bool:
         follows = watch is not None and watch.follows_index(v)
-        return isinstance(v, SymInt) and (follows or (argument_ok and v.source is not None))
+        if not isinstance(v, SymInt):
+            return False
+        given = v.source is not None or v.at_least > 0  # an argument, or an input's dim
+        return follows or tx.state.per_iteration or (argument_ok and given)
 
     known = [v for v in (start, stop, step) if isinstance(v, Const) and type(v.value) is int]
     if (

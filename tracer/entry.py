@@ -48,6 +48,10 @@ class CompiledFrame:
         self.closure_param = closure_param
         self.entries: list[Entry] = []
         self.fast: list[tuple] = []  # (check, run) pairs read by the hot path, in entry order
+        self.last = _NEVER  # the pair that served the last call (frames called with cells)
+        # a split loop's body that specialises on every iteration: why every entry running
+        # the loop runs it as plain Python (`glue.loop_driver`)
+        self.specialises = ""
         self.marked_dynamic: dict[str, set[int]] = {}
         self.marked_numbers: set[str] = set()
         self.exhausted = False
@@ -58,6 +62,8 @@ class CompiledFrame:
     def reset(self) -> None:
         self.entries.clear()
         self.fast.clear()
+        self.last = _NEVER
+        self.specialises = ""
         self.marked_dynamic.clear()
         self.marked_numbers.clear()
         self.exhausted = False
@@ -266,9 +272,17 @@ def resume_function(spec: ResumeSpec | BodySpec, f_globals: dict, backend, dynam
 
 
 def call_with_cells(frame: CompiledFrame, cells, *args, **kwargs):
-    """Call a frame whose code takes its cells as an argument (resume functions, closures)."""
-    for check, run in frame.fast:
+    """Call a frame whose code takes its cells as an argument (resume functions, closures).
+    The entry that served the last call is tried first: a split loop's body calls the same
+    one on every iteration, after entries made for its first ones."""
+    check, run = frame.last
+    if check(cells, *args, **kwargs):
+        next(report.recorder.hits)
+        return run(cells, *args, **kwargs)
+    for pair in frame.fast:
+        check, run = pair
         if check(cells, *args, **kwargs):
+            frame.last = pair
             next(report.recorder.hits)
             return run(cells, *args, **kwargs)
     return frame.miss(args, kwargs, cells)
@@ -399,6 +413,9 @@ FROZEN = _Frozen()
 
 def _always(*args, **kwargs) -> bool:
     return True
+
+
+_NEVER = (lambda *args, **kwargs: False, None)  # no entry served a call yet
 
 
 def _frame_record(fn, kind: str, explanation: str) -> BreakRecord:

@@ -87,6 +87,13 @@ BREAK_KINDS: dict[str, BreakKind] = {
             HINT_MOVE_OUT,
         ),
         _kind(
+            "dynamic_trip_count",
+            "a loop over a dynamic size that cannot be one loop node",
+            "The loop runs in Python, its body compiled per iteration (or the loop plainly "
+            "where that is faster), so a new length does not recompile; a body that traces "
+            "the same way on every iteration becomes one loop node instead.",
+        ),
+        _kind(
             "data_dependent_shape",
             "NumPy op whose output shape depends on data",
             HINT_REWRITE,

@@ -76,7 +76,7 @@ def explain(fn, rebuild, *, backend, dynamic=None):
             if rep.outcome == report.EAGER:
                 out.skipped_frames.append(rep.function)
                 out.skip_reasons.append(rep.eager_reason)
-            else:
+            elif rep.outcome != report.PLAIN:  # a loop's verdict, no compile of a frame
                 out.compiled_frames.append(rep.function)
             out.graphs.extend(g for g in rep.graphs if g.op_count())
             out.break_reasons.extend(rep.breaks)

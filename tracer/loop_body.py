@@ -40,7 +40,8 @@ class KindChanges(NotCaptured):
 
 @dataclass(frozen=True)
 class LoopRecord:
-    """What became of one loop: captured (with its trip count and body size) or unrolled."""
+    """What became of one loop: captured (with its trip count and body size), unrolled, or
+    split and run as plain Python (`glue.loop_driver`), and why."""
 
     filename: str
     lineno: int
@@ -52,9 +53,12 @@ class LoopRecord:
     count_from: str = ""  # what a trip count computed in the graph follows, if any
     kind: str = "for"  # or "while": the condition is computed in the body, read per iteration
     peeled: str = ""  # why the first iteration was unrolled before the rest became a node
+    plain: bool = False  # a split loop that runs as plain Python: compiling its body did not pay
 
     def describe(self) -> str:
         where = f"{file_labels.label(self.filename)}:{self.lineno}"
+        if self.plain:
+            return f"{where}: split {self.kind} loop runs as plain Python: {self.reason}"
         if self.captured and self.kind == "while":
             return (
                 f"{where}: while_loop node (its condition computed in the graph, read once per "

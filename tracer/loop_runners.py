@@ -86,25 +86,72 @@ class LoopRunner:
         return f"<{self.__name__} over {self.body.name}>"
 
 
+def _row_of(statements: list, index: str, read: list[str]) -> tuple[str, str] | None:
+    """``(row, x)`` when the first statement is ``row = x[k]``, ``x`` an array the loop reads
+    (not one it carries) and ``k`` its index: in a loop over ``x``'s rows, iterating over
+    them gives the same views, for less than indexing costs."""
+    first = statements[0] if statements else None
+    if not (isinstance(first, ast.Assign) and len(first.targets) == 1):
+        return None
+    target, value = first.targets[0], first.value
+    if (
+        isinstance(target, ast.Name)
+        and isinstance(value, ast.Subscript)
+        and isinstance(value.value, ast.Name)
+        and value.value.id in read
+        and isinstance(value.slice, ast.Name)
+        and value.slice.id == index
+    ):
+        return target.id, value.value.id
+    return None
+
+
 class ForRunner(LoopRunner):
     """``loop(first, count, *carried, *read)``: iterations ``first`` to ``first + count - 1``;
-    the body takes the index ``k`` first. Returns the last iteration's outputs."""
+    the body takes the index ``k`` first. Returns the last iteration's outputs. ``over_rows``:
+    the loop is over an array's rows (its count is theirs), each made first in an iteration."""
 
     leading = ()
     index_inputs = 1
 
+    def __init__(self, body: Graph, carried: int, over_rows: bool = False):
+        self.over_rows = over_rows
+        super().__init__(body, carried)
+
     def _as_loop(self, fn: ast.FunctionDef) -> ast.FunctionDef:
+        """The body's statements in a ``for`` loop; the carried names take their new values at
+        the end of each iteration (no tuple made per iteration), and the outputs of the last
+        one are returned (none for a loop that ran no iteration: it gives back nothing)."""
         index, *params = [a.arg for a in fn.args.args]
         self.carried_names = params[: self.carried]
         *statements, returned = fn.body
-        count = ast.BinOp(_name("__tc_first"), ast.Add(), _name("__tc_count"))
-        loop = ast.For(_name(index, ast.Store()),
-                       ast.Call(_name("range"), [_name("__tc_first"), count], []),
-                       self._step(statements, returned, 0), [])  # fmt: skip
+        outputs = returned.value.elts
+        step = list(statements)
+        if self.carried_names:
+            news = outputs[: self.carried]
+            step.append(_assign(ast.Tuple([_name(p, ast.Store()) for p in self.carried_names],
+                                          ast.Store()), ast.Tuple(news, ast.Load()), returned))  # fmt: skip
+        end = ast.BinOp(_name("__tc_first"), ast.Add(), _name("__tc_count"))
+        target, items = (
+            _name(index, ast.Store()),
+            ast.Call(_name("range"), [_name("__tc_first"), end], []),
+        )
+        row = _row_of(step, index, params[self.carried :]) if self.over_rows else None
+        if row is not None:  # the body starts with `row = x[k]`: iterate over x's rows instead
+            name, array = row
+            del step[0]
+            items = ast.Subscript(_name(array), ast.Slice(_name("__tc_first"), end), ast.Load())
+            target = _name(name, ast.Store())
+            if any(isinstance(n, ast.Name) and n.id == index for s in step for n in ast.walk(s)):
+                target = ast.Tuple([_name(index, ast.Store()), target], ast.Store())
+                items = ast.Call(_name("enumerate"), [items, _name("__tc_first")], [])
+        loop = ast.For(target, items, step or [ast.Pass()], [])
+        last = ast.Tuple([_name(p) for p in self.carried_names] + outputs[self.carried :],
+                         ast.Load())  # fmt: skip
+        ran = ast.If(_name("__tc_count"), [ast.Return(last)], [])
         fn.args.args = [ast.arg("__tc_first"), ast.arg("__tc_count"), *map(ast.arg, params)]
-        fn.body = [_assign(_name("__tc_out", ast.Store()), ast.Tuple([], ast.Load()), returned),
-                   ast.copy_location(loop, returned),
-                   ast.copy_location(ast.Return(_name("__tc_out")), returned)]  # fmt: skip
+        fn.body = [ast.copy_location(node, returned)
+                   for node in (loop, ran, ast.Return(ast.Tuple([], ast.Load())))]  # fmt: skip
         return fn
 
     def drive(self, body, first: int, count: int, *args):

@@ -70,8 +70,12 @@ class RangeItems:
     @property
     def may_be_empty(self) -> bool:
         """A bound follows an enclosing loop's index: some iterations of that loop run this
-        one zero times (it must give back no values)."""
-        return self.start is not None or (self.stop is not None and self.stop.source is None)
+        one zero times (it must give back no values). A stop that is an input's dynamic dim is
+        at least 2 (its shape guard)."""
+        if self.start is not None:
+            return True
+        stop = self.stop
+        return stop is not None and stop.source is None and stop.at_least <= self.numbers.start
 
     def count_value(self, state) -> Value:
         """The trip count: a constant, or computed in the graph from the symbolic bounds. A
@@ -82,7 +86,7 @@ class RangeItems:
             return Const(self.count)
         first, step = self.start or Const(self.numbers.start), self.numbers.step
         stop = self.stop or Const(self.numbers.stop)
-        if not self.may_be_empty:
+        if not self.may_be_empty and self.stop.source is not None:
             state.guards.add(self.stop.source, "at_least", self.numbers.start + 1)
         span = ops.symint_op(state, operator.sub, stop, first, "span")
         ahead = ops.symint_op(state, operator.add, span, Const(step - 1), "span")
@@ -116,10 +120,16 @@ class RangeItems:
 class RowItems:
     array: ArrayValue
     count: int
+    rows: SymInt | None = None  # the number of rows, when it is an input's dynamic dim
     may_be_empty = False
 
+    @property
+    def symbolic(self) -> bool:
+        """Its count is computed in the graph."""
+        return self.rows is not None
+
     def count_value(self, state) -> Value:
-        return Const(self.count)
+        return self.rows if self.rows is not None else Const(self.count)
 
     def values(self) -> list[Value]:
         return [self.array]
@@ -142,6 +152,10 @@ class _FromInner:
     @property
     def count(self) -> int:
         return self.inner.count
+
+    @property
+    def symbolic(self) -> bool:
+        return getattr(self.inner, "symbolic", False)
 
     @property
     def may_be_empty(self) -> bool:
@@ -179,15 +193,28 @@ class EnumerateItems(_FromInner):
 @dataclass(frozen=True)
 class ZipItems:
     inners: tuple
-    may_be_empty = False  # its count is pinned (`count_value`)
 
     @property
     def count(self) -> int:
         return min(i.count for i in self.inners)
 
+    @property
+    def symbolic(self) -> bool:
+        return any(getattr(i, "symbolic", False) for i in self.inners)
+
+    @property
+    def may_be_empty(self) -> bool:
+        return any(i.may_be_empty for i in self.inners)
+
     def count_value(self, state) -> Value:
-        """The shortest count: each inner count is needed as a number (pinned)."""
-        return Const(min(ops.python_int(state, i.count_value(state)) for i in self.inners))
+        """The shortest count: a constant, or the least of the inner counts in the graph."""
+        counts = [i.count_value(state) for i in self.inners]
+        if all(isinstance(c, Const) for c in counts):
+            return Const(min(c.value for c in counts))
+        least = counts[0]
+        for count in counts[1:]:
+            least = ops.symint_op(state, min, least, count, "count")
+        return least
 
     def values(self) -> list[Value]:
         return [v for i in self.inners for v in i.values()]
@@ -239,7 +266,10 @@ def items_of(state, value: Value):
     if isinstance(value, RangeValue):
         return RangeItems(value.numbers, value.start, value.stop)
     if isinstance(value, ArrayValue) and value.example.ndim >= 1:
-        return RowItems(value, ops.python_int(state, ops.array_dims(state, value)[0]))
+        rows = ops.array_dims(state, value)[0]
+        if isinstance(rows, SymInt) and rows.at_least:  # a dynamic dim: counted in the graph
+            return RowItems(value, rows.hint, rows)
+        return RowItems(value, ops.python_int(state, rows))
     return None
 
 
@@ -270,7 +300,7 @@ def capture(tx, inst, it: Iterator) -> bool:
             runner = _capture(tx, origin, it.position, count, head, exit_index, snapshot)
             snapshot.keep()
     except KindChanges as why:
-        if it.position == 0 and count > MIN_TRIP_COUNT and not dynamic:
+        if it.position == 0 and count > MIN_TRIP_COUNT and _least_count(origin) >= 2:
             # Peel: the first iteration unrolls (its item only is made), the rest is tried again.
             it.origin, it.peeled = origin, str(why)
             it.items = [origin.item(tx.state, Const(0))]
@@ -299,10 +329,51 @@ def _reason(it: Iterator, why: NotCaptured) -> str:
     return str(why)
 
 
-def _count_from(origin: RangeItems) -> str:
+def _count_from(origin) -> str:
     if origin.may_be_empty:
         return "an enclosing loop's index"
-    return f"{origin.stop.source.name()} (a graph input)"
+    sizes = [_size_text(size) for size in _sizes(origin)]
+    return sizes[0] if len(sizes) == 1 else f"the least of {', '.join(sizes)}"
+
+
+def _least_count(origin) -> int:
+    """The fewest iterations the loop can run when the entry is reused (its guards assure
+    them): a peeled first iteration needs at least one more to follow."""
+    if isinstance(origin, ZipItems):
+        return min(_least_count(inner) for inner in origin.inners)
+    if isinstance(origin, RowItems):
+        return origin.rows.at_least if origin.rows is not None else origin.count
+    if isinstance(origin, RangeItems):
+        if not origin.symbolic:
+            return origin.count
+        stop = origin.stop  # a guarded argument gives one iteration at least, a dim two
+        return 0 if origin.may_be_empty else 1 if stop.source is not None else stop.at_least
+    return _least_count(origin.inner)
+
+
+def _over_rows(origin) -> bool:
+    """The items are an array's rows (alone, or numbered by ``enumerate``)."""
+    if isinstance(origin, RowItems):
+        return True
+    return isinstance(origin, _FromInner) and _over_rows(origin.inner)
+
+
+def _sizes(origin) -> list[SymInt]:
+    """The dynamic sizes a symbolic trip count is made of."""
+    if isinstance(origin, ZipItems):
+        return [size for inner in origin.inners for size in _sizes(inner)]
+    if isinstance(origin, RowItems):
+        return [origin.rows] if origin.rows is not None else []
+    if isinstance(origin, RangeItems):
+        return [origin.stop] if isinstance(origin.stop, SymInt) else []
+    return _sizes(origin.inner)
+
+
+def _size_text(size: SymInt) -> str:
+    if size.source is not None:
+        return f"{size.source.name()} (a graph input)"
+    (name, dim), *_ = size.deps
+    return f"{name}.shape[{dim}] (a dynamic dim)"
 
 
 def _capture(tx, origin, first: int, count: int, head: int, exit_index: int,
@@ -339,13 +410,17 @@ def _capture(tx, origin, first: int, count: int, head: int, exit_index: int,
                           "times), and it gives back values")  # fmt: skip
     read = body.finish([v for _, v in outputs], origin.values())
     check_written_carries(tx, snapshot.watch, placeholders, read)
-    runner = ForRunner(body.graph, len(carried))
+    runner = ForRunner(body.graph, len(carried), over_rows=_over_rows(origin))
     # The examples went through the first iteration as the body was traced: put back what it
     # wrote and run the whole loop on them, so that the trace goes on with the loop's real
     # results (which the graph's first call takes instead of running the loop again).
     snapshot.watch.undo_writes()
     example = run_on_examples(runner, state, (first, count), (*carried.values(), *read))
-    count_value = origin.count_value(state) if first == 0 else Const(count)
+    count_value = origin.count_value(state)
+    if first and not isinstance(count_value, Const):  # after a peeled first iteration
+        count_value = ops.symint_op(state, operator.sub, count_value, Const(first), "rest")
+    elif first:
+        count_value = Const(count)
     args = (Const(first), count_value, *carried.values(), *read)
     body.add_node(
         runner,

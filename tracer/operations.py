@@ -42,15 +42,16 @@ from .values.containers import (
 )
 from .values.core import Const, NotConstant, Obj, Value
 from .values.functions import UserFunction
-from .values.objects import BoundMethod, SuperValue, UserObject
+from .values.objects import BoundMethod, Opaque, SuperValue, UserObject
 from .wrapping import CONST_TYPES, function_value
 
-# Int arithmetic kept symbolic on dynamic ints (bools too: ``(k < 2) & (j > 0)``)
+# Int arithmetic kept symbolic on dynamic ints (bools too: ``(k < 2) & (j > 0)``; ``min`` of
+# zip's counts)
 _SYMINT_OPS = {operator.add, operator.sub, operator.mul, operator.floordiv, operator.mod,
-               operator.and_, operator.or_, operator.xor}  # fmt: skip
+               operator.and_, operator.or_, operator.xor, min}  # fmt: skip
 # ... of which these never raise (no ZeroDivisionError)
 _SILENT_INT_OPS = {operator.add, operator.sub, operator.mul, operator.and_, operator.or_,
-                   operator.xor}  # fmt: skip
+                   operator.xor, min}  # fmt: skip
 _INT_UNARY_OPS = {operator.neg, operator.pos, operator.invert, operator.abs, operator.not_}
 _COMPARISONS = {operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne}
 _SYMBOLIC = (SymInt, SymFloat, SymStr)  # Python values of the graph (`number_node`)
@@ -179,10 +180,23 @@ def symint_op(state: TraceState, fn, a: Value, b: Value, name: str) -> SymInt | 
     ):
         try:
             return number_node(state, fn, [a, b], name,
-                               risk="silent" if fn in _SILENT_INT_OPS else "raise")  # fmt: skip
+                               risk="silent" if fn in _SILENT_INT_OPS else "raise",
+                               at_least=_bound(fn, a, b))  # fmt: skip
         except ZeroDivisionError as error:  # by a constant 0 (guarded): eager raises too
             raise UserErrorInTrace(error) from error
     return None
+
+
+def _bound(fn, a: Value, b: Value) -> int:
+    """The lower bound the guards assure for ``fn(a, b)``: a bounded size moved by a constant
+    (``len(x) - 1`` is at least 1 where ``len(x)`` is at least 2)."""
+    if fn is operator.add and isinstance(b, SymInt):
+        a, b = b, a
+    if fn not in (operator.add, operator.sub) or not isinstance(a, SymInt) or not a.at_least:
+        return 0
+    if not isinstance(b, Const) or type(b.value) is not int:
+        return 0
+    return max(0, a.at_least + (b.value if fn is operator.add else -b.value))
 
 
 def number_compare(state: TraceState, fn, a: Value, b: Value, name: str) -> SymInt | None:
@@ -201,12 +215,13 @@ def number_compare(state: TraceState, fn, a: Value, b: Value, name: str) -> SymI
 
 
 def number_node(state: TraceState, fn, values: list[Value], name: str, *, risk: str,
-                branch: bool = False) -> SymInt | SymFloat | SymStr:  # fmt: skip
+                branch: bool = False, at_least: int = 0) -> SymInt | SymFloat | SymStr:  # fmt: skip
     """``fn`` on dynamic numbers (`SymInt`, `SymFloat`), text made of them (`SymStr`) and
     Python constants, as a graph node giving a Python number (or text) whose value is known
     when the graph runs. ``fn`` raising on the numbers' current values raises here. Its value
     is made of theirs: it is pinned by pinning them, and a bool of a comparison in a split
-    loop's body (``branch``, or made of one) stays one whose truth is a break."""
+    loop's body (``branch``, or made of one) stays one whose truth is a break. ``at_least``: a
+    lower bound its guards assure (`_bound`: ``len(x) - 1`` of a dynamic size)."""
     hint, warns = run_example(
         fn, *(v.hint if isinstance(v, _SYMBOLIC) else v.value for v in values)
     )
@@ -229,7 +244,7 @@ def number_node(state: TraceState, fn, values: list[Value], name: str, *, risk: 
     deps = [v.deps for v in ints]
     merged = None if any(d is None for d in deps) else frozenset().union(*deps)
     return SymInt(node, hint, merged, on_concrete=pins,
-                  branch=branch or any(v.branch for v in ints))  # fmt: skip
+                  branch=branch or any(v.branch for v in ints), at_least=at_least)  # fmt: skip
 
 
 _FLOAT_OPS = {operator.add, operator.sub, operator.mul, operator.truediv, operator.neg,
@@ -432,6 +447,9 @@ def identity(state: TraceState, a: Value, b: Value) -> bool:
         if a.source is not None and b.source is not None:
             state.guards.add(a.source, "alias", (b.source, same))
         return same
+    for opaque, other in ((a, b), (b, a)):
+        if isinstance(opaque, Opaque):
+            return _opaque_identity(state, opaque, other)
     known_a, known_b = _known_object(a), _known_object(b)
     if known_a is not _UNKNOWN and known_b is not _UNKNOWN:
         same = known_a is known_b
@@ -444,6 +462,14 @@ def identity(state: TraceState, a: Value, b: Value) -> bool:
 
 
 _UNKNOWN = object()
+
+
+def _opaque_identity(state: TraceState, opaque: Opaque, other: Value) -> bool:
+    """``opaque is other``: False for a value the trace made (the opaque object existed
+    before) and for a value of another type (both types are guarded); else a break."""
+    if other.source is None or other.python_type() is not opaque.cls:
+        return False
+    raise state.graph_break("unsupported_object", f"`is` on {opaque.describe()}")
 
 
 def _known_object(v: Value):
@@ -483,6 +509,8 @@ def get_attr(state: TraceState, v: Value, name: str, tx) -> Value:
         return _known_attr(state, v, name)
     if isinstance(v, Obj):
         return _object_attr(state, v, name)
+    if isinstance(v, Opaque):
+        return _opaque_attr(state, v, name)
     if isinstance(v, TupleValue) and v.namedtuple is not None:
         if name in v.namedtuple._fields:
             return v.items[v.namedtuple._fields.index(name)]
@@ -645,6 +673,17 @@ def bound_method(state: TraceState, v: Value, name: str, attr) -> Value | None:
     state.guards.add(v.source, "no_shadow", name)
     state.wrap(class_attr, AttrSource(TypeSource(v.source), name))
     return Obj(attr, AttrSource(v.source, name))
+
+
+def _opaque_attr(state: TraceState, v: Opaque, name: str) -> Value:
+    """A method of an object the trace does not look into: a new bound object on every read,
+    called eagerly (a break); any other attribute is read eagerly (a break)."""
+    class_attr = inspect.getattr_static(v.cls, name, None)
+    if class_attr is None or not callable(class_attr) or isinstance(class_attr, type):
+        raise state.graph_break("unsupported_object", f"attribute {name!r} of {v.describe()}")
+    state.guards.add(v.source, "no_shadow", name)
+    state.wrap(class_attr, AttrSource(TypeSource(v.source), name))
+    return Opaque(types.MethodType, AttrSource(v.source, name))
 
 
 def wrap_unguarded(state: TraceState, obj) -> Value:
@@ -829,6 +868,15 @@ def mutate_list(state: TraceState, container: Value) -> None:
 # -- iteration -----------------------------------------------------------------------------
 
 
+def _fixed_trip_count(state: TraceState, size: Value | None, what: str) -> None:
+    """A loop about to be unrolled over ``size`` items: a break when that is a dynamic size
+    (an input's dim, a dynamic int, an int of a split loop's body), which unrolling would
+    pin."""
+    if isinstance(size, SymInt):
+        raise state.graph_break("dynamic_trip_count", f"a loop over {what}, a dynamic number "
+                                "of iterations, that cannot be one loop node")  # fmt: skip
+
+
 def take(state: TraceState, v: Value) -> None:
     """``v`` becomes the source of zip, enumerate, map or filter: an iterator is theirs from
     now on (`check_untaken`)."""
@@ -846,9 +894,11 @@ def check_untaken(state: TraceState, it: Iterator) -> None:
                                 "filter takes items from, used on its own too")  # fmt: skip
 
 
-def iterate(state: TraceState, v: Value, taker: bool = False) -> list[Value]:
+def iterate(state: TraceState, v: Value, taker: bool = False, loop: bool = False) -> list[Value]:
     """The items a for-loop over ``v`` sees, all known at trace time (the loop is unrolled);
-    ``taker``: for the iterator that took ``v`` (`take`)."""
+    ``taker``: for the iterator that took ``v`` (`take`). ``loop``: for a loop (``GET_ITER``),
+    which breaks instead of unrolling a number of iterations that is a dynamic size: it runs in
+    Python (split), so that a new size does not recompile."""
     if isinstance(v, masked.MaskedValue):
         raise masked.escape(v)
     if isinstance(v, (TupleValue, ListValue)):
@@ -865,6 +915,8 @@ def iterate(state: TraceState, v: Value, taker: bool = False) -> list[Value]:
         if v.example.ndim == 0:
             raise UserErrorInTrace(TypeError("iteration over a 0-d array"))
         dims = array_dims(state, v)
+        if loop:
+            _fixed_trip_count(state, dims[0], f"the rows of {v.describe()}")
         n = python_int(state, dims[0])
         if not state.budget.rows_fit(n):
             raise state.graph_break("trace_budget", f"unrolling a loop over {n} rows would make "
@@ -872,8 +924,13 @@ def iterate(state: TraceState, v: Value, taker: bool = False) -> list[Value]:
         return [get_item(state, v, Const(i), None) for i in range(n)]
     if isinstance(v, SetValue):
         return [Const(i) for i in v.values]
-    if isinstance(v, (RangeValue, SymStr)):
-        v = Const(v.constant())  # unrolled: the numbers, the characters are needed
+    if isinstance(v, SymStr):
+        v = Const(v.constant())  # unrolled: the characters are needed
+    if isinstance(v, RangeValue):
+        if loop:
+            for part in (v.start, v.stop):
+                _fixed_trip_count(state, part, v.describe())
+        v = Const(range(*(python_int(state, part) for part in v.parts())))  # unrolled
     if isinstance(v, Const) and isinstance(v.value, (range, str, bytes, tuple, frozenset)):
         return [const_to_value(i) for i in v.value]
     raise state.graph_break("unsupported_object", f"iterating over {v.describe()}")

@@ -28,9 +28,11 @@ ARTIFACTS = ("graph_breaks", "recompiles", "guards", "graph", "output_code")
 LOGS = {name: LOG.getChild(name) for name in ARTIFACTS}
 
 COUNTER_NAMES = ("frames_compiled", "frames_skipped", "graphs", "graph_breaks", "recompiles",
-                 "cache_hits", "cache_misses", "cache_limit_hits")  # fmt: skip
+                 "cache_hits", "cache_misses", "cache_limit_hits", "plain_loops")  # fmt: skip
 
 GRAPH, EAGER, ERROR = "graph", "eager", "error"
+# Not a compile: a split loop of the frame runs as plain Python from now on (`loops` says why).
+PLAIN = "plain"
 
 
 @dataclass(frozen=True)
@@ -39,8 +41,9 @@ class CompileReport:
 
     ``outcome`` is "graph" (the frame runs compiled code: ``graphs`` holds its graph, empty
     when it captured no operation), "eager" (the frame runs as plain Python, for
-    ``eager_reason``) or "error" (a break where none was allowed: ``tc.Unsupported`` was
-    raised; ``breaks`` holds it). ``sources`` maps "graph", "glue", "guards", "resume",
+    ``eager_reason``), "error" (a break where none was allowed: ``tc.Unsupported`` was
+    raised; ``breaks`` holds it) or "plain" (no compile: a split loop found that compiling its
+    body does not pay and runs as plain Python from then on; ``loops`` holds its record). ``sources`` maps "graph", "glue", "guards", "resume",
     "loops" (the bodies of loop nodes) and "backend" (the backend's generated code) to text; ``phases`` maps a compile phase
     ("trace", "codegen", "backend", "guards") to seconds; ``compiled`` is what the backend
     returned (its sources by name and its details, such as Triton's kernel groups).
@@ -130,6 +133,8 @@ class Recorder:
             counters["graphs"] += sum(1 for g in report.graphs if g.op_count())
         elif report.outcome == EAGER:
             counters["frames_skipped"] += 1
+        elif report.outcome == PLAIN:
+            counters["plain_loops"] += 1
         counters["graph_breaks"] += len(report.breaks)
         counters["recompiles"] += report.is_recompile
         for name, seconds in report.phases.items():

@@ -692,7 +692,7 @@ class Translator(CallMixin):
             else loops.iterator(
                 self.state,
                 loops.items_of(self.state, value),
-                lambda: ops.iterate(self.state, value),
+                lambda: ops.iterate(self.state, value, loop=True),
             )  # fmt: skip
         )
 

@@ -13,13 +13,13 @@ import numpy as np
 from . import contexts, device_arrays, hatches
 from .graph import Node, TensorMeta, describe_value
 from .guard_list import GuardList
-from .source import AttrSource, GlobalSource, ItemSource, Source
+from .source import AttrSource, GlobalSource, ItemSource, LocalSource, Source
 from .user_code import is_user_function, is_user_instance, static_lookup, subclass_of
 from .values.arrays import ArrayMethod, ArrayValue, NumpyValue, ScalarValue, SymFloat, SymInt
 from .values.containers import ConstMethod, DictValue, ListValue, PreexistingList, TupleValue
 from .values.core import Const, Obj, Value
 from .values.functions import UserFunction
-from .values.objects import BoundMethod, UserObject
+from .values.objects import BoundMethod, Opaque, UserObject
 
 CONST_TYPES = (bool, int, float, complex, str, bytes, type(None), type(Ellipsis), range, frozenset)
 
@@ -168,6 +168,10 @@ class Inputs:
         if is_user_instance(obj):
             self.guards.add(source, "type", t)  # attributes are guarded through their own sources
             return UserObject(obj, source)
+        if isinstance(source, LocalSource) and not _known_by_identity(obj) \
+                and not subclass_of(t, (BaseException,)):  # fmt: skip
+            self.guards.add(source, "type", t)
+            return Opaque(t, source)
         self.guards.add(source, "id", obj)
         if hatches.is_allowed(obj) or hatches.is_disallowed(obj):
             return Obj(obj, source)  # never inlined: one opaque node, or always a break
@@ -257,7 +261,8 @@ class Inputs:
                           meta="tuple", stack=(), risk="silent")  # fmt: skip
         node = graph.add("getitem", None, (shape, dim), name=f"{array.node.name}_size{dim}",
                          meta="int", risk="silent")  # fmt: skip
-        return SymInt(node, int(array.example.shape[dim]), frozenset({(source.name(), dim)}))
+        return SymInt(node, int(array.example.shape[dim]), frozenset({(source.name(), dim)}),
+                      at_least=2)  # the shape guard's "s>=2"  # fmt: skip
 
     def wrapped_values(self) -> list[Value]:
         """Every value read from a source so far."""
@@ -301,6 +306,17 @@ class Inputs:
             return None
         base = AttrSource(fn.source, "__globals__")
         return lambda name: ItemSource(base, name)
+
+
+def _known_by_identity(obj) -> bool:
+    """Modules, classes and callables: objects that live on from call to call, which the
+    trace may read (attributes, calls) once it has guarded their identity. Any other object
+    a local holds may be made anew on every call (`Opaque`), and so is a method bound to an
+    object (``buf.append`` of an ``array.array``), a new one on every read."""
+    t = type(obj)  # asked of the type: a user's __class__ property never runs for this
+    if subclass_of(t, (types.BuiltinMethodType, types.MethodType, types.MethodWrapperType)):
+        return isinstance(obj.__self__, types.ModuleType)  # a builtin function: len, print
+    return subclass_of(t, (types.ModuleType, type)) or callable(obj)
 
 
 def function_value(fn: types.FunctionType, source: Source | None, wrapper=None) -> UserFunction:

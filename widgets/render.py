@@ -21,7 +21,7 @@ from tcompile.tracer.compiled_graph import (
 )
 from tcompile.tracer.errors import HINT_FULLGRAPH_OFF, BreakRecord, FrameLoc, Unsupported
 from tcompile.tracer.graph import Graph
-from tcompile.tracer.report import EAGER, ERROR, GRAPH, CompileReport
+from tcompile.tracer.report import EAGER, ERROR, GRAPH, PLAIN, CompileReport
 
 from . import drawing
 from .model import CellRun, CellSource
@@ -57,8 +57,8 @@ EAGER_NOTE = (
 @dataclass(frozen=True)
 class _Mark:
     """A marked line of the cell: "break" (a graph break there), "skip" (the first line of a
-    function that ran eagerly for a reason other than a break) or "call" (a call on the way to
-    a break inside the called function)."""
+    function that ran eagerly for a reason other than a break), "plain" (a split loop that runs
+    as plain Python) or "call" (a call on the way to a break inside the called function)."""
 
     kind: str
     note: str
@@ -86,6 +86,11 @@ def _unique_breaks(run: CellRun) -> dict[BreakRecord, list[CompileReport]]:
 
 def _skipped(run: CellRun) -> list[CompileReport]:
     return [r for r in run.reports if r.outcome == EAGER]
+
+
+def _plain_loops(run: CellRun) -> list:
+    """The split loops that run as plain Python (`LoopRecord`, each with why)."""
+    return [loop for r in run.reports if r.outcome == PLAIN for loop in r.loops]
 
 
 def _in_cell(loc: FrameLoc, source: CellSource) -> bool:
@@ -134,6 +139,10 @@ def _line_marks(run: CellRun) -> dict[int, list[_Mark]]:
         if not report.breaks and report.filename == run.source.filename:
             note = f"{report.function} runs eagerly: {report.eager_reason}"
             marks.setdefault(report.firstlineno, []).append(_Mark("skip", note))
+    for loop in _plain_loops(run):
+        if loop.filename == run.source.filename:
+            note = f"the loop runs as plain Python: {loop.reason}"
+            marks.setdefault(loop.lineno, []).append(_Mark("plain", note))
     return marks
 
 
@@ -194,7 +203,8 @@ def _cell_hints(record: BreakRecord) -> tuple[str, ...]:
 
 # -- summary ------------------------------------------------------------------------------------
 def summary(run: CellRun) -> str:
-    """One line: functions compiled, graphs, breaks, skipped frames, guards, times."""
+    """One line: functions compiled, graphs, breaks, skipped frames, loops run as plain Python,
+    guards, times."""
     compiled = {(r.filename, r.firstlineno) for r in run.reports if r.outcome == GRAPH}
     errors = sum(r.outcome == ERROR for r in run.reports)
     parts = [
@@ -206,6 +216,9 @@ def summary(run: CellRun) -> str:
         f"compile {_ms(sum(r.compile_time for r in run.reports))}",
         f"cell {_ms(run.seconds)}",
     ]
+    plain = len(_plain_loops(run))
+    if plain:
+        parts.insert(4, f"{_plural(plain, 'loop')} run as plain Python")
     if errors:
         parts.insert(4, f"{_plural(errors, 'compile')} failed (tc.Unsupported)")
     if run.error is not None:
@@ -250,10 +263,12 @@ def _list(items: Iterable[str]) -> str:
     return "<ul>" + "".join(f"<li>{escape(item)}</li>" for item in items) + "</ul>"
 
 
-# A line's class by its strongest mark: a break, then a skipped frame, then a call on the way.
+# A line's class by its strongest mark: a break, then a skipped frame, then a loop run plainly,
+# then a call on the way.
 _LINE_CLASSES = (
     ("break", "tc-break-line"),
     ("skip", "tc-break-line tc-skip-line"),
+    ("plain", "tc-plain-line"),
     ("call", "tc-call-line"),
 )
 
@@ -283,14 +298,27 @@ def _report_title(report: CompileReport, source: CellSource, muted: str = "") ->
 # -- the sections ---------------------------------------------------------------------------------
 def _graphs_body(run: CellRun) -> str:
     shown = _shown_graphs(run)
+    plain = _plain_loops_html(run)
     failed = [r for r in run.reports if r.outcome == ERROR]
     if not shown and failed:
         names = ", ".join(dict.fromkeys(r.function for r in failed))
         return _empty(f"No graph: the compile of {names} stopped at a graph break, which its "
                       "options make an error (see the Breaks tab).")  # fmt: skip
     if not shown:
-        return _empty("No graph captured: no compiled frame ran a NumPy operation.")
-    return "".join(_graph_block(report, title, graph, run.source) for report, title, graph in shown)
+        return _empty("No graph captured: no compiled frame ran a NumPy operation.") + plain
+    blocks = "".join(
+        _graph_block(report, title, graph, run.source) for report, title, graph in shown
+    )
+    return blocks + plain
+
+
+def _plain_loops_html(run: CellRun) -> str:
+    """The split loops that run as plain Python: compiling their bodies did not pay."""
+    loops = _plain_loops(run)
+    if not loops:
+        return ""
+    items = "".join(f"<li>{escape(loop.describe())}</li>" for loop in loops)
+    return f'<div class="tc-loops tc-plain-loops">Loops run as plain Python:<ul>{items}</ul></div>'
 
 
 def _graph_block(report: CompileReport, title: str, graph: Graph, source: CellSource) -> str:
@@ -668,6 +696,9 @@ def text_report(run: CellRun) -> str:
     for report in _skipped(run):
         where = _where(report.filename, report.firstlineno, run.source)
         lines.append(f"  skipped {report.function} ({where}): {report.eager_reason}")
+    for loop in _plain_loops(run):
+        where = _where(loop.filename, loop.lineno, run.source)
+        lines.append(f"  loop at {where} runs as plain Python: {loop.reason}")
     for report in run.reports:
         for reason in report.recompile_reasons:
             lines.append(f"  recompiled {report.function} {report.compile_id}: {reason}")

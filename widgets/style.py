@@ -36,6 +36,7 @@ div.tc-report pre.tc-code { background: var(--jp-layout-color2, rgba(127, 127, 1
 .tc-report .tc-break-line { background: rgba(230, 86, 30, 0.22); box-shadow: inset 3px 0 #e0561e; }
 .tc-report .tc-skip-line { background: rgba(200, 150, 0, 0.22); box-shadow: inset 3px 0 #c89600; }
 .tc-report .tc-call-line { background: rgba(127, 127, 127, 0.14); }
+.tc-report .tc-plain-line { background: rgba(0, 120, 200, 0.12); box-shadow: inset 3px 0 #0078c8; }
 .tc-report .tc-line-note { padding-left: 2em; font-style: italic; opacity: 0.85;
   font-family: var(--jp-ui-font-family, sans-serif); }
 .tc-report .tc-break, .tc-report .tc-entry { margin: 8px 0; padding: 1px 0 1px 10px;

@@ -383,7 +383,7 @@ def test_compiles_do_not_grow_with_the_trip_count():
     assert len(bodies) == 2, long
 
 
-def test_a_body_that_specialises_every_iteration_runs_eagerly_without_a_warning():
+def test_a_body_that_specialises_every_iteration_runs_the_loop_plainly_before_the_limit():
     def grow(x, n):
         out = []
         for i in range(n):
@@ -397,9 +397,10 @@ def test_a_body_that_specialises_every_iteration_runs_eagerly_without_a_warning(
         warnings.simplefilter("error")
         got = compiled(signal(30), 30)
     assert got == grow(signal(30), 30)
-    assert tc.counters()["frames_skipped"] >= 1  # the body, once it reached the cache limit
-    reports = [r for r in tc.explain(grow)(signal(30), 30).reports if "loop body" in r.function]
-    assert any(b.kind.id == "cache_limit" for r in reports for b in r.breaks)
+    counters = tc.counters()
+    assert counters["cache_limit_hits"] == 0 and counters["plain_loops"] == 1, counters
+    loops = tc.explain(grow)(signal(30), 30).loops
+    assert any(loop.plain and "compiled again on each of" in loop.reason for loop in loops)
 
 
 def test_the_glue_runs_the_loop_and_names_its_body():

@@ -57,8 +57,16 @@ class BodySpec(CodeSpec):
         """The state (a method's implicit ``self`` first: `glue.split_loop` orders it so), the
         values under the loop on the stack (an enclosing loop's iterator, the list a
         comprehension builds), then a for loop's item."""
-        under = tuple(f"___stack{i}" for i, kind in enumerate(self.under) if kind != STACK_NULL)
-        return self.state + under + ((ITEM,) if self.is_for else ())
+        return self.state + self.under_names + ((ITEM,) if self.is_for else ())
+
+    @property
+    def under_names(self) -> tuple[str, ...]:
+        return tuple(f"___stack{i}" for i, kind in enumerate(self.under) if kind != STACK_NULL)
+
+    def under_prologue(self) -> list[Instr]:
+        """Instructions putting the values under the loop back on the stack."""
+        return [Instr("PUSH_NULL") if kind == STACK_NULL else Instr("LOAD_FAST", f"___stack{i}")
+                for i, kind in enumerate(self.under)]  # fmt: skip
 
 
 _BY_ORIGINAL = CodeCache()
@@ -75,37 +83,40 @@ def body_code(spec: BodySpec) -> tuple[CodeType, int]:
 
 
 def _make_body_code(spec: BodySpec) -> tuple[CodeType, int]:
-    prologue = [Instr("PUSH_NULL") if kind == STACK_NULL else Instr("LOAD_FAST", f"___stack{i}")
-                for i, kind in enumerate(spec.under)]  # fmt: skip
+    prologue = spec.under_prologue()
     if spec.is_for:  # the iterator's slot holds None: no iteration reads it (FOR_ITER never runs)
         prologue += [Instr("LOAD_CONST", None), Instr("LOAD_FAST", ITEM)]
 
     def rewrite(items: list, origin: dict) -> None:
-        head = _labels_of(items, origin, spec.head)
+        head = {id(label) for label in labels_before(items, origin, spec.head)}
         next_iteration = Label()
         for n in reversed(range(len(items))):
             ins = items[n]
             if not isinstance(ins, Instr):
                 continue
             if isinstance(ins.arg, Label) and id(ins.arg) in head:
-                ins.name = _forward(ins.name)  # the stub comes last
+                ins.name = forward_jump(ins.name)  # the stub comes last
                 ins.arg = next_iteration
             elif ins.name in ("RETURN_VALUE", "RETURN_CONST"):
-                items[n : n + 1] = _returned(ins)
+                items[n : n + 1] = returned_tuple(ins)
         loc = next(
             i.location for i in items if isinstance(i, Instr) and origin.get(id(i)) == spec.head
         )
         stub = [Instr("POP_TOP", location=loc)] if spec.is_for else []
-        stub.append(Instr("LOAD_CONST", CONTINUE, location=loc))
-        stub += [Instr(_LOAD_CHECKED, name, location=loc) for name in spec.state]
-        stub += [Instr("BUILD_TUPLE", len(spec.state) + 1, location=loc),
-                 Instr("RETURN_VALUE", location=loc)]  # fmt: skip
-        items += [next_iteration, *stub]
+        items += [next_iteration, *stub, *returns_state(CONTINUE, spec.state, loc)]
 
     code, _, line = entered_copy(spec.code, spec.start, prologue, spec.argnames, spec.cell_names,
                                  extra_stack=len(spec.state) + 2, rewrite=rewrite)  # fmt: skip
     BODY_CODES.get(code, lambda: spec)
     return code, line
+
+
+def returns_state(tag: int, state: tuple[str, ...], location) -> list[Instr]:
+    """``return (tag, *state)``: the loop's state handed back to the loop's driver."""
+    loads = [Instr(_LOAD_CHECKED, name, location=location) for name in state]
+    return [Instr("LOAD_CONST", tag, location=location), *loads,
+            Instr("BUILD_TUPLE", len(state) + 1, location=location),
+            Instr("RETURN_VALUE", location=location)]  # fmt: skip
 
 
 def runs_per_iteration(code: CodeType) -> bool:
@@ -119,27 +130,27 @@ def runs_per_iteration(code: CodeType) -> bool:
     return True
 
 
-def _labels_of(items: list, origin: dict, offset: int) -> set[int]:
-    """The ids of the labels standing before the original instruction at ``offset``."""
+def labels_before(items: list, origin: dict, offset: int) -> list[Label]:
+    """The labels standing before the original instruction at ``offset``."""
     for n, ins in enumerate(items):
         if isinstance(ins, Instr) and origin.get(id(ins)) == offset:
-            labels = set()
+            labels = []
             while n and not isinstance(items[n - 1], Instr):
                 n -= 1
                 if isinstance(items[n], Label):
-                    labels.add(id(items[n]))
+                    labels.append(items[n])
             return labels
-    return set()
+    return []
 
 
-def _forward(name: str) -> str:
+def forward_jump(name: str) -> str:
     """The forward form of a jump (3.11 has both directions of conditional jumps)."""
     if name.startswith("JUMP_BACKWARD"):
         return "JUMP_FORWARD"
     return name.replace("_BACKWARD_", "_FORWARD_")
 
 
-def _returned(ins: Instr) -> list[Instr]:
+def returned_tuple(ins: Instr) -> list[Instr]:
     """``return v`` as ``return (RETURNED, v)``, at the same place."""
     loc = ins.location
     if ins.name == "RETURN_CONST":

@@ -22,3 +22,16 @@ HAS_PRECALL = "PRECALL" in dis.opmap
 END_FOR_POPS_ONLY_VALUE = "END_FOR" in dis.opmap and dis.stack_effect(dis.opmap["END_FOR"]) == -1
 # dis.Instruction knows its line on 3.13 (``line_number``); before, only where a line starts.
 INSTRUCTION_LINES = "line_number" in dis.Instruction._fields
+# What an exhausted FOR_ITER skips after its target: nothing (3.11), END_FOR (3.12), END_FOR and
+# its POP_TOP (3.13). Code written at a new exit of a loop puts these first, never run.
+SKIPPED_AT_LOOP_EXIT = (
+    ()
+    if "END_FOR" not in dis.opmap
+    else ("END_FOR", "POP_TOP")
+    if END_FOR_POPS_ONLY_VALUE
+    else ("END_FOR",)
+)
+# A conditional jump written to go forward: 3.11 names the direction, 3.12+ jumps only forward.
+JUMP_FORWARD_IF_FALSE = (
+    "POP_JUMP_FORWARD_IF_FALSE" if "POP_JUMP_FORWARD_IF_FALSE" in dis.opmap else "POP_JUMP_IF_FALSE"
+)

@@ -9,6 +9,7 @@ stack values and locals.
 
 from __future__ import annotations
 
+import types
 from dataclasses import dataclass
 from types import CodeType
 
@@ -20,7 +21,7 @@ from ..bytecode.resume import STACK_CONTEXT, STACK_NULL, STACK_VALUE, ResumeSpec
 from ..code_cache import CodeCache
 from ..contexts import errstate_settings
 from ..signature import identifier
-from ..values.core import NULL, UNBOUND, Const, Value
+from ..values.core import NULL, UNBOUND, Const, Obj, Value
 from ..values.functions import Cell, ContextExit, ContextManager
 from . import split_loop
 from .function import GlueFunction
@@ -33,6 +34,7 @@ _UNARY = {"UNARY_NOT": "not {0}", "UNARY_NEGATIVE": "-{0}", "UNARY_INVERT": "~{0
           "GET_LEN": "__tc_len({0})"}  # fmt: skip
 _SKIP_KINDS = {"skip_frame", "try_block", "context_manager", "generator", "dynamic_code",
                "unsupported_opcode", "recursion_limit", "trace_budget", "internal_error"}  # fmt: skip
+_LOOP_OPS = {"GET_ITER", "FOR_ITER"}
 RESUMABLE_OPS = _CALLS | set(_JUMPS) | set(_BINARY) | set(_UNARY) | {
     "BINARY_OP", "STORE_SUBSCR", "STORE_ATTR", "LOAD_ATTR", "FORMAT_VALUE", "UNPACK_SEQUENCE",
 }  # fmt: skip
@@ -61,14 +63,19 @@ def plan(brk, frame_code: CodeType, instrs, registry: CodeCache) -> Plan:
         return Plan(code, offset, "it cannot resume inside a try block or a with-block")
     if kind in _SKIP_KINDS:
         return Plan(code, offset, "it cannot resume after this kind of break")
-    in_loop = analysis.in_loop(code, offset)
-    # A loop's own FOR_ITER runs in the split loop's driver, not in its body.
-    if inst.opname not in RESUMABLE_OPS and not (in_loop and inst.opname == "FOR_ITER"):
+    loop_at = offset
+    if inst.opname == "GET_ITER" and instrs[index + 1].opname == "FOR_ITER":
+        # a for loop over an iterable the trace cannot go through: the loop runs split, its
+        # driver iterating over the real one
+        loop_at = original_location(frame_code, instrs[index + 1].offset, registry)[1]
+    in_loop = analysis.in_loop(code, loop_at)
+    # A loop's own FOR_ITER (and GET_ITER) runs in the split loop's driver, not in its body.
+    if inst.opname not in RESUMABLE_OPS and not (in_loop and inst.opname in _LOOP_OPS):
         return Plan(code, offset, f"there is no eager form for {inst.opname}")
     if inst.opname == "LOAD_ATTR" and inst.push_null:
         return Plan(code, offset, "the break is on a method load")
     if in_loop:
-        split = split_loop.find(code, offset, frame_code, instrs, registry)
+        split = split_loop.find(code, loop_at, frame_code, instrs, registry)
         if isinstance(split, str):
             return Plan(code, offset, f"the break is inside a loop, and {split}")
         return Plan(code, offset, None, split)
@@ -139,24 +146,29 @@ class Continuation:
         self._emit(f"with {', '.join(managers)}: {statement}" if managers else statement)
 
     def _call(self, inst) -> None:
-        kw_text = ""
+        keywords: list[str] = []  # ``k=v``, ``*a``, ``**kw``: after the positional arguments
         if inst.opname == "CALL_KW":
             names = self.pop().constant()
             values = self.popn(inst.arg)
             args, kwvalues = values[: len(values) - len(names)], values[len(values) - len(names) :]
-            kw_text = "".join(f", {k}={self.value(v)}" for k, v in zip(names, kwvalues))
+            keywords = [f"{k}={self.value(v)}" for k, v in zip(names, kwvalues)]
         elif inst.opname == "CALL_FUNCTION_EX":
             kwargs = self.pop() if inst.arg & 1 else None
-            star = self.value(self.pop())
+            keywords = [f"*{self.value(self.pop())}"]
+            if kwargs is not None:
+                keywords.append(f"**{self.value(kwargs)}")
             args = []
-            kw_text = f", *{star}" + (f", **{self.value(kwargs)}" if kwargs is not None else "")
         else:
             args = self.popn(inst.arg)
         b, a = self.pop(), self.pop()
         fn, args = (b, args) if a is NULL else (a, args) if b is NULL else (a, [b, *args])
-        arg_text = "".join(f", {self.value(v)}" for v in args)
         fn_text = self.value(fn)
-        self._emit_eager(f"__tc_r = __tc_call({fn_text}{arg_text}{kw_text})")
+        parts = [self.value(v) for v in args] + keywords
+        if _compiles_nothing(fn):  # a builtin function or class: the router would pass it on
+            call = f"{fn_text}({', '.join(parts)})"
+        else:
+            call = f"__tc_call({', '.join([fn_text, *parts])})"
+        self._emit_eager(f"__tc_r = {call}")
         self._resume_with_result(inst)
 
     def _resume_with_result(self, inst, results: int = 1) -> None:
@@ -267,6 +279,12 @@ class Continuation:
         if isinstance(cell, Cell):
             return self.values.cell(cell)
         return f"__tc_cl[{self.tx.code.co_freevars.index(name)}]"
+
+
+def _compiles_nothing(fn: Value) -> bool:
+    """``fn`` is a builtin function or a class, guarded by identity: a call through the router
+    (``__tc_call``) would run it as it is."""
+    return isinstance(fn, Obj) and type(fn.value) in (types.BuiltinFunctionType, type)
 
 
 def manager_arguments(manager: Value) -> tuple[type, list, dict]:

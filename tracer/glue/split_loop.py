@@ -5,16 +5,18 @@ TorchDynamo skips the whole frame at a break inside a loop: a resume function th
 inside the loop meets the same break again on the next iteration, and would stack one frame
 per iteration. tcompile instead ends the frame's graph where the outermost loop around the
 break starts (`find`: the loop's ``GET_ITER``, or a while loop's first instruction) and the
-glue runs that loop in Python (`LoopDriver`): ``iter`` of the real iterable, then the body
-function (`bytecode.body_function`) once per iteration with the loop's state, the locals live
-at its head. The body function has no way back to the loop's head, so a break inside it
-resumes as in straight-line code; its compiled entries serve every iteration (guards on the
-state: an int loop variable becomes dynamic at its second value), and its inner loops are loop
-nodes or split in turn. When the loop is exhausted, a resume function continues after it.
+glue runs that loop in Python (`loop_driver.LoopDriver`): ``iter`` of the real iterable, then
+the body function (`bytecode.body_function`) once per iteration with the loop's state, the
+locals live at its head; where compiling the body does not pay, the driver runs the loop as
+plain Python instead (`bytecode.loop_function`). The body function has no way back to the
+loop's head, so a break inside it resumes as in straight-line code; its compiled entries serve
+every iteration (guards on the state: an int loop variable becomes dynamic at its second
+value), and its inner loops are loop nodes or split in turn. When the loop is exhausted, a
+resume function continues after it.
 
 A local that is unbound when the loop starts travels as `MISSING` until an iteration sets it;
 the loop is split only if no iteration can read such a local before setting it (checked on the
-bytecode), and what follows the loop gets it unbound again (`_After`).
+bytecode), and what follows the loop gets it unbound again (`AfterLoop`).
 """
 
 from __future__ import annotations
@@ -24,18 +26,11 @@ from types import CodeType
 
 from ..bytecode import analysis
 from ..bytecode.body_function import BodySpec
-from ..bytecode.resume import STACK_NULL, STACK_VALUE, ResumeSpec
+from ..bytecode.resume import STACK_NULL, STACK_VALUE
 from ..code_cache import CodeCache
 from ..values.core import NULL
 from ..values.functions import ContextExit
-
-
-class _Missing:
-    def __repr__(self) -> str:
-        return "<unbound local>"
-
-
-MISSING = _Missing()  # the value of a state local that no iteration has set yet
+from .loop_driver import MISSING, AfterLoop, LoopDriver
 
 
 @dataclass(frozen=True)
@@ -94,8 +89,8 @@ def write(cont, split: Split) -> None:
     after = None
     if is_for:  # where an exhausted FOR_ITER continues
         exit_offset = cont.original_offset(tx.instrs[for_iter].target)
-        after = _After(code, exit_offset, state, under, cont.make_resume)
-    driver = cont.values.bind(LoopDriver(body, after))
+        after = AfterLoop(code, exit_offset, state, under, cont.make_resume)
+    driver = cont.values.bind(LoopDriver(body, after, spec, tx.f_globals, cont.line))
     values = "".join(
         f"{cont.local_text(name) if name in bound else cont.values.bind(MISSING)}, "
         for name in state
@@ -110,52 +105,3 @@ def write(cont, split: Split) -> None:
 
 def _cannot(tx, why: str):
     return tx.state.graph_break("unsupported_opcode", f"the loop cannot run split: {why}")
-
-
-class LoopDriver:
-    """Runs a split loop: the body function per iteration. Called by the glue with the frame's
-    cells, a for loop's iterable, the loop's state and the values under the loop on the stack;
-    returns what the frame returns."""
-
-    def __init__(self, body, after: _After | None):
-        self.body, self.after = body, after
-
-    def __call__(self, cells, *args):
-        body = self.body
-        if self.after is None:  # a while loop: its exits are inside the body
-            state, under = args
-            while True:
-                out = body(cells, *state, *under)
-                if out[0]:
-                    return out[1]
-                state = out[1:]
-        iterable, state, under = args
-        for item in iterable:
-            out = body(cells, *state, *under, item)
-            if out[0]:
-                return out[1]
-            state = out[1:]
-        return self.after(cells, state, under)
-
-
-class _After:
-    """What follows an exhausted for loop: a resume function per set of bound locals (a local
-    the loop would have set stays unbound when it ran no iteration)."""
-
-    def __init__(self, code: CodeType, exit_offset: int, state: tuple[str, ...],
-                 under: tuple[str, ...], make_resume):  # fmt: skip
-        self.code, self.exit, self.under = code, exit_offset, under
-        live = analysis.live_locals_at(code, exit_offset)
-        self.names = [(n, name) for n, name in enumerate(state) if name in live]
-        self.make_resume = make_resume
-        self.made: dict[tuple, object] = {}
-
-    def __call__(self, cells, state: tuple, under: tuple):
-        names = tuple(name for n, name in self.names if state[n] is not MISSING)
-        made = self.made.get(names)
-        if made is None:
-            spec = ResumeSpec(self.code, self.exit, self.under, names)
-            made = self.made[names] = (spec, self.make_resume(spec))
-        spec, resume = made
-        values = tuple(state[n] for n, _ in self.names if state[n] is not MISSING)
-        return resume(cells, *spec.arrange(under, values))

@@ -66,7 +66,8 @@ class SymInt(GraphValue):
     value as a Python int: pin an int argument with a value guard, or, for a loop index, give
     up capturing the loop. ``branch``: a comparison in a split loop's body
     (`operations.number_compare`), or made of one, whose truth is a break rather than a guard;
-    its ``hint`` is a bool (a bool is an int: its Python type is the hint's)."""
+    its ``hint`` is a bool (a bool is an int: its Python type is the hint's). An input's dynamic
+    dim (``deps`` one pair) is guarded to be at least 2 (``at_least``)."""
 
     node: Node
     hint: int
@@ -74,6 +75,7 @@ class SymInt(GraphValue):
     source: Source | None = None
     on_concrete: tuple = ()
     branch: bool = False
+    at_least: int = 0  # a bound its guards assure: an input's dynamic dim is at least 2
 
     def python_type(self) -> type:
         return type(self.hint)

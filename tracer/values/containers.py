@@ -170,20 +170,20 @@ class RangeValue(Value):
     def python_type(self) -> type:
         return range
 
-    def _parts(self) -> tuple:
+    def parts(self) -> tuple:
         r = self.numbers
         return (self.start or Const(r.start), self.stop or Const(r.stop), Const(r.step))
 
     def describe(self) -> str:
-        return f"range({', '.join(p.describe() for p in self._parts())})"
+        return f"range({', '.join(p.describe() for p in self.parts())})"
 
     def constant(self) -> range:
-        for part in self._parts():
+        for part in self.parts():
             part.constant()
         return self.numbers
 
     def made_text(self, rb) -> str:
-        return f"range({', '.join(rb.expr(p) for p in self._parts())})"
+        return f"range({', '.join(rb.expr(p) for p in self.parts())})"
 
 
 @dataclass(eq=False)

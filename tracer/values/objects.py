@@ -63,3 +63,21 @@ class SuperValue(Value):
 
     def python_type(self) -> type:
         return super
+
+
+@dataclass(eq=False)
+class Opaque(Value):
+    """An object tcompile does not model, read from a local (an argument, or a value a resume
+    function is handed: an ``np.ndindex``, a generator, a file): likely a new one on every
+    call, so it is guarded by its type, never by its identity, and the trace never looks
+    inside it. Any use but passing it on is a graph break, which runs the use eagerly on the
+    real object; a method read from it is an `Opaque` too (its call breaks)."""
+
+    cls: type
+    source: Source
+
+    def python_type(self) -> type:
+        return self.cls
+
+    def describe(self) -> str:
+        return f"{self.cls.__qualname__} object"
