@@ -10,6 +10,7 @@ _DEFAULTS = {
     "trace_numpy": True,
     "trace_max_ops": 10_000,
     "trace_max_seconds": 10.0,
+    "split_loop_pay_check": True,
 }
 
 
@@ -23,6 +24,9 @@ class Config:
     trace_max_ops            graph ops one trace may reach before it stops: the frame runs
                              eagerly, and explain says why (10000)
     trace_max_seconds        seconds one trace may take before it stops the same way (10.0)
+    split_loop_pay_check     time a split loop's compiled body against the plain loop, and run
+                             plainly one for which compiling does not pay (True); False keeps
+                             every split loop compiled: what compiles no longer follows timings
 
     Unknown names and wrongly typed values fail at assignment; reads are plain attributes.
     """

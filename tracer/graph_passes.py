@@ -50,6 +50,8 @@ def eliminate_common_subexpressions(graph: Graph) -> int:
         first = first_of.setdefault(key, node)
         if first is not node and not (id(first) in outputs and id(node) in outputs):
             replaced[id(node)] = first
+            if id(node) in outputs:  # first now leaves the graph in its place: a third such
+                outputs.add(id(first))  # value leaving too must stay an array of its own
     graph.nodes = [n for n in graph.nodes if id(n) not in replaced]
     return len(replaced)
 

@@ -57,6 +57,18 @@ def test_two_results_stay_two_arrays():
     assert a is not b and op_names(both_returned, INTS).count("add") == 2
 
 
+def used_then_returned_twice(x):
+    first = x[0]  # used, not returned: the returned copies below must not all become it
+    total = first.sum()
+    return x[0], x[0], total
+
+
+def test_values_merged_into_one_that_stays_inside_stay_arrays_of_their_own():
+    a, b, _ = tc.compile(used_then_returned_twice)(F)
+    assert a is not b and np.shares_memory(a, b)
+    check_same(used_then_returned_twice, F, calls=2)
+
+
 def across_a_write(x):
     a = x + 1
     x[0] = 5

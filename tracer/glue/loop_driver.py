@@ -7,10 +7,11 @@ work per iteration (``if v > 0: n += 1`` over an array's values, a CRC's bit loo
 times slower than the plain loop. So the driver measures: on the first iterations it times
 chunks of iterations run through the compiled body (only chunks that compiled nothing) against
 chunks of the same loop run plainly (`bytecode.loop_function`, budgeted: it hands the state
-back after so many iterations), alternating, from one iterator and state. When the compiled
-chunks are slower (`PayCheck.SLOWER`), or when the body is compiled anew on iteration after
-iteration (it specialises on what changes every time, as ``x[:i + 1]``), the loop runs as
-plain Python from then on, for this call and the next ones, and a report says so
+back after so many iterations), alternating once the body is warm (a compiled chunk compiled
+nothing), from one iterator and state. When the compiled chunks are slower
+(`PayCheck.SLOWER`), or when the body is compiled anew on iteration after iteration (it
+specialises on what changes every time, as ``x[:i + 1]``), the loop runs as plain Python from
+then on, for this call and the next ones, and a report says so
 (``tc.explain``'s "Loops:", the widget). Either way the iterations run in order, each once, as
 Python runs them: the plain loop is the frame's own code, so results, prints and exceptions
 stay eager's.
@@ -25,6 +26,7 @@ import types
 from types import CodeType
 
 from .. import report
+from ..config import config
 from ..bytecode import analysis
 from ..bytecode.body_function import CONTINUE, RETURNED, BodySpec
 from ..bytecode.loop_function import EXHAUSTED, LoopSpec, loop_code
@@ -180,9 +182,13 @@ class LoopDriver:
         while check.verdict is None:
             if check.plain_next:
                 out, count = self._plain_chunk(cells, it, state, under)
+                check.plain_next = False
             else:
                 out, count = self._compiled_chunk(cells, it, state, under)
-            check.plain_next = not check.plain_next
+                # Plain chunks come only after compiled ones that compiled nothing: the body's
+                # entries are made by the calls that first reach their states, compiled (a
+                # state first met in a plain chunk would be compiled on a later call instead).
+                check.plain_next = check.waiting is not None and config.split_loop_pay_check
             ran += count
             if out[0] == RETURNED:
                 check.call_ran(ran)
