@@ -26,11 +26,11 @@ import types
 from types import CodeType
 
 from .. import report
-from ..config import config
 from ..bytecode import analysis
 from ..bytecode.body_function import CONTINUE, RETURNED, BodySpec
 from ..bytecode.loop_function import EXHAUSTED, LoopSpec, loop_code
 from ..bytecode.resume import ResumeSpec
+from ..config import config
 from ..loop_body import LoopRecord
 
 
