@@ -265,12 +265,21 @@ def check_same_calls(
     fresh copies and assert that everything observable is identical (`assert_same_outcome`).
 
     With `later_calls_hit_cache`, every call after the first must be served from the cache: no
-    cache miss, no recompile, at least one cache hit (`tc.counters()`). Returns the last compiled
-    result.
+    cache miss, no recompile, at least one cache hit (`tc.counters()`); split loops then run
+    without their pay check (`tc.config.split_loop_pay_check`), which follows timings and runs
+    some iterations plainly while it learns, so that a later call compiles what they passed
+    over. Returns the last compiled result.
     """
     # Imported here so that the comparison helpers above stay usable (and testable) on their own.
     import tcompile as tc
 
+    if later_calls_hit_cache and tc.config.split_loop_pay_check:
+        tc.config.split_loop_pay_check = False
+        try:
+            return check_same_calls(fn, calls, fullgraph=fullgraph, backend=backend,
+                                    later_calls_hit_cache=True)  # fmt: skip
+        finally:
+            tc.config.split_loop_pay_check = True
     compiled_fn = tc.compile(fn, fullgraph=fullgraph, backend=backend)
     result = None
     previous: tuple[Outcome, Outcome] | None = None

@@ -134,7 +134,7 @@ def source_of(body: Lines) -> str:
 
 def check_program(body: Lines, timed: bool = False) -> None:
     """``timed``: with split loops' pay checks, which may run iterations plainly (results are
-    compared, not which calls compile)."""
+    compared, not which calls compile: `check_same_calls` turns them off to count compiles)."""
     source = source_of(body)
     note(source)
     digest = hashlib.sha1(source.encode()).hexdigest()[:12]
@@ -145,9 +145,6 @@ def check_program(body: Lines, timed: bool = False) -> None:
     data_decides = any(line.lstrip().startswith("if ") for line in body) or any(
         s in line for line in body for s in DATA_TO_PYTHON
     )
-    # What compiles follows the program alone: a split loop's pay check (timings) would run
-    # some iterations plainly, and a later call compile what they passed over.
-    tc.config.split_loop_pay_check = timed
     try:
         check_same_calls(fn, [first, first], fullgraph=False, later_calls_hit_cache=not timed)
         check_same_calls(
@@ -156,8 +153,6 @@ def check_program(body: Lines, timed: bool = False) -> None:
         )  # fmt: skip
     except AssertionError as e:
         raise AssertionError(f"{e}\n--- program ---\n{source}") from None
-    finally:
-        tc.config.split_loop_pay_check = True
 
 
 @settings(

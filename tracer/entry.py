@@ -48,7 +48,6 @@ class CompiledFrame:
         self.closure_param = closure_param
         self.entries: list[Entry] = []
         self.fast: list[tuple] = []  # (check, run) pairs read by the hot path, in entry order
-        self.last = _NEVER  # the pair that served the last call (frames called with cells)
         # a split loop's body that specialises on every iteration: why every entry running
         # the loop runs it as plain Python (`glue.loop_driver`)
         self.specialises = ""
@@ -62,7 +61,6 @@ class CompiledFrame:
     def reset(self) -> None:
         self.entries.clear()
         self.fast.clear()
-        self.last = _NEVER
         self.specialises = ""
         self.marked_dynamic.clear()
         self.marked_numbers.clear()
@@ -273,16 +271,12 @@ def resume_function(spec: ResumeSpec | BodySpec, f_globals: dict, backend, dynam
 
 def call_with_cells(frame: CompiledFrame, cells, *args, **kwargs):
     """Call a frame whose code takes its cells as an argument (resume functions, closures).
-    The entry that served the last call is tried first: a split loop's body calls the same
-    one on every iteration, after entries made for its first ones."""
-    check, run = frame.last
-    if check(cells, *args, **kwargs):
-        next(report.recorder.hits)
-        return run(cells, *args, **kwargs)
-    for pair in frame.fast:
-        check, run = pair
+    Its entries are tried in the order they were made, as for any frame: a call takes the
+    route the first call with its values took (trying the entry that served the last call
+    first was faster, but a state an older, specialised entry had served then went another
+    way, through frames that had not seen it: compiles on later calls)."""
+    for check, run in frame.fast:
         if check(cells, *args, **kwargs):
-            frame.last = pair
             next(report.recorder.hits)
             return run(cells, *args, **kwargs)
     return frame.miss(args, kwargs, cells)
@@ -413,9 +407,6 @@ FROZEN = _Frozen()
 
 def _always(*args, **kwargs) -> bool:
     return True
-
-
-_NEVER = (lambda *args, **kwargs: False, None)  # no entry served a call yet
 
 
 def _frame_record(fn, kind: str, explanation: str) -> BreakRecord:

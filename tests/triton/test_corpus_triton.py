@@ -5,7 +5,8 @@ Every case runs eagerly and compiled over its call sequence, as there; what chan
 kernels), and NumPy's floating-point warnings left out (kernels raise none, as with CuPy).
 Everything else stays exact: dtypes, shapes, layouts, integers, exceptions, printed output,
 mutated arguments, aliasing and object identity. Cases that build their own compiled callable
-(a custom backend, explain) are the eager corpus's business and are not repeated.
+(a custom backend, explain), or that print floats a reduction computed, are the eager
+corpus's business and are not repeated.
 """
 
 from __future__ import annotations
@@ -36,7 +37,9 @@ def _corpus_cases() -> list:
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         for case in getattr(module, "CASES", []):
-            if case.make_compiled is None:
+            # (a case that prints a float computed by a reduction prints other last digits
+            # after another summation order: printed output is compared exactly)
+            if case.make_compiled is None and not case.extra.get("exact_prints_only"):
                 cases.append(pytest.param(case, id=f"{name[5:-3]}-{case.id}"))
     return cases
 
