@@ -86,13 +86,11 @@ class TcompileMagics(Magics):
         widget.output.clear_output()
         with widget.output:
             value, run = self._run(source, options)
-            if isinstance(run.error, tc.Unsupported):
-                display(pinned_error(run.error, source_of(run.error.record, self.shell)))
-            elif run.error is not None:
+            if run.error is not None and not isinstance(run.error, tc.Unsupported):
                 raise run.error  # the Output widget shows its traceback
-            elif value is not None:
+            if value is not None:
                 display(value)
-        widget.update(run)
+        widget.update(run)  # a tc.Unsupported shows on top of it, pinned to its line
 
     def note_cell_start(self, info=None) -> None:
         """IPython's pre_run_cell event: remember its cell file names (`cells.cell_number`)."""

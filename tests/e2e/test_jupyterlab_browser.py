@@ -5,7 +5,7 @@ dirs, a random token, a free port) and opens a generated notebook in Debian's ch
 python playwright. It runs all cells from the Run menu, then checks what a person would see:
 the widget, the graph drawn as an inline ``<svg>`` (Graphs tab), the marked break line (Breaks
 tab), and that clicking the ``fullgraph`` toggle re-runs the cell in the kernel, which shows
-the pinned "call to print()" error in the widget's output area.
+the pinned "call to print()" error on top of the widget.
 
 Artifacts go to ``build/e2e/``: ``jupyterlab.png`` on success; ``<name>-failure.png``,
 ``<name>-failure.html`` and ``<name>-failure-lab.log`` on failure.
@@ -400,7 +400,7 @@ def _check_widget(page, phases: Phases) -> None:
 
 
 def _check_fullgraph_toggle(page, phases: Phases) -> None:
-    """Clicking fullgraph re-runs the cell; its output area shows the pinned print() error."""
+    """Clicking fullgraph re-runs the cell; the widget shows the pinned print() error on top."""
     widget = page.locator(".tc-widget").first
     toggle = (
         widget.locator(".tc-toolbar button")
@@ -410,9 +410,7 @@ def _check_fullgraph_toggle(page, phases: Phases) -> None:
     assert toggle.count() == 1, toggle.all_inner_texts()
     assert toggle.is_enabled()
     toggle.click()
-    pinned = (
-        widget.locator(".widget-output .tc-pinned-error").filter(has_text="call to print()").first
-    )
+    pinned = widget.locator(".tc-message .tc-pinned-error").filter(has_text="call to print()").first
     pinned.wait_for(timeout=phases.left_ms(30))
     page.wait_for_function("b => b.classList.contains('mod-active')", arg=toggle.element_handle())
     phases("fullgraph re-run")
