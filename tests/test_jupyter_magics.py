@@ -229,10 +229,11 @@ def test_toggles_rerun_the_cell_and_the_report_follows(shell):
     assert len([r for r in widget.run.reports if r.graphs and r.graphs[0].op_count()]) == 2
     widget.on_options(widget.run.options.changed(fullgraph=True))
     assert isinstance(widget.run.error, tc.Unsupported)
-    # the pinned error is displayed (into widget.output in a kernel; this shell has none)
-    assert "call to print()" in shown_text(shell) + str(widget.output.outputs)
+    # the pinned error shows on top of the widget, and nowhere else
+    assert "call to print()" in widget.message.value and "tc-pinned-error" in widget.message.value
+    assert "call to print()" not in shown_text(shell) + str(widget.output.outputs)
     widget.on_options(widget.run.options.changed(fullgraph=False))
-    assert widget.run.error is None
+    assert widget.run.error is None and widget.message.value == ""
     graphs = [r for r in widget.run.reports if r.graphs and r.graphs[0].op_count()]
     breaks = [b for r in widget.run.reports for b in r.breaks]
     assert len(graphs) == 2 and len(breaks) == 1
