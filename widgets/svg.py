@@ -13,6 +13,7 @@ the budget is spent or a SIGINT arrives (the C-level handler writes it to a wake
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import importlib.util
@@ -123,6 +124,9 @@ def _interruptible_wasi():
                 raise KeyboardInterrupt
             raise DrawingTooSlow(budget_s)
 
+    # Dropped before the interpreter tears wasmtime's module down: its objects' finalizers
+    # call into it (at exit they would print "Exception ignored in ... __del__").
+    atexit.register(_interruptible_wasi.cache_clear)
     return InterruptibleGraphviz()
 
 
