@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 import time
 
@@ -15,23 +16,10 @@ from widget_cells import run_cell
 from tcompile.widgets import CellWidget, drawing, graph_to_dot, render_svg, static_html, svg
 from tcompile.widgets.render import large_graphs
 
-# An unrolled loop (it branches on ``k % 2``): three ops per term.
-SERIES_CELL = """
-import numpy as np
-import tcompile as tc
-
-@tc.compile
-def series(x):
-    s = x * 0
-    for k in range({terms}):
-        if k % 2:
-            s = s + x * k
-        else:
-            s = s - x / (k + 1)
-    return s
-
-series(np.ones(3))
-"""
+# An unrolled loop (it branches on ``k % 2``): two graph ops per term; bench/widget_render.py
+# times its report at several sizes.
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "bench"))
+from widget_render import SERIES_CELL  # noqa: E402
 
 
 def series_run(terms: int):
