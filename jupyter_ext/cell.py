@@ -106,11 +106,15 @@ def _is_tcompile_wrapper(fn) -> bool:
                                                   "__tc_error_on_graph_break__"))  # fmt: skip
 
 
-def run(shell, source: CellSource, options: CellOptions, definitions: Definitions):
+def run(shell, source: CellSource, options: CellOptions, definitions: Definitions,
+        namespace: dict | None = None):  # fmt: skip
     """Run the cell: ``(value of its last expression or None, CellRun)``; an exception the code
-    raises is in ``CellRun.error`` (the caller re-raises it)."""
+    raises is in ``CellRun.error`` (the caller re-raises it). ``namespace``: where its names
+    are bound (a preview's copy of the user's), else the user's namespace."""
     tree = shell.transform_ast(_parse(shell, source))
-    namespace = shell.user_ns
+    preview = namespace is not None
+    namespace = namespace if preview else shell.user_ns
+    global_ns = namespace if preview else shell.user_global_ns
     value, error = None, None
     start = time.perf_counter()
     with report.collecting() as reports:
@@ -118,12 +122,12 @@ def run(shell, source: CellSource, options: CellOptions, definitions: Definition
             for i, node in enumerate(tree.body):
                 if i == len(tree.body) - 1 and isinstance(node, ast.Expr):
                     code = shell.compile(ast.Expression(node.value), source.filename, "eval")
-                    value = eval(code, shell.user_global_ns, namespace)  # noqa: S307 - the cell
+                    value = eval(code, global_ns, namespace)  # noqa: S307 - the cell
                     if shell.displayhook.semicolon_at_end_of_expression(source.text):
                         value = None  # "x;" shows nothing, as in the plain cell
                     continue
                 module = ast.Module([node], type_ignores=[])
-                exec(shell.compile(module, source.filename, "exec"), shell.user_global_ns,
+                exec(shell.compile(module, source.filename, "exec"), global_ns,
                      namespace)  # fmt: skip  # noqa: S102 - the user's cell
                 _compile_definitions(node, namespace, options, definitions)
         except Exception as raised:  # the cell's own error: the caller re-raises it

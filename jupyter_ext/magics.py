@@ -55,8 +55,9 @@ class TcompileMagics(Magics):
         flags = self.defaults.flags() or "(none: the defaults)"
         print(f"%%tcompile session defaults: {flags}")
 
-    def _run(self, source: CellSource, options: CellOptions):
-        value, run = cells.run(self.shell, source, options, self.definitions)
+    def _run(self, source: CellSource, options: CellOptions, namespace: dict | None = None):
+        definitions = self.definitions if namespace is None else cells.Definitions()
+        value, run = cells.run(self.shell, source, options, definitions, namespace)
         if isinstance(run.error, tc.Unsupported):  # its pinned error shows the file it broke in
             run = replace(run, error_source=source_of(run.error.record, self.shell))
         return value, run
@@ -82,15 +83,26 @@ class TcompileMagics(Magics):
         return parent.get("metadata", {}).get("cellId") or source.text
 
     def _rerun(self, widget, source: CellSource, options: CellOptions) -> None:
-        """A toggle changed: run the cell again with ``options``, its output in the widget."""
+        """A toggle changed: a preview of the cell with ``options``, run in a copy of the
+        user's namespace (what the cell defines or rebinds stays in the copy: the notebook's
+        source, its ``Out`` and the kernel's names keep agreeing), its output in the widget;
+        back to the cell's own options, its own run again, without running anything."""
         widget.output.clear_output()
+        own = widget.cell_run
+        if options == own.options:
+            widget.update(own)
+            return
         with widget.output:
-            value, run = self._run(source, options)
+            value, run = self._run(source, options, dict(self.shell.user_ns))
             if run.error is not None and not isinstance(run.error, tc.Unsupported):
                 raise run.error  # the Output widget shows its traceback
             if value is not None:
                 display(value)
-        widget.update(run)  # a tc.Unsupported shows on top of it, pinned to its line
+        flags = options.flags()
+        widget.update(run, note=(
+            f"Preview with %%tcompile {flags}".rstrip() + ": the cell ran again in a copy of "
+            "your namespace, so your variables and functions are as the cell's own run left "
+            "them. To keep these options, put them on the cell's %%tcompile line and run it."))  # fmt: skip
 
     def note_cell_start(self, info=None) -> None:
         """IPython's pre_run_cell event: remember its cell file names (`cells.cell_number`)."""

@@ -214,6 +214,23 @@ def test_an_unsupported_from_a_plain_cell_is_pinned_on_its_own(shell):
     )
 
 
+def test_a_toggle_previews_and_never_rebinds_what_a_later_cell_defined(shell, capsys):
+    run(shell, "def h(x):\n    return x + 1\nprint('ran early')\nh(np.ones(2))")
+    early = magics().last_widget
+    run(shell, "def h(x):\n    return x + 2", magic=None)  # a later cell fixes h
+    fixed = shell.user_ns["h"]
+    capsys.readouterr()
+    early.on_options(early.run.options.changed(fullgraph=True))
+    assert shell.user_ns["h"] is fixed  # the preview ran in a copy of the namespace
+    assert "Preview with %%tcompile --fullgraph" in early.message.value
+    assert "put them on the cell&#x27;s %%tcompile line" in early.message.value
+    assert early.run is not early.cell_run and early.run.options.fullgraph
+    capsys.readouterr()
+    early.on_options(early.run.options.changed(fullgraph=False))  # back: the cell's own run
+    assert early.run is early.cell_run and early.message.value == ""
+    assert capsys.readouterr().out.count("ran early") == 0  # shown again, not run again
+
+
 def test_rerunning_a_cell_replaces_and_forgets_its_compiled_functions(shell):
     run(shell, BREAKING)
     first = shell.user_ns["f"]

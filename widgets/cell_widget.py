@@ -42,7 +42,8 @@ class CellWidget(widgets.VBox):
         on_options: OptionsCallback | None = None,
         **kwargs,
     ):
-        self.run = run
+        self.run = run  # what it shows: the cell's own run, or a preview
+        self.cell_run = run  # the cell's own run (its Out, the kernel's names)
         self.options = run.options  # what the controls show: the last options asked for
         self.choices = {choice.name: choice for choice in backends}
         self._syncing = False
@@ -94,16 +95,18 @@ class CellWidget(widgets.VBox):
         for control in self._controls():
             control.disabled = callback is None
 
-    def update(self, run: CellRun) -> None:
-        """Show ``run`` (a re-run of the cell); the controls follow its options silently."""
+    def update(self, run: CellRun, note: str = "") -> None:
+        """Show ``run`` (the cell's, or a preview with other options, which ``note`` explains);
+        the controls follow its options silently."""
         self.run = run
         self.options = run.options
         self.summary.value = render.summary_html(run)
         for page, (_, html) in zip(self.tabs.children, render.SECTIONS):
             page.value = html(run)
         # a tc.Unsupported the cell raised: on top, with the Breaks tab open where it is
-        self.message.value = render.cell_error_html(run)
-        if self.message.value:
+        error = render.cell_error_html(run)
+        self.message.value = (render.note_html(note) if note else "") + error
+        if error:
             self.tabs.selected_index = [title for title, _ in render.SECTIONS].index("Breaks")
         large = render.large_graphs(run)
         self.large_graphs.options = [(title, i) for i, (title, _) in enumerate(large)]
@@ -164,7 +167,7 @@ class CellWidget(widgets.VBox):
             backend=self.backend.value,
         )
         if self.on_options is not None:
-            self._say(f"Re-running the cell with %%tcompile {self.options.flags()}".rstrip())
+            self._say(f"Previewing the cell with %%tcompile {self.options.flags()}".rstrip())
             with self.output:
                 self.on_options(self.options)
 

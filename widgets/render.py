@@ -611,6 +611,11 @@ SECTIONS: tuple[tuple[str, Callable[[CellRun], str]], ...] = (
 )  # the widget's tabs and the static page's sections, in order
 
 
+def note_html(text: str) -> str:
+    """A note on top of the report (a preview's options)."""
+    return _page(f'<div class="tc-note tc-preview">{escape(text)}</div>')
+
+
 def cell_error_html(run: CellRun) -> str:
     """The ``tc.Unsupported`` the cell raised, pinned to its line ("" if none): the widget shows
     it on top, in place of an output of its own."""
