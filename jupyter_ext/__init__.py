@@ -15,7 +15,7 @@ loading the extension does.
 
 from __future__ import annotations
 
-from tcompile.tracer import file_labels
+from tcompile.tracer import file_labels, report
 from tcompile.tracer.errors import Unsupported
 
 from .magics import TcompileMagics
@@ -28,6 +28,7 @@ def load_ipython_extension(ipython) -> None:
     ipython.events.register("post_run_cell", magics.show_pending)
     ipython.set_custom_exc((Unsupported,), magics.unsupported)
     file_labels.add_namer(magics.cell_labels.name)  # graphs and loops say "Cell In[5]:3"
+    report.recorder.listeners.append(magics.session_log)  # %tcompile log: every compile
 
 
 def unload_ipython_extension(ipython) -> None:
@@ -37,3 +38,5 @@ def unload_ipython_extension(ipython) -> None:
         ipython.events.unregister("post_run_cell", magics.show_pending)
         ipython.set_custom_exc((), None)
         file_labels.remove_namer(magics.cell_labels.name)
+        if magics.session_log in report.recorder.listeners:
+            report.recorder.listeners.remove(magics.session_log)

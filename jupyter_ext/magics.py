@@ -11,6 +11,7 @@ from __future__ import annotations
 import linecache
 from dataclasses import replace
 
+from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.display import display
 
@@ -21,6 +22,7 @@ from tcompile.widgets.model import CellOptions, CellRun, CellSource
 
 from . import cell as cells
 from .options import parse, tcompile
+from .session_log import SessionLog
 
 
 @magics_class
@@ -34,6 +36,7 @@ class TcompileMagics(Magics):
         self._widgets: dict[str, object] = {}  # cell id -> the widget it shows
         self._names_before: dict | None = None  # IPython's cell file names as a cell started
         self.cell_labels = cells.CellLabels(shell)
+        self.session_log = SessionLog(self.running_cell)
 
     @cell_magic("tcompile")
     def tcompile_cell(self, line: str, cell: str):
@@ -49,7 +52,17 @@ class TcompileMagics(Magics):
 
     @line_magic("tcompile")
     def tcompile_line(self, line: str):
-        """``%tcompile OPTIONS`` sets the session's defaults; bare ``%tcompile`` shows them."""
+        """``%tcompile OPTIONS`` sets the session's defaults; bare ``%tcompile`` shows them;
+        ``%tcompile log`` shows every compile of the session (``%tcompile log clear`` forgets
+        them)."""
+        words = line.split()
+        if words[:1] == ["log"]:
+            if words[1:] == ["clear"]:
+                self.session_log.clear()
+            elif words[1:]:
+                raise UsageError(f"%tcompile log: unknown argument {' '.join(words[1:])!r}; "
+                                 "use %tcompile log, or %tcompile log clear")  # fmt: skip
+            return self.session_log
         if line.strip():
             self.defaults = parse(line, self.defaults)
         flags = self.defaults.flags() or "(none: the defaults)"
@@ -107,6 +120,12 @@ class TcompileMagics(Magics):
     def note_cell_start(self, info=None) -> None:
         """IPython's pre_run_cell event: remember its cell file names (`cells.cell_number`)."""
         self._names_before = dict(getattr(self.shell.compile, "_filename_map", {}))
+
+    def running_cell(self) -> int | None:
+        """The number of the cell being run, for the session log."""
+        if self._names_before is None:
+            return None
+        return cells.cell_number(self.shell, self._names_before)
 
     def show_pending(self, result=None) -> None:
         """IPython's post_run_cell event: show the widget of the cell that just ran."""

@@ -346,3 +346,25 @@ def test_graph_comments_and_loop_records_name_the_cell_not_its_file(shell, kerne
     label = f"Cell In[{result.execution_count}]"
     assert f"{label}:3 in f" in graphs and loops and all(d.startswith(label) for d in loops)
     assert ".py:" not in graphs + "".join(loops)
+
+
+def test_the_session_log_records_recompiles_a_plain_cell_caused(shell):
+    magics().session_log.clear()
+    defined = run(shell, "def sq(x):\n    return x * x\nsq(np.ones(3))")
+    later = run(shell, "sq(np.ones((2, 2)))", magic=None)  # a plain cell: no widget
+    log = shell.run_line_magic("tcompile", "log")
+    rows = log.rows()
+    assert [row[2] for row in rows] == [f"In[{defined.execution_count}]",
+                                        f"In[{later.execution_count}]"]  # fmt: skip
+    assert rows[1][3] == "sq" and re.search(
+        r"recompiled because \[\d+/0\]: array x rank", rows[1][6]
+    )
+    bundle = log._repr_mimebundle_()
+    assert (
+        "tcompile session log: 2 compiles" in bundle["text/plain"]
+        and "<table>" in bundle["text/html"]
+    )
+    shell.run_line_magic("tcompile", "log clear")
+    assert shell.run_line_magic("tcompile", "log").rows() == []
+    with pytest.raises(UsageError, match="unknown argument 'everything'"):
+        shell.run_line_magic("tcompile", "log everything")
