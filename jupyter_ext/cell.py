@@ -111,7 +111,7 @@ def run(shell, source: CellSource, options: CellOptions, definitions: Definition
     """Run the cell: ``(value of its last expression or None, CellRun)``; an exception the code
     raises is in ``CellRun.error`` (the caller re-raises it). ``namespace``: where its names
     are bound (a preview's copy of the user's), else the user's namespace."""
-    tree = shell.transform_ast(_parse(shell, source))
+    tree = parsed(shell, source)
     preview = namespace is not None
     namespace = namespace if preview else shell.user_ns
     global_ns = namespace if preview else shell.user_global_ns
@@ -134,6 +134,22 @@ def run(shell, source: CellSource, options: CellOptions, definitions: Definition
             error = raised
     seconds = time.perf_counter() - start
     return value, CellRun(source, options, tuple(reports), error, seconds)
+
+
+def defined_names(tree: ast.Module) -> list[str]:
+    """The functions a cell's top-level statements define: ``def`` and lambdas bound to a name."""
+    names = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            names.append(node.name)
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda):
+            names += [t.id for t in node.targets if isinstance(t, ast.Name)]
+    return names
+
+
+def parsed(shell, source: CellSource) -> ast.Module:
+    """The cell's code as IPython runs it (its input and AST transformations)."""
+    return shell.transform_ast(_parse(shell, source))
 
 
 def _parse(shell, source: CellSource) -> ast.Module:

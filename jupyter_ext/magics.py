@@ -21,6 +21,7 @@ from tcompile.widgets import render
 from tcompile.widgets.model import CellOptions, CellRun, CellSource
 
 from . import cell as cells
+from . import timeit
 from .options import parse, tcompile
 from .session_log import SessionLog
 
@@ -44,6 +45,10 @@ class TcompileMagics(Magics):
         options = parse(line, self.defaults)
         source = cells.register(self.shell, line, cell, self._names_before)
         value, run = self._run(source, options)
+        if options.timeit and run.error is None:
+            tree = cells.parsed(self.shell, source)
+            timing = timeit.measure(self.shell, tree, source.filename, cells.defined_names(tree))
+            run = replace(run, timing=timing)
         if options.widget:
             self._pending = self._widget(run)
         if run.error is not None:

@@ -50,6 +50,14 @@ from tcompile.widgets.model import CellOptions
     help="do not show the cell's widget",
 )
 @argument("--widget", dest="widget", action="store_true", help="show the widget (the default)")
+@argument(
+    "--timeit",
+    action="store_true",
+    default=None,
+    help="after the cell, run its calls again compiled and plain, and show both times "
+    "(like %%timeit, the code runs again)",
+)
+@argument("--no-timeit", dest="timeit", action="store_false", help="no timing (the default)")
 def tcompile(line: str) -> None:  # noqa: D401 - the signature magic_arguments documents
     """Compile the functions this cell defines with tcompile, run it, show what was captured.
 

@@ -368,3 +368,18 @@ def test_the_session_log_records_recompiles_a_plain_cell_caused(shell):
     assert shell.run_line_magic("tcompile", "log").rows() == []
     with pytest.raises(UsageError, match="unknown argument 'everything'"):
         shell.run_line_magic("tcompile", "log everything")
+
+
+def test_timeit_times_the_cells_calls_compiled_and_plain(shell, capsys):
+    run(shell, "def lap(u):\n    return u[1:-1] * 2 - u[:-2] - u[2:]\nprint(lap(np.ones(64)).sum())",
+        magic="%%tcompile --timeit")  # fmt: skip
+    widget = magics().last_widget
+    timing = widget.run.timing
+    assert timing is not None and timing.runs >= 1 and timing.compiled_s > 0 and timing.plain_s > 0
+    assert capsys.readouterr().out.count("0.0") == 1  # the timing runs print nothing
+    assert "compiled is" in render.timings_html(widget.run)
+    assert shell.user_ns["lap"].__tc_compiled__  # the cell's own names are untouched
+    widget_plain = run(shell, "def lap2(u):\n    return u * 2", magic="%%tcompile --timeit")
+    assert magics().last_widget.run.timing is None  # nothing called: nothing to time
+    assert "nothing to time" in render.timings_html(magics().last_widget.run)
+    assert widget_plain.error_in_exec is None

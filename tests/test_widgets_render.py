@@ -363,7 +363,21 @@ def test_timings_tab_shows_phases_per_compile_and_the_cell_time(break_run):
     page = timings_html(break_run)
     assert "<th>trace</th>" in page and "<th>codegen</th>" in page
     assert page.count("<tr>") == len(break_run.reports) + 2  # header and total rows
-    assert f"Cell wall time: {break_run.seconds * 1e3:.2f} ms" in page
+    assert f"The cell ran in {break_run.seconds * 1e3:.2f} ms, of which compiling took" in page
+    assert "Add --timeit to the %%tcompile line" in page
+
+
+def test_timeit_figures_say_whether_compiling_paid_off(break_run):
+    from dataclasses import replace
+
+    from tcompile.widgets.model import CellTiming
+
+    faster = replace(break_run, timing=CellTiming(0.010, 0.025, 5))
+    page = timings_html(faster)
+    assert "compiled 10.00 ms, plain 25.00 ms: compiled is 2.50x faster" in page
+    assert "calls 10.00 ms compiled, 25.00 ms plain" in summary(faster)
+    slower = replace(break_run, timing=CellTiming(0.020, 0.010, 3))
+    assert "compiled is 2.00x slower" in timings_html(slower)
 
 
 def test_empty_tabs_say_so():

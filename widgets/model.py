@@ -21,6 +21,7 @@ class CellOptions:
     backend: str = "auto"
     dynamic: bool | None = None
     widget: bool = True
+    timeit: bool = False  # time the cell's calls compiled and plain (`jupyter_ext.timeit`)
 
     def changed(self, **fields) -> CellOptions:
         return replace(self, **fields)
@@ -32,6 +33,7 @@ class CellOptions:
         parts += [] if self.backend == "auto" else ["--backend", self.backend]
         parts += {None: [], True: ["--dynamic"], False: ["--no-dynamic"]}[self.dynamic]
         parts += [] if self.widget else ["--no-widget"]
+        parts += ["--timeit"] if self.timeit else []
         return " ".join(parts)
 
 
@@ -60,6 +62,20 @@ class CellSource:
 
 
 @dataclass(frozen=True)
+class CellTiming:
+    """``--timeit``: the cell's statements other than its definitions, run again with its
+    functions compiled (warm) and plain: the median seconds of ``runs`` runs each."""
+
+    compiled_s: float
+    plain_s: float
+    runs: int
+
+    @property
+    def speedup(self) -> float:
+        return self.plain_s / self.compiled_s if self.compiled_s > 0 else float("inf")
+
+
+@dataclass(frozen=True)
 class CellRun:
     """One execution of a cell: its reports, the error it raised (if any), its wall time."""
 
@@ -71,3 +87,4 @@ class CellRun:
     # the whole file a tc.Unsupported the cell raised broke in (this cell, another one, a
     # module): what its pinned error shows; None: the cell's own source
     error_source: CellSource | None = None
+    timing: CellTiming | None = None  # with --timeit: compiled and plain, warm

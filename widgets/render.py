@@ -221,6 +221,9 @@ def summary(run: CellRun) -> str:
         parts.insert(4, f"{_plural(plain, 'loop')} run as plain Python")
     if errors:
         parts.insert(4, f"{_plural(errors, 'compile')} failed (tc.Unsupported)")
+    if run.timing is not None:
+        parts.append(f"calls {_ms(run.timing.compiled_s)} compiled, {_ms(run.timing.plain_s)} "
+                     f"plain")  # fmt: skip
     if run.error is not None:
         parts.append(f"raised {type(run.error).__name__}")
     return " · ".join(parts)
@@ -565,8 +568,27 @@ def _timings_body(run: CellRun) -> str:
     graphs = [graph for _, _, graph in _shown_graphs(run)]
     drawn = f"Drawing the graphs (this report, after the cell ran): " \
         f"{_ms(drawing.drawing_seconds(graphs))}"  # fmt: skip
-    return f"{table}<div>Cell wall time: {_ms(run.seconds)} (compiles and calls included)</div>" \
-        f"<div>{escape(drawn)}</div>"  # fmt: skip
+    return f"{table}<div>{escape(run_time(run))}</div><div>{escape(drawn)}</div>"
+
+
+def run_time(run: CellRun) -> str:
+    """What the cell's run cost, compiling apart, and whether compiling paid off: with
+    ``--timeit`` its calls warm, compiled and plain; else how to find out."""
+    compiling = sum(r.compile_time for r in run.reports)
+    text = (f"The cell ran in {_ms(run.seconds)}, of which compiling took {_ms(compiling)}: "
+            f"its code ran in {_ms(max(run.seconds - compiling, 0.0))}.")  # fmt: skip
+    timing = run.timing
+    if timing is None:
+        if run.options.timeit:
+            return text + " --timeit had nothing to time (no call of a function it defines, " \
+                "or a run raised)."  # fmt: skip
+        return text + " Add --timeit to the %%tcompile line to compare its calls with the " \
+            "plain code."  # fmt: skip
+    verdict = f"{timing.speedup:.2f}x faster" if timing.speedup >= 1 else \
+        f"{1 / timing.speedup:.2f}x slower"  # fmt: skip
+    return text + (f" Its calls again (--timeit, median of {timing.runs} runs each): compiled "
+                   f"{_ms(timing.compiled_s)}, plain {_ms(timing.plain_s)}: compiled is "
+                   f"{verdict}.")  # fmt: skip
 
 
 def graphs_html(run: CellRun) -> str:
