@@ -73,7 +73,7 @@ CASES = {
     "type": (Guard(X, "type", int), "__tc_type(x) is K", 3, 3.0,
              "type(x) is int", "type of x changed: expected int, actual float"),
     "id": (Guard(X, "id", helper), "x is K", helper, other_helper,
-           f"x is helper  (id {id(helper):#x})",
+           "x is the helper it was when traced",
            "x is a different object than the one traced (helper)"),
     "const_int": (Guard(X, "const", 3), "__tc_type(x) is __tc_type(K) and x == K", 3, 3.0,
                   "x == 3", "x == 3 failed: actual 3.0"),
