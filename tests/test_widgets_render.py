@@ -333,7 +333,7 @@ def test_pages_escape_the_cells_source_and_file_names(break_run):
     assert "a < b & c" not in page
     graphs, guards = graphs_html(break_run), guards_html(break_run)
     assert "&lt;tcompile-test-cell-" in graphs and "<tcompile-test-cell-" not in graphs
-    assert "<td>G[&#x27;np&#x27;] is numpy" in guards
+    assert "<td>G[&#x27;np&#x27;] is the numpy it was when traced" in guards
 
 
 def test_breaks_tab_lists_skipped_frames_with_their_reasons(skip_run):
