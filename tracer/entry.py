@@ -153,10 +153,10 @@ class CompiledFrame:
         return tuple(reasons)
 
     def _mark_dynamic(self, entry: Entry, scope: dict) -> None:
-        """A dim seen with a second size becomes symbolic; so does a Python int or float seen
-        with a second value (it becomes a graph input instead of a constant)."""
+        """A dim seen with a second size becomes symbolic; so does a Python int, float or str
+        seen with a second value (it becomes a graph input instead of a constant)."""
         for guard in entry.guards:
-            is_number = guard.kind == "const" and type(guard.expected) in (int, float)
+            is_number = guard.kind == "const" and type(guard.expected) in (int, float, str)
             if guard.kind != "shape" and not is_number:
                 continue
             try:

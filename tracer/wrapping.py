@@ -15,7 +15,15 @@ from .graph import Node, TensorMeta, describe_value
 from .guard_list import GuardList
 from .source import AttrSource, GlobalSource, ItemSource, LocalSource, Source
 from .user_code import is_user_function, is_user_instance, static_lookup, subclass_of
-from .values.arrays import ArrayMethod, ArrayValue, NumpyValue, ScalarValue, SymFloat, SymInt
+from .values.arrays import (
+    ArrayMethod,
+    ArrayValue,
+    NumpyValue,
+    ScalarValue,
+    SymFloat,
+    SymInt,
+    SymStr,
+)
 from .values.containers import ConstMethod, DictValue, ListValue, PreexistingList, TupleValue
 from .values.core import Const, Obj, Value
 from .values.functions import UserFunction
@@ -120,6 +128,8 @@ class Inputs:
             source
         ):
             return self._input_number(obj, source)
+        if t is str and self.dynamic.number_is_input(source):
+            return self._input_text(obj, source)
         if t in CONST_TYPES:
             self.guards.add(source, "const", obj)
             return Const(obj, source)
@@ -254,6 +264,13 @@ class Inputs:
         if type(obj) is int:
             return SymInt(node, obj, frozenset(), source=source, on_concrete=(pin,))
         return SymFloat.leaf(node, obj, pin, source)
+
+    def _input_text(self, obj: str, source: Source) -> SymStr:
+        """A str seen with a second value: a graph input (no recompile per text: a progress
+        message an f-string made before a break), until a use needs its value (pinned)."""
+        self.guards.add(source, "type", str)
+        node = self._input_node(obj, source)
+        return SymStr(node, obj, (lambda: self.guards.add(source, "const", obj),), source)
 
     def _input_dim(self, array: ArrayValue, source: Source, dim: int) -> SymInt:
         graph = self.state.root_graph

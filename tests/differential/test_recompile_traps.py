@@ -648,6 +648,33 @@ def made_function_names(x):
     return inner(x), inner.__name__, inner.__qualname__, inner.__module__
 
 
+def prints_array_values(x):
+    y = x * 2
+    print(f"sum {y.sum():.3f} and {y.max()}")  # text made before the print's break
+    return y + 1
+
+
+def text_used_as_a_key(x, label):
+    table = {"a": 1.0, "b": 2.0}
+    return x * table[label], label.upper()  # the text's value is needed: pinned
+
+
+def text_passed_through(x, label):
+    print("label:", label)
+    return x + 1, label
+
+
+TEXT_CASES = [
+    C("prints_array_values", prints_array_values,
+      *(lambda k=k: (np.arange(3.0) * k,) for k in range(6)), pattern="ABCDEFA",
+      after=max_recompiles(2)),
+    C("text_used_as_a_key", text_used_as_a_key, lambda: (np.ones(2), "a"), lambda: (np.ones(2), "b"),
+      pattern="AABBA"),
+    C("text_passed_through", text_passed_through, lambda: (np.ones(2), "alpha"),
+      lambda: (np.ones(2), "gamma"), lambda: (np.ones(2), "delta"), pattern="ABCABC",
+      after=max_recompiles(2)),
+]  # fmt: skip
+
 NUMBER_CASES = [
     C(
         "split_loop_prints_round",
@@ -758,7 +785,7 @@ NUMBER_CASES = [
     C("char_of_int_raises_for_some", char_of_int, *values(65, 66, -1, 67), pattern="ABCDA"),
 ]
 
-CASES = BOOL_CASES + FOLD_CASES + NUMBER_CASES
+CASES = BOOL_CASES + FOLD_CASES + NUMBER_CASES + TEXT_CASES
 
 
 @pytest.mark.parametrize("case", CASES, ids=case_id)

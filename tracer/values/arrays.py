@@ -126,13 +126,15 @@ class SymFloat(GraphValue):
 
 @dataclass(eq=False)
 class SymStr(GraphValue):
-    """A str the graph makes of dynamic numbers (``f"{err:.3e}"``, ``str(k)``): it leaves the
-    graph as it is (printed after a break, say) with no value guard; any other use needs its
-    value, and pins the numbers it is made of (``pins``)."""
+    """A str the graph makes of dynamic numbers (``f"{err:.3e}"``, ``str(k)``), or a str input
+    seen with a second value (the text an f-string had made before a break, handed to the
+    resume function): it leaves the graph as it is (printed after a break, say) with no value
+    guard; any other use needs its value, and pins the numbers it is made of (``pins``)."""
 
     node: Node
     hint: str
     pins: tuple = ()
+    source: Source | None = None  # a str input (seen with a second value): where it is read
 
     def python_type(self) -> type:
         return str
