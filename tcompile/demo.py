@@ -6,9 +6,9 @@ notebook, widgets included, to ``build/quickstart.ipynb``), and prints what each
 cell's widget reported: functions compiled, graphs, graph breaks with their lines and reasons,
 skipped frames, errors.
 
-The HTML needs no network: every widget output also carries a static ``text/html`` copy of all
-its tabs (graphs drawn as inline SVG, the cell's lines with breaks marked), and the export shows
-that copy instead of the live widget, whose JavaScript would come from a CDN.
+The HTML needs no network: every widget comes with a saved copy of all its tabs, an output of
+its own (graphs drawn as inline SVG, the cell's lines with breaks marked), and the export shows
+that copy; the live widget's JavaScript would come from a CDN.
 
 `execute_notebook` is also what ``tests/test_notebooks.py`` runs every notebook with.
 """
@@ -22,6 +22,8 @@ import sys
 import time
 import uuid
 from pathlib import Path
+
+from tcompile.widgets.style import SAVED_COPY_CLASS
 
 REPO = Path(__file__).resolve().parent.parent  # the checkout, for an editable install
 QUICKSTART = REPO / "notebooks" / "00_quickstart.ipynb"
@@ -73,15 +75,15 @@ def execute_notebook(path: Path, timeout: int = 120):
 
 def export_html(nb) -> str:
     """The executed notebook as one HTML page (nbconvert's lab template) that shows each widget's
-    static copy: readable offline, with the graphs' SVG and the marked break lines."""
+    saved copy: readable offline, with the graphs' SVG and the marked break lines."""
     from nbconvert import HTMLExporter
-    from traitlets.config import Config
 
-    priority = ["text/html", WIDGET_VIEW, "text/markdown", "image/svg+xml", "image/png"]
-    config = Config({"NbConvertBase": {"display_data_priority": [*priority, "text/plain"]}})
     nb = copy.deepcopy(nb)
     nb.metadata.pop("widgets", None)  # no live widgets shown: no widget manager script needed
-    body, _ = HTMLExporter(config=config).from_notebook_node(nb)
+    for cell in nb.cells:
+        if cell.cell_type == "code":  # each widget's saved copy stands in for it
+            cell.outputs = [o for o in cell.outputs if WIDGET_VIEW not in o.get("data", {})]
+    body, _ = HTMLExporter().from_notebook_node(nb)
     return body
 
 
@@ -96,7 +98,7 @@ def cell_summaries(nb) -> list[str]:
         lines = [f"In [{cell.execution_count}] {magic}"]
         for output in cell.outputs:
             data = output.get("data", {})
-            if WIDGET_VIEW in data:
+            if SAVED_COPY_CLASS in data.get("text/html", ""):
                 report = data.get("text/plain", "")
                 lines += [f"    {line}" for line in report.splitlines() if "Try:" not in line]
             elif output.output_type == "error":

@@ -47,6 +47,9 @@ def run(shell, source: str, magic: str | None = "%%tcompile"):
     return shell.run_cell(f"{magic}\n{text}" if magic else text, store_history=True)
 
 
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
 def shown(shell) -> list[dict]:
     """The display bundles the cell output (widgets, pinned errors), in order."""
     return [output["data"] for output in shell.display_pub.outputs]
@@ -193,7 +196,9 @@ def test_unsupported_is_pinned_to_the_cell_line_and_the_widget_stays(shell):
 
 def test_a_failed_compile_shows_one_error_on_top_of_a_widget_that_shows_the_break(shell):
     run(shell, BREAKING, magic="%%tcompile --fullgraph")
-    (bundle,) = shown(shell)  # the widget alone: no pinned error of its own above it
+    # the saved copy and the widget alone: no pinned error of its own above them
+    bundle, live = shown(shell)
+    assert "tc-saved-report" in bundle["text/html"] and list(live) == [WIDGET_VIEW]
     widget = magics().last_widget
     assert "tc-pinned-error" in widget.message.value and "tc-pinned-error" in bundle["text/html"]
     assert widget.tabs.selected_index == 2  # Breaks
@@ -210,7 +215,8 @@ def test_an_unsupported_from_a_plain_cell_is_pinned_on_its_own(shell):
     (bundle,) = shown(shell)
     assert (
         "tc-pinned-error" in bundle["text/html"]
-        and "application/vnd.jupyter.widget-view+json" not in bundle
+        and "tc-saved-report" not in bundle["text/html"]
+        and WIDGET_VIEW not in bundle
     )
 
 

@@ -22,6 +22,7 @@ import nbformat
 import pytest
 
 from tcompile import demo
+from tcompile.widgets.style import SAVED_COPY_CLASS
 
 NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 NOTEBOOKS = sorted(path.name for path in NOTEBOOK_DIR.glob("*.ipynb"))
@@ -59,6 +60,13 @@ def is_tcompile_cell(cell) -> bool:
 
 def widgets(cell) -> list[dict]:
     return [o.data for o in cell.outputs if WIDGET_VIEW in o.get("data", {})]
+
+
+def saved_copies(cell) -> list[dict]:
+    """The widget's saved copy: an output of its own, just above the widget's."""
+    return [
+        o.data for o in cell.outputs if SAVED_COPY_CLASS in o.get("data", {}).get("text/html", "")
+    ]
 
 
 def pinned_errors(cell) -> list[dict]:
@@ -119,10 +127,16 @@ def test_notebook_runs_clean_in_this_python(name):
         if is_tcompile_cell(cell):
             (bundle,) = widgets(cell)  # one widget per %%tcompile cell
             assert bundle[WIDGET_VIEW]["model_id"] in state, f"{where}: widget state not stored"
-            assert bundle["text/plain"].startswith("tcompile: "), where
-            assert 'class="tc-report"' in bundle["text/html"], where
+            (saved,) = saved_copies(cell)
+            assert cell.outputs.index(next(o for o in cell.outputs if o.get("data") is bundle)) \
+                == cell.outputs.index(next(o for o in cell.outputs if o.get("data") is saved)) + 1, \
+                f"{where}: the saved copy is not just above the widget"  # fmt: skip
+            assert saved["text/plain"].startswith("tcompile: "), where
+            assert 'class="tc-report"' in saved["text/html"], where
         else:
-            assert not widgets(cell), f"{where}: a widget for a plain cell"
+            assert not widgets(cell) and not saved_copies(cell), (
+                f"{where}: a widget for a plain cell"
+            )
 
 
 # -- what each document describes, cell by cell -------------------------------------------------------
@@ -279,7 +293,7 @@ def test_cell_shows_what_the_document_describes(name, cell_id):
     assert raised == ([expect.raises] if expect.raises else []), raised
     assert tagged(cell) == bool(expect.raises), f"tag the cells that raise {RAISES!r}, only those"
 
-    report = widgets(cell)[0]["text/plain"] if is_tcompile_cell(cell) else ""
+    report = saved_copies(cell)[0]["text/plain"] if is_tcompile_cell(cell) else ""
     for field, pattern in SUMMARY.items():
         wanted = getattr(expect, field)
         if wanted is None:
@@ -316,9 +330,9 @@ def quickstart_cell(cell_id: str):
 
 
 def test_quickstart_widget_draws_the_graph_and_marks_the_break_in_its_static_html():
-    (softmax,) = widgets(quickstart_cell("softmax"))
+    (softmax,) = saved_copies(quickstart_cell("softmax"))
     assert softmax["text/html"].count("<svg") == 1
-    (breaking,) = widgets(quickstart_cell("graph-break"))
+    (breaking,) = saved_copies(quickstart_cell("graph-break"))
     page = html.unescape(breaking["text/html"])
     assert page.count("<svg") == 2
     assert 'class="tc-line tc-break-line"' in page
@@ -333,7 +347,8 @@ def test_demo_exports_an_offline_page_and_summarizes_each_tcompile_cell():
     assert graphs == 7  # softmax 1, the break 2, the fixed layer norm 1, the branch 3
     assert marks >= 3  # the print (Breaks tab and pinned error) and the branch
     assert "tc-pinned-error" in page
-    assert WIDGET_VIEW not in page  # the static copies, not widgets that need a CDN
+    # the saved copies, not widgets that need a CDN
+    assert f'<script type="{WIDGET_VIEW}">' not in page and "tc-saved-report" in page
     summary = "\n".join(demo.cell_summaries(nb))
     assert len([line for line in summary.splitlines() if line.startswith("In [")]) == 5
     assert "2 graphs · 1 graph break" in summary

@@ -1,5 +1,6 @@
 """The cell widget's state, without a kernel or front end: toggles call back with new options,
-``update`` refreshes everything, the display bundle carries static HTML and text."""
+``update`` refreshes everything, displaying it shows the saved copy (HTML and text) and the
+live view."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import sys
 
 import ipywidgets as widgets
 import pytest
+from IPython.display import display
 from widget_cells import run_cell
 
 from tcompile.widgets import BackendChoice, CellOptions, CellRun, CellWidget, render
@@ -132,11 +134,31 @@ def test_controls_work_only_with_a_callback_which_may_come_later(run, asked):
     assert asked == [run.options.changed(error_on_graph_break=True)]
 
 
-def test_display_bundle_has_the_live_widget_static_html_and_text(widget, run):
-    bundle = widget._repr_mimebundle_()
-    assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == widget.model_id
-    assert bundle["text/html"] == render.static_html(run)
-    assert bundle["text/plain"] == render.text_report(run)
+def test_display_shows_the_saved_copy_then_the_live_widget(widget, run):
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+
+    InteractiveShell.instance()  # what display publishes to
+    with capture_output() as shown:
+        display(widget)
+    copy, live = (output.data for output in shown.outputs)
+    assert copy["text/html"].startswith('<div class="tc-saved-report"><style>')
+    assert render.static_html(run) in copy["text/html"]
+    assert "run the cell for the live widget" in copy["text/html"]
+    assert copy["text/plain"] == render.text_report(run)
+    assert live == {"application/vnd.jupyter.widget-view+json": {
+        "version_major": 2, "version_minor": 0, "model_id": widget.model_id}}  # fmt: skip
+
+
+def test_the_saved_copy_is_the_cells_own_run_not_a_preview(widget, run):
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+
+    InteractiveShell.instance()
+    widget.update(run_cell(OTHER_CELL), note="a preview")
+    with capture_output() as shown:
+        display(widget)
+    assert shown.outputs[0].data["text/plain"] == render.text_report(run)
 
 
 def test_importing_tcompile_and_its_widgets_does_not_import_ipython_or_ipywidgets():

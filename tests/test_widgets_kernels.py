@@ -15,7 +15,13 @@ from widget_cells import run_cell
 from tcompile.tracer.compiled_graph import CompiledGraph, FusionDecision, KernelInfo
 from tcompile.tracer.report import CompileReport
 from tcompile.widgets import CellOptions, CellRun, CellSource, CellWidget, render
-from tcompile.widgets.render import kernel_counts, kernels_html, static_html, text_report
+from tcompile.widgets.render import (
+    kernel_counts,
+    kernels_html,
+    saved_copy,
+    static_html,
+    text_report,
+)
 
 SOURCE = CellSource("def f(x):\n    return x * 2\n", 2, "<cell-7>", "Cell In[7]")
 
@@ -196,7 +202,7 @@ def test_static_page_and_widget_show_the_kernels_tab():
     try:
         index = widget.tabs.titles.index("Kernels")
         assert widget.tabs.children[index].value == kernels_html(run)
-        assert widget._repr_mimebundle_()["text/plain"] == text_report(run)
+        assert saved_copy(run)["text/plain"] == text_report(run)
     finally:
         widget.close()
 

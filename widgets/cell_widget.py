@@ -119,12 +119,19 @@ class CellWidget(widgets.VBox):
             self.backend.options = self._backend_labels(run.options.backend)
             self.backend.value = run.options.backend
 
+    def _ipython_display_(self) -> None:
+        """Two outputs: the report's saved copy (HTML and text: saved notebooks, nbconvert,
+        GitHub, terminal IPython), then the live widget, which hides the copy while it shows
+        (`render.saved_copy`). The copy is the cell's own run: what its %%tcompile line makes."""
+        from IPython.display import display
+
+        display(render.saved_copy(self.cell_run), raw=True)
+        display(self._repr_mimebundle_(), raw=True)
+
     def _repr_mimebundle_(self, **kwargs) -> dict:
-        # The live widget for front ends with the widget manager; HTML and text for saved
-        # notebooks, nbconvert and terminal IPython.
+        # The live view alone; no text: terminal IPython prints the copy's text instead.
         bundle = super()._repr_mimebundle_(**kwargs)
-        bundle["text/html"] = render.static_html(self.run)
-        bundle["text/plain"] = render.text_report(self.run)
+        bundle.pop("text/plain", None)
         return bundle
 
     def _draw_large(self, _button=None) -> None:

@@ -25,7 +25,7 @@ from tcompile.tracer.report import EAGER, ERROR, GRAPH, PLAIN, CompileReport
 
 from . import drawing
 from .model import CellRun, CellSource
-from .style import CSS
+from .style import CSS, SAVED_COPY_CLASS, SAVED_COPY_CSS
 
 CODE_SOURCES = {
     "glue": "glue (the frame's new code)",
@@ -330,12 +330,18 @@ def _graph_block(report: CompileReport, title: str, graph: Graph, source: CellSo
     heading = _title(title, f"{_plural(graph.op_count(), 'op')} · {where}")
     if drawn.svg is not None:
         row = f'<div class="tc-graph-svg">{drawn.svg}</div>{_pre(str(graph))}'
+        heading += _ZOOM
     elif graph.op_count() > drawing.DRAW_LIMIT:
         row = f"<div>{_graph_summary(graph, drawn.note, source)}</div>{_code_head(graph)}"
     else:
         row = f'<div class="tc-error">{escape(drawn.note)}</div>{_pre(str(graph))}'
-    return f'<div class="tc-graph">{heading}<div class="tc-graph-row">{row}</div>' \
-        f"{_loops_html(report)}</div>"  # fmt: skip
+    # <details>: a click on the title folds the graph away, with no script (saved copies too)
+    return f'<details class="tc-graph" open><summary>{heading}</summary>' \
+        f'<div class="tc-graph-row">{row}</div>{_loops_html(report)}</details>'  # fmt: skip
+
+
+# A drawing fits a short box; this box shows it at full size (CSS alone: `style.CSS`).
+_ZOOM = '<label class="tc-zoom"><input type="checkbox"> full size</label>'
 
 
 def large_graphs(run: CellRun) -> list[tuple[str, Graph]]:
@@ -653,6 +659,19 @@ def static_html(run: CellRun) -> str:
     error = _pinned_error_body(run.error.record, run.error_source or run.source) \
         if isinstance(run.error, Unsupported) else ""  # fmt: skip
     return _page(f"{summary_html(run)}{error}{body}")
+
+
+def saved_copy(run: CellRun) -> dict[str, str]:
+    """The display bundle of the report's saved copy: an output of its own just above the live
+    widget, hidden while the widget shows (`style.SAVED_COPY_CSS`). A saved notebook reopened
+    without a kernel, or viewed on GitHub, nbviewer or after nbconvert, has no widget model (Jupyter
+    does not save widget state by default): there the copy shows, and the widget's output,
+    which could only say "model not found", is hidden."""
+    note = ('<div class="tc-note tc-muted">A saved copy of the %%tcompile report: run the cell '
+            "for the live widget.</div>")  # fmt: skip
+    html = (f'<div class="{SAVED_COPY_CLASS}"><style>{SAVED_COPY_CSS}</style>'
+            f"{static_html(run)}{_page(note)}</div>")  # fmt: skip
+    return {"text/html": html, "text/plain": text_report(run)}
 
 
 # -- a tc.Unsupported pinned to its cell line ----------------------------------------------------

@@ -3,7 +3,8 @@
 Colours are JupyterLab's variables (with fallbacks for other front ends) or translucent tints
 that read on light and dark backgrounds alike; graph drawings keep a white card of their own.
 Every rule is scoped under ``.tc-report``, which also makes it outrank JupyterLab's own rules
-for ``pre`` and ``table`` in rendered HTML.
+for ``pre`` and ``table`` in rendered HTML, but the widget's own controls' (``.tc-widget``: a
+pressed toggle in the brand colour with a check mark, readable on both themes).
 """
 
 CSS = """
@@ -19,9 +20,16 @@ CSS = """
 div.tc-report pre.tc-code { background: var(--jp-layout-color2, rgba(127, 127, 127, 0.1));
   padding: 6px 8px; margin: 2px 0; border-radius: 3px; overflow-x: auto; white-space: pre; }
 .tc-report .tc-graph-row { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; }
+.tc-report { overflow-wrap: anywhere; }
 .tc-report .tc-graph-svg { background: #ffffff; border-radius: 4px; padding: 4px;
-  max-width: 100%; overflow: auto; }
-.tc-report .tc-graph-svg svg { max-width: 100%; height: auto; }
+  max-width: 100%; max-height: 340px; overflow: auto; }
+.tc-report .tc-graph-svg svg { max-width: 100%; max-height: 330px; width: auto; height: auto; }
+.tc-report .tc-graph:has(.tc-zoom input:checked) .tc-graph-svg,
+.tc-report .tc-graph:has(.tc-zoom input:checked) .tc-graph-svg svg { max-height: none; }
+.tc-report details.tc-graph > summary { list-style-position: outside; margin-left: 1em; }
+.tc-report details.tc-graph > summary .tc-title { display: inline-block; margin-right: 12px; }
+.tc-report .tc-zoom { font-size: 12px; opacity: 0.85; cursor: pointer; }
+.tc-report .tc-graph-row pre.tc-code { max-height: 340px; overflow: auto; }
 .tc-report .tc-table { border-collapse: collapse; margin: 4px 0; font-size: inherit; }
 .tc-report .tc-table th, .tc-report .tc-table td { padding: 2px 8px; text-align: left;
   border: 1px solid var(--jp-border-color2, rgba(128, 128, 128, 0.35));
@@ -38,7 +46,7 @@ div.tc-report pre.tc-code { background: var(--jp-layout-color2, rgba(127, 127, 1
 .tc-report .tc-call-line { background: rgba(127, 127, 127, 0.14); }
 .tc-report .tc-plain-line { background: rgba(0, 120, 200, 0.12); box-shadow: inset 3px 0 #0078c8; }
 .tc-report .tc-line-note { padding-left: 2em; font-style: italic; opacity: 0.85;
-  font-family: var(--jp-ui-font-family, sans-serif); }
+  font-family: var(--jp-ui-font-family, sans-serif); white-space: normal; }
 .tc-report .tc-break, .tc-report .tc-entry { margin: 8px 0; padding: 1px 0 1px 10px;
   border-left: 3px solid rgba(127, 127, 127, 0.45); }
 .tc-report .tc-break { border-left-color: #e0561e; }
@@ -64,4 +72,22 @@ div.tc-report pre.tc-code { background: var(--jp-layout-color2, rgba(127, 127, 1
 .tc-report .tc-table td.tc-refused { color: #e0561e; font-weight: 600; }
 .tc-report .tc-error { border: 1px solid rgba(220, 50, 50, 0.6); border-radius: 4px;
   background: rgba(220, 50, 50, 0.08); padding: 6px 10px; margin: 4px 0; }
+.tc-widget .tc-toolbar .widget-toggle-button.mod-active {
+  background: var(--jp-brand-color1, #1976d2); color: #ffffff; }
+.tc-widget .tc-toolbar .widget-toggle-button.mod-active::before { content: "\\2713  "; }
+"""
+
+# The report's saved copy (`render.saved_copy`) is the output just above the live widget's (class
+# ``tc-widget``). In JupyterLab and Notebook 7 (output areas ``.jp-OutputArea-child``, each output
+# tagged with its ``data-mime-type``): while the widget shows, the copy is hidden; where the
+# widget's output has no widget (a reopened notebook: "model not found"), that output is hidden
+# and the copy shows. Other front ends show the copy (and whatever they make of the widget).
+SAVED_COPY_CLASS = "tc-saved-report"
+_WIDGET_OUTPUT = (".jp-OutputArea-child:has("
+                  '[data-mime-type="application/vnd.jupyter.widget-view+json"])')  # fmt: skip
+SAVED_COPY_CSS = f"""
+.jp-OutputArea-child:has(.{SAVED_COPY_CLASS}):has(+ .jp-OutputArea-child .tc-widget) {{
+  display: none; }}
+.jp-OutputArea-child:has(.{SAVED_COPY_CLASS}) + {_WIDGET_OUTPUT}:not(:has(.tc-widget)) {{
+  display: none; }}
 """

@@ -45,7 +45,9 @@ CHROMIUM_ARGS = [
 ]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "build" / "e2e"
 NOTEBOOK = "tcompile_e2e.ipynb"
-BUDGET_S = 60  # the whole test, lab start to shutdown; a step's own wait is shorter
+BUDGET_S = 90  # the whole test, lab start to shutdown; a step's own wait is shorter
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+MAX_WIDGET_PX = 1000  # a 2-graph cell's widget (it was 1,830 px before drawings got a box)
 
 CELLS = [
     "%load_ext tcompile\nimport numpy as np",
@@ -199,6 +201,7 @@ class Lab:
             "--ip=127.0.0.1", f"--port={self.port}", "--ServerApp.port_retries=0",
             f"--IdentityProvider.token={self.token}", f"--ServerApp.root_dir={self.root}",
             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            "--LabApp.expose_app_in_browser=True",  # window.jupyterapp: the theme command
         ]  # fmt: skip
         with open(self.log_path, "wb") as log:
             self.proc = subprocess.Popen(
@@ -206,11 +209,13 @@ class Lab:
                 stdin=subprocess.DEVNULL, start_new_session=True,
             )  # fmt: skip
 
-    def api(self, path: str):
+    def api(self, path: str, method: str = "GET"):
         sep = "&" if "?" in path else "?"
         url = f"http://127.0.0.1:{self.port}{path}{sep}token={self.token}"
-        with urllib.request.urlopen(url, timeout=5) as response:
-            return json.load(response)
+        request = urllib.request.Request(url, method=method)
+        with urllib.request.urlopen(request, timeout=5) as response:
+            body = response.read()
+            return json.loads(body) if body else None
 
     def wait_up(self, timeout_s: float) -> None:
         deadline = time.monotonic() + timeout_s
@@ -232,9 +237,13 @@ class Lab:
         )
 
     def kernel_of(self, notebook: str) -> dict | None:
+        session = self.session_of(notebook)
+        return session["kernel"] if session else None
+
+    def session_of(self, notebook: str) -> dict | None:
         for session in self.api("/api/sessions"):
             if session.get("path") == notebook and session.get("kernel"):
-                return session["kernel"]
+                return session
         return None
 
     def log(self, tail: int = 60) -> str:
@@ -322,6 +331,7 @@ def test_widget_renders_and_fullgraph_toggle_reruns_the_cell(tmp_path, capsys):
     with ExitStack() as stack:
         stack.callback(lab.stop)  # last out: after the browser has closed
         try:
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
             lab.start()
             lab.wait_up(timeout_s=30)
             phases("lab up")
@@ -353,9 +363,14 @@ def test_widget_renders_and_fullgraph_toggle_reruns_the_cell(tmp_path, capsys):
             error = _first_error_output(page)
             assert error is None, f"a cell raised:\n{error}"
 
-            ARTIFACTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / "jupyterlab.png"))
             phases("screenshot")
+            _check_tabs_by_keyboard(page)
+            phases("keyboard")
+            _check_dark_theme(page)
+            phases("dark theme")
+            _check_saved_notebook_reopened(page, lab, phases)
+            phases("reopened")
         except Exception as failure:
             saved = _save_failure(page, lab, "test_jupyterlab_browser")
             raise AssertionError(
@@ -390,7 +405,16 @@ def _check_widget(page, phases: Phases) -> None:
     assert box and box["width"] > 20 and box["height"] > 20, box
     labels = " ".join(svg.locator("text").all_text_contents())
     assert "sin" in labels, f"graph labels: {labels!r}"
-    phases("graph svg")
+    # two graphs fit a screen: each drawing in a short box, "full size" opens it
+    height = widget.bounding_box()["height"]
+    assert height < MAX_WIDGET_PX, f"the 2-graph widget is {height:.0f} px tall"
+    zoom = widget.locator(".tc-zoom input").first
+    zoom.check()
+    page.wait_for_function("([s, h]) => s.getBoundingClientRect().height > h + 10",
+                           arg=[svg.element_handle(), box["height"]])  # fmt: skip
+    zoom.uncheck()
+    widget.screenshot(path=str(ARTIFACTS / "widget-graphs.png"))  # the README's picture
+    phases(f"graph svg (widget {height:.0f} px)")
 
     _select_tab(widget, "Breaks")
     mark = widget.locator(".tc-break-line").filter(visible=True).first
@@ -415,3 +439,57 @@ def _check_fullgraph_toggle(page, phases: Phases) -> None:
     page.wait_for_function("b => b.classList.contains('mod-active')", arg=toggle.element_handle())
     phases("fullgraph re-run")
     pinned.scroll_into_view_if_needed()
+
+
+def _check_tabs_by_keyboard(page) -> None:
+    """The second widget's tabs: focus the current one, arrows move along the bar, Enter opens."""
+    widget = page.locator(".tc-widget").nth(1)
+    current = widget.locator(".lm-TabBar-tab.lm-mod-current")
+    before = current.inner_text()
+    current.focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "([w, t]) => w.querySelector('.lm-TabBar-tab.lm-mod-current').innerText !== t",
+        arg=[widget.element_handle(), before],
+    )
+    after = current.inner_text()
+    assert after != before, (before, after)
+
+
+def _check_dark_theme(page) -> None:
+    """JupyterLab Dark: the widget is readable (a screenshot), its pressed toggle stands out."""
+    page.evaluate("window.jupyterapp.commands.execute('apputils:change-theme', "
+                  "{theme: 'JupyterLab Dark'})")  # fmt: skip
+    page.wait_for_selector('body[data-jp-theme-name="JupyterLab Dark"]', state="attached")
+    page.wait_for_timeout(300)  # the theme's CSS applied
+    widget = page.locator(".tc-widget").first
+    widget.scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / "jupyterlab-dark.png"))
+    page.evaluate("window.jupyterapp.commands.execute('apputils:change-theme', "
+                  "{theme: 'JupyterLab Light'})")  # fmt: skip
+    page.wait_for_selector('body[data-jp-theme-name="JupyterLab Light"]', state="attached")
+
+
+def _check_saved_notebook_reopened(page, lab: Lab, phases: Phases) -> None:
+    """Saved, its kernel shut down, reopened: each widget's saved copy shows in its place, and
+    no output says "model not found"."""
+    page.keyboard.press("Control+s")
+    path = lab.root / NOTEBOOK
+    deadline = time.monotonic() + 15
+    while "tc-saved-report" not in path.read_text() and time.monotonic() < deadline:
+        page.wait_for_timeout(200)
+    saved = json.loads(path.read_text())
+    views = [o for c in saved["cells"] for o in c["outputs"] if WIDGET_VIEW in o.get("data", {})]
+    assert len(views) == len(CELLS) - 1, f"{len(views)} widget outputs saved"
+    session = lab.session_of(NOTEBOOK)
+    lab.api(f"/api/sessions/{session['id']}", method="DELETE")  # the kernel shut down
+    page.goto(lab.url(NOTEBOOK))
+    copies = page.locator(".tc-saved-report")
+    copies.nth(len(CELLS) - 2).wait_for(timeout=phases.left_ms(30))
+    page.wait_for_timeout(1000)  # the widget manager gave up on the saved models
+    assert copies.count() == len(CELLS) - 1
+    assert page.locator(".tc-widget").count() == 0
+    assert not page.get_by_text("model not found").filter(visible=True).count()
+    assert "sin" in " ".join(copies.first.locator(".tc-graph-svg svg text").all_text_contents())
+    page.screenshot(path=str(ARTIFACTS / "jupyterlab-reopened.png"))
