@@ -14,7 +14,11 @@ For each kernel and trip count T, side by side in one run:
               its ``loop_nodes`` flag); unrolled runs stop at ``--limit`` seconds;
 * kernels:    the Triton kernels the plan launches per call (a loop node's body counted once);
 * warm µs:    medians of interleaved batches of warm calls (``timing.py``): NumPy on the CPU,
-              loop nodes, unrolled; "x" is NumPy's time over the variant's.
+              loop nodes (a counted loop replays a CUDA graph of its iterations:
+              ``loop_graphs``), loop nodes without CUDA graphs ("no graph": the body's kernels
+              launched per iteration), unrolled; "x" is NumPy's time over the variant's;
+              "µs/iter" a loop node's time per call over T (with small ``--n``, its host cost
+              per iteration).
 
 Results are checked against NumPy (allclose, rtol 1e-9): a mismatch is printed loudly.
 """
@@ -22,7 +26,9 @@ Results are checked against NumPy (allclose, rtol 1e-9): a mismatch is printed l
 from __future__ import annotations
 
 import argparse
+import functools
 import multiprocessing
+import os
 import time
 
 import numpy as np
@@ -70,6 +76,16 @@ KERNELS = {
         ),
     ),
 }
+
+
+def without_cuda_graphs(fn, *args):
+    """A call with loop_graphs' CUDA-graph recording and replays off (the loop launches its
+    body's kernels per iteration)."""
+    os.environ["TCOMPILE_CUDA_GRAPHS"] = "0"
+    try:
+        return fn(*args)
+    finally:
+        del os.environ["TCOMPILE_CUDA_GRAPHS"]
 
 
 def unrolled(graph, example_inputs):
@@ -121,7 +137,8 @@ def main() -> None:
     steps_list = [3] if options.smoke else [int(s) for s in options.steps.split(",")]
     print(f"arrays of {n}x{n} float64; medians; x = NumPy time / variant time")
     header = (f"{'kernel':10} {'T':>5} | {'first s loop':>12} {'unrolled':>9} | {'kernels':>7} "
-              f"{'unrolled':>8} | {'numpy µs':>9} {'loop µs':>9} {'x':>5} {'unrolled µs':>11} {'x':>5}")  # fmt: skip
+              f"{'unrolled':>8} | {'numpy µs':>9} {'loop µs':>9} {'x':>5} {'no graph':>9} "
+              f"{'µs/iter':>8} {'no graph':>8} {'unrolled µs':>11} {'x':>5}")  # fmt: skip
     print(header)
     context = multiprocessing.get_context("spawn")
     for name, (fn, make) in KERNELS.items():
@@ -141,7 +158,8 @@ def main() -> None:
             else:
                 seconds, count = queue.get()
                 unrolled_first, unrolled_kernels = f"{seconds:.2f}", str(count)
-            variants = {"numpy": lambda *a, fn=fn: fn(*a), "loop": loop_fn}
+            variants = {"numpy": lambda *a, fn=fn: fn(*a), "loop": loop_fn,
+                        "no graphs": functools.partial(without_cuda_graphs, loop_fn)}  # fmt: skip
             unrolled_fn = None
             if not unrolled_first.startswith(">"):
                 unrolled_fn = tc.compile(fn, backend=unrolled)
@@ -152,9 +170,11 @@ def main() -> None:
             timed = per_call_us(variants, (*fresh(args), steps), number=5, repeat=5)
             base = timed["numpy"].us
             un = timed.get("unrolled")
+            loop, plain = timed["loop"].us, timed["no graphs"].us
             print(f"{name:10} {steps:>5} | {first:>12.2f} {unrolled_first:>9} | {kernels:>7} "
-                  f"{unrolled_kernels:>8} | {base:>9.0f} {timed['loop'].us:>9.0f} "
-                  f"{base / timed['loop'].us:>5.2f} {(f'{un.us:.0f}' if un else '-'):>11} "
+                  f"{unrolled_kernels:>8} | {base:>9.0f} {loop:>9.0f} {base / loop:>5.2f} "
+                  f"{plain:>9.0f} {loop / steps:>8.1f} {plain / steps:>8.1f} "
+                  f"{(f'{un.us:.0f}' if un else '-'):>11} "
                   f"{(f'{base / un.us:.2f}' if un else '-'):>5}")  # fmt: skip
 
 

@@ -20,7 +20,7 @@ from tcompile.tracer.graph import Graph, Node
 from tcompile.tracer.graph_failure import fp_errors_raise
 
 from ..eager import eager_backend
-from . import autotune, codegen, device, fusion, pointwise
+from . import autotune, codegen, device, fusion, loop_graphs, pointwise
 from . import loop_ir as ir
 from .kernel_source import load_kernel, load_module
 from .lowering import (
@@ -97,6 +97,7 @@ class Program:
     compiled: dict = field(default_factory=dict)  # id(kernel) -> Compiled
     decisions: list = field(default_factory=list)
     bodies: dict = field(default_factory=dict)  # id(DeviceLoop) -> the Runner of its body
+    loop_graphs: dict = field(default_factory=dict)  # id(DeviceLoop) -> its CUDA graphs
 
 
 def make_program(graph: Graph, metas: list[InputMeta]) -> Program:
@@ -116,6 +117,7 @@ def make_program(graph: Graph, metas: list[InputMeta]) -> Program:
             program.compiled[id(step.kernel)] = _compile(step.kernel)
         elif isinstance(step, DeviceLoop):
             program.bodies[id(step)] = Runner(step.node.target.body, loop_body=True)
+            program.loop_graphs[id(step)] = loop_graphs.LoopGraphs()
     plan.kernels = [s.kernel for s in steps if isinstance(s, Launch)]
     plan.checks = plan.checks or any(c.source.checks for c in program.compiled.values())
     return program
@@ -352,7 +354,12 @@ class _Call:
         args = [map_leaves(a, self._device_arg) for a in step.args]
         if self.error is None:
             self._new_error_flag()
-        outputs = step.node.target.drive(functools.partial(body, error=self.error), *args)
+        outputs = None
+        if loop_graphs.recordable(step, body, self.device):  # a replay of a CUDA graph
+            graphs = self.program.loop_graphs[id(step)]
+            outputs = graphs.run(step.node.target, body, args, self.error, self.device)
+        if outputs is None:
+            outputs = step.node.target.drive(functools.partial(body, error=self.error), *args)
         for slot, value in zip(step.results, outputs, strict=True):
             if isinstance(value, np.generic | int | float):  # a counter, or a body that ran
                 # without device arrays
