@@ -142,7 +142,13 @@ def _iter(tx, args, kwargs):
 def _next(tx, args, kwargs):
     it = args[0]
     if not isinstance(it, Iterator):
-        raise tx.state.graph_break("unsupported_object", f"next() on {it.describe()}")
+        raise tx.state.graph_break(
+            "unsupported_object",
+            f"{_as_written(tx, 'next()')} reads an iterator made outside the compiled function "
+            f"({it.describe()}), which tcompile cannot read without using it up",
+            "Rewrite the function to take a list or a tuple instead of an iterator (call it as "
+            "f(list(xs)), then read xs[0], xs[1]), or call next() before calling it.",
+        )
     check_untaken(tx.state, it)
     if it.position >= len(it.known_items()):
         if len(args) > 1:
@@ -228,13 +234,19 @@ def _sorted(tx, args, kwargs):
     return ListValue([items[i] for i in order])
 
 
+def _as_written(tx, what: str) -> str:
+    """The call as the user wrote it (``int(x.sum())``), or ``what`` it does."""
+    written = tx.written()
+    return f"`{written}`" if written else what
+
+
 def _scalar_conversion(kind):
     def handle(tx, args, kwargs):
         if args and (isinstance(args[0], NumpyValue)):
             raise tx.state.graph_break(
                 "data_dependent_value",
-                f"{kind.__name__}() of {args[0].describe()} turns array data into a Python value",
-                "Keep the value as a NumPy array/scalar (e.g. x.astype(...)) inside the compiled region.",
+                f"{_as_written(tx, f'{kind.__name__}() of {args[0].describe()}')} turns array "
+                f"data into a Python {kind.__name__}",
             )
         converted = number_conversion(tx.state, kind, list(args)) if args and not kwargs else None
         if converted is not None:
