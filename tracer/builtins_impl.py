@@ -11,7 +11,7 @@ import builtins
 import math
 import operator
 
-from . import loops, user_objects
+from . import loops, user_objects, user_text
 from .errors import UserErrorInTrace
 from .operations import (
     array_dims,
@@ -258,12 +258,28 @@ def _scalar_conversion(kind):
     return handle
 
 
+def _formatted(tx, what: str) -> str:
+    """What is being formatted, as the user wrote it: an f-string's field (``{y.sum()}``), a
+    call (``str(y)``); else ``what``."""
+    inst = tx.current
+    if inst is not None and inst.opname in ("FORMAT_VALUE", "CONVERT_VALUE"):
+        has_spec = inst.opname == "FORMAT_VALUE" and inst.arg[1]
+        inner = user_text.value_at(tx.code, inst.offset, 1 if has_spec else 0)
+        if inner:
+            return f"the f-string field {{{inner}}}"
+    return _as_written(tx, what)
+
+
 def text(tx, fn, args: list, kwargs: dict) -> Value:
     """``fn(*args, **kwargs)`` for ``fn`` one of str, repr, ascii, format (f-strings too): a
     dynamic number's text is the graph's (`operations.number_text`), other text a constant."""
     if args and isinstance(args[0], NumpyValue):
+        what = _formatted(tx, f"{fn.__name__}() of {args[0].describe()}")
         raise tx.state.graph_break(
-            "data_dependent_value", f"{fn.__name__}() of {args[0].describe()} formats array data"
+            "data_dependent_value",
+            f"{what} formats array data as text",
+            "Format and print outside the compiled function: return the value (or keep it in an "
+            "array) and make the text where the function is called.",
         )
     made = number_text(tx.state, fn, list(args)) if args and not kwargs else None
     if made is not None:
