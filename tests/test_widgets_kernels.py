@@ -231,7 +231,7 @@ def test_eager_backend_compiles_say_the_graphs_python_runs_with_no_kernels():
     assert page.count(note) == 2
     assert '<div class="tc-kernel' not in page and '<table class="tc-table tc-decisions' not in page
     for report in compiled:
-        assert f"{report.function} {report.compile_id}" in page
+        assert html.escape(f"{report.function} {report.compile_id}") in page
         line = f"  kernels {report.function} {report.compile_id} (eager): none (the graph's "
         assert line + "Python runs as shown)" in text_report(run).splitlines()
 

@@ -164,7 +164,7 @@ def test_dot_labels_say_what_each_node_computes_its_shape_and_line(break_run):
     assert f'"sin" [label="sin\\nnp.sin(x)\\nf64[4, 3]\\n{filename}:11"' in dot
     assert '"y" [label="y\\nsin + 1\\nf64[4, 3]' in dot
     resumed = graph_to_dot(break_run.reports[-1].graphs[0])
-    assert "stack0.sum(axis=0)\\nf64[3]" in resumed
+    assert "helper_y.sum(axis=0)\\nf64[3]" in resumed
 
 
 def test_dot_draws_inputs_on_top_and_the_output_apart(break_run):
@@ -278,7 +278,7 @@ def test_graphs_tab_draws_each_graph_next_to_its_code(break_run):
     page = graphs_html(break_run)
     assert page.count('<div class="tc-graph-svg"><svg') == 2
     first, resumed = break_run.reports[0], break_run.reports[-1]
-    assert f"f {first.compile_id}" in page and f"f (resume at line 12) {resumed.compile_id}" in page
+    assert f"f {first.compile_id}" in page and f"f (resumed after helper(y) at line 12) {resumed.compile_id}" in page
     assert html.escape("sin = np.sin(x)") in page and "# input x: x  f64[4, 3]" in page
     assert page.startswith('<div class="tc-report"><style>')
 

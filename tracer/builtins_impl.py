@@ -11,7 +11,7 @@ import builtins
 import math
 import operator
 
-from . import loops, user_objects
+from . import loops, user_objects, user_text
 from .errors import UserErrorInTrace
 from .operations import (
     array_dims,
@@ -142,7 +142,13 @@ def _iter(tx, args, kwargs):
 def _next(tx, args, kwargs):
     it = args[0]
     if not isinstance(it, Iterator):
-        raise tx.state.graph_break("unsupported_object", f"next() on {it.describe()}")
+        raise tx.state.graph_break(
+            "unsupported_object",
+            f"{_as_written(tx, 'next()')} reads an iterator made outside the compiled function "
+            f"({it.describe()}), which tcompile cannot read without using it up",
+            "Rewrite the function to take a list or a tuple instead of an iterator (call it as "
+            "f(list(xs)), then read xs[0], xs[1]), or call next() before calling it.",
+        )
     check_untaken(tx.state, it)
     if it.position >= len(it.known_items()):
         if len(args) > 1:
@@ -228,13 +234,19 @@ def _sorted(tx, args, kwargs):
     return ListValue([items[i] for i in order])
 
 
+def _as_written(tx, what: str) -> str:
+    """The call as the user wrote it (``int(x.sum())``), or ``what`` it does."""
+    written = tx.written()
+    return f"`{written}`" if written else what
+
+
 def _scalar_conversion(kind):
     def handle(tx, args, kwargs):
         if args and (isinstance(args[0], NumpyValue)):
             raise tx.state.graph_break(
                 "data_dependent_value",
-                f"{kind.__name__}() of {args[0].describe()} turns array data into a Python value",
-                "Keep the value as a NumPy array/scalar (e.g. x.astype(...)) inside the compiled region.",
+                f"{_as_written(tx, f'{kind.__name__}() of {args[0].describe()}')} turns array "
+                f"data into a Python {kind.__name__}",
             )
         converted = number_conversion(tx.state, kind, list(args)) if args and not kwargs else None
         if converted is not None:
@@ -246,12 +258,28 @@ def _scalar_conversion(kind):
     return handle
 
 
+def _formatted(tx, what: str) -> str:
+    """What is being formatted, as the user wrote it: an f-string's field (``{y.sum()}``), a
+    call (``str(y)``); else ``what``."""
+    inst = tx.current
+    if inst is not None and inst.opname in ("FORMAT_VALUE", "CONVERT_VALUE"):
+        has_spec = inst.opname == "FORMAT_VALUE" and inst.arg[1]
+        inner = user_text.value_at(tx.code, inst.offset, 1 if has_spec else 0)
+        if inner:
+            return f"the f-string field {{{inner}}}"
+    return _as_written(tx, what)
+
+
 def text(tx, fn, args: list, kwargs: dict) -> Value:
     """``fn(*args, **kwargs)`` for ``fn`` one of str, repr, ascii, format (f-strings too): a
     dynamic number's text is the graph's (`operations.number_text`), other text a constant."""
     if args and isinstance(args[0], NumpyValue):
+        what = _formatted(tx, f"{fn.__name__}() of {args[0].describe()}")
         raise tx.state.graph_break(
-            "data_dependent_value", f"{fn.__name__}() of {args[0].describe()} formats array data"
+            "data_dependent_value",
+            f"{what} formats array data as text",
+            "Format and print outside the compiled function: return the value (or keep it in an "
+            "array) and make the text where the function is called.",
         )
     made = number_text(tx.state, fn, list(args)) if args and not kwargs else None
     if made is not None:

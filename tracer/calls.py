@@ -250,6 +250,9 @@ class CallMixin:
 
     def _numpy_break(self, kind: str | None, what: str):
         state = self.state
+        written = self.written()  # the call as the user wrote it, which names the function
+        if written:
+            what = f"`{written}`"
         if kind == table.DATA_SHAPE:
             raise state.graph_break(
                 "data_dependent_shape", f"{what}: its output shape depends on array values"

@@ -18,7 +18,7 @@ import warnings
 import weakref
 from types import MappingProxyType
 
-from . import code_cache, hatches, report
+from . import code_cache, hatches, report, user_text
 from .bytecode.body_function import BodySpec, body_code, runs_per_iteration
 from .bytecode.resume import ResumeSpec, resume_code
 from .bytecode.routing import routed_copy
@@ -258,7 +258,7 @@ def resume_function(spec: ResumeSpec | BodySpec, f_globals: dict, backend, dynam
     else:
         info = resume_code(spec)
         code, line = info.code, info.line
-        what, glue_name = f"resume at line {line}", f"resume_at_{line}"
+        what, glue_name = user_text.resume_title(spec.code, spec.offset, line), f"resume_at_{line}"
     template = types.FunctionType(code, f_globals, code.co_name, None,
                                   tuple(types.CellType() for _ in code.co_freevars) or None)  # fmt: skip
     frame = ResumeFrame(template, fullgraph=False, backend=backend, dynamic=dynamic,

@@ -11,7 +11,6 @@ import linecache
 from dataclasses import dataclass, field
 
 # The three strategies of the seed document on fullgraph (shared/seeds/002_*).
-HINT_REWRITE = "Rewrite the code with features tcompile traces (see the message above)."
 HINT_ESCAPE = (
     "If the function is pure, wrap it with tc.nonstrict_trace (NumPy ops inside are traced) "
     "or tc.custom_op (an opaque op) so it stays in the graph."
@@ -73,7 +72,7 @@ BREAK_KINDS: dict[str, BreakKind] = {
             HINT_MOVE_OUT,
             HINT_ESCAPE,
         ),
-        _kind("data_dependent_branch", "branch on an array's value", HINT_REWRITE, HINT_MOVE_OUT),
+        _kind("data_dependent_branch", "branch on an array's value", HINT_MOVE_OUT),
         _kind(
             "iteration_branch",
             "branch on an int that changes on every iteration of a split loop",
@@ -83,7 +82,9 @@ BREAK_KINDS: dict[str, BreakKind] = {
         _kind(
             "data_dependent_value",
             "array value leaves the graph as a Python value",
-            HINT_REWRITE,
+            "Keep it a NumPy value inside the compiled function (x.sum() rather than "
+            "float(x.sum()), np.where rather than an if on it), or compute it before calling the "
+            "compiled function and pass it in.",
             HINT_MOVE_OUT,
         ),
         _kind(
@@ -96,27 +97,55 @@ BREAK_KINDS: dict[str, BreakKind] = {
         _kind(
             "data_dependent_shape",
             "NumPy op whose output shape depends on data",
-            HINT_REWRITE,
+            "Keep shapes fixed: np.where(mask, x, 0) or a masked reduction such as "
+            "np.sum(x, where=mask) instead of x[mask] or np.nonzero.",
             HINT_ESCAPE,
         ),
         _kind(
-            "unsupported_numpy", "NumPy feature tcompile does not trace", HINT_REWRITE, HINT_ESCAPE
+            "unsupported_numpy", "NumPy feature tcompile does not trace", HINT_ESCAPE, HINT_MOVE_OUT
         ),
         _kind(
             "unsupported_opcode",
             "Python feature (bytecode) tcompile does not trace",
-            HINT_REWRITE,
+            "Move the construct named above into a helper function that runs outside the "
+            "compiled region (decorate it with @tc.disable), and call it from there.",
             HINT_MOVE_OUT,
         ),
-        _kind("unsupported_object", "object tcompile cannot model", HINT_REWRITE, HINT_MOVE_OUT),
         _kind(
-            "unsupported_mutation", "mutation tcompile cannot replay", HINT_REWRITE, HINT_MOVE_OUT
+            "unsupported_object",
+            "object tcompile cannot model",
+            "Pass the arrays and numbers the code needs from that object to the compiled function "
+            "instead of the object itself.",
+            HINT_MOVE_OUT,
+        ),
+        _kind(
+            "unsupported_mutation",
+            "mutation tcompile cannot replay",
+            "Return the new value from the compiled function and make the change outside it.",
+            HINT_MOVE_OUT,
         ),
         _kind("try_block", "code inside try/except/finally", HINT_MOVE_OUT),
         _kind("context_manager", "with-block of an unsupported context manager", HINT_MOVE_OUT),
-        _kind("generator", "generator or coroutine", HINT_REWRITE, HINT_MOVE_OUT),
-        _kind("dynamic_code", "exec/eval/locals() and similar frame introspection", HINT_REWRITE),
-        _kind("recursion_limit", "inlining too deep", HINT_REWRITE),
+        _kind(
+            "generator",
+            "generator or coroutine",
+            "Build a list (a list comprehension) instead of a generator or a yield in the "
+            "compiled function.",
+            HINT_MOVE_OUT,
+        ),
+        _kind(
+            "dynamic_code",
+            "exec/eval/locals() and similar frame introspection",
+            "Write the code out instead of exec or eval, and name the variables instead of "
+            "reading them through locals() or globals().",
+            HINT_MOVE_OUT,
+        ),
+        _kind(
+            "recursion_limit",
+            "inlining too deep",
+            "Write the recursion as a loop, or decorate the recursive helper with @tc.disable "
+            "so it runs as plain Python.",
+        ),
         _kind(
             "cache_limit",
             "a split loop's body recompiled up to config.cache_size_limit",

@@ -12,7 +12,7 @@ import types
 
 import numpy as np
 
-from . import masked, operators, quiet
+from . import masked, operators, quiet, user_text
 from . import numpy_table as table
 from .errors import RestartTrace, UserErrorInTrace
 from .graph import Node, describe_value
@@ -397,15 +397,15 @@ def truth(state: TraceState, v: Value) -> bool:
     if isinstance(v, masked.MaskedValue):
         raise masked.escape(v)
     if isinstance(v, NumpyValue):
-        raise state.graph_break(
-            "data_dependent_branch",
-            f"the condition depends on the value of {v.describe()} ({v.node.name})",
-            "Use np.where(cond, a, b) to select values without a Python branch.",
-        )
+        what = "a NumPy array" if isinstance(v.example, np.ndarray) else \
+            f"a NumPy {type(v.example).__name__}"  # fmt: skip
+        explanation, hints = user_text.branch_words(_tested(state), what)
+        raise state.graph_break("data_dependent_branch", explanation, *hints)
     if isinstance(v, SymInt) and v.branch:
+        cond = _tested(state)
+        tested = f"`{cond.text}` compares" if cond is not None else "the condition compares"
         raise state.graph_break(
-            "iteration_branch",
-            "the condition compares ints that change from one iteration to the next",
+            "iteration_branch", f"{tested} ints that change from one iteration to the next"
         )
     if isinstance(v, SymInt):
         return bool(concretize(state, v))
@@ -431,6 +431,12 @@ def truth(state: TraceState, v: Value) -> bool:
     if isinstance(v, (UserFunction, BoundMethod, ArrayMethod, ConstMethod, Iterator)):
         return True
     raise state.graph_break("unsupported_object", f"truth value of {v.describe()}")
+
+
+def _tested(state: TraceState) -> user_text.Condition | None:
+    """What the user wrote for the value being tested for truth (a jump's condition; the
+    call itself for ``bool(x)``, ``any(...)``), or None."""
+    return state.tx.tested() if state.tx is not None else None
 
 
 def identity(state: TraceState, a: Value, b: Value) -> bool:

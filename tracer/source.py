@@ -9,7 +9,7 @@ parameters are the compiled function's own parameters and whose globals hold
 from __future__ import annotations
 
 import abc
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .signature import identifier
 
@@ -125,15 +125,18 @@ class LocalSource(Source):
     """A parameter or local variable of the compiled function (``x``)."""
 
     local: str
-    HINT = "{self.local}"
+    # how messages name it, where that is not ``local``: a resume function's stack argument
+    # (``___stack0``) is named by the expression that computed it (``foo(x)``)
+    label: str = field(default="", compare=False)
 
     def expr(self) -> str:
         return identifier(self.local)
 
     def name(self) -> str:
-        # a resume function's stack arguments stand for values computed before the break
-        return "a value computed before the graph break" if self.local.startswith("___stack") \
-            else self.local  # fmt: skip
+        return self.label or self.local
+
+    def hint(self) -> str:
+        return super().hint() if self.label else self.local
 
 
 @dataclass(frozen=True)

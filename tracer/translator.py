@@ -16,10 +16,11 @@ import sys
 import types
 from types import CodeType
 
-from . import contexts, graph_calls, loops, operators, user_objects, while_loops
+from . import contexts, graph_calls, loops, operators, user_objects, user_text, while_loops
 from . import operations as ops
 from .break_policy import blocked_by
 from .builtins_impl import text
+from .bytecode.instructions import original as original_instructions
 from .bytecode.reader import Instruction, normalize
 from .calls import CallMixin
 from .errors import FrameLoc, GraphBreak, RestartTrace, StopTrace, TCompileError, UserErrorInTrace
@@ -194,6 +195,25 @@ class Translator(CallMixin):
             tx = tx.parent
         return tuple(reversed(frames))
 
+    def tested(self) -> user_text.Condition | None:
+        """The value the current instruction tests for truth, as the user wrote it: a jump's or
+        ``not``'s operand; else the instruction itself (``bool(x)``, ``any(m)``)."""
+        inst = self.current
+        if inst is None:
+            return None
+        if inst.opname in ("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE", "UNARY_NOT"):
+            return user_text.condition(self.code, inst.offset)
+        text = self.written()
+        return user_text.Condition(text) if text else None
+
+    def written(self) -> str | None:
+        """The current instruction's source text (``int(x.sum())`` for its call), or None."""
+        inst = self.current
+        if inst is None:
+            return None
+        ins = next((i for i in original_instructions(self.code) if i.offset == inst.offset), None)
+        return user_text.source_segment(self.code, ins) if ins is not None else None
+
     def push(self, v: Value) -> None:
         self.stack.append(v)
 
@@ -223,7 +243,10 @@ class Translator(CallMixin):
         )
 
     def load_lazy(self, name: str) -> Value:
-        return self.state.wrap(self.lazy_locals.pop(name), LocalSource(name))
+        source = LocalSource(name)
+        if name.startswith("___stack"):  # a resume function's value: named by its expression
+            source = LocalSource(name, user_text.stack_name(self.code, name))
+        return self.state.wrap(self.lazy_locals.pop(name), source)
 
     def LOAD_FAST(self, inst: Instruction) -> None:
         name = inst.arg

@@ -91,7 +91,7 @@ def has_frame(qualnames, name: str) -> bool:
 
 def resume_frames(qualnames) -> list[str]:
     """The resume functions (continuations after a graph break) among ``qualnames``."""
-    return [q for q in qualnames if "(resume at line" in q]
+    return [q for q in qualnames if "(resumed " in q]
 
 
 def all_ops(report) -> list[str]:

@@ -29,8 +29,7 @@ CELL = ClosureCellSource(1, "scale")
     "source, expr, name, hint",
     [
         (LocalSource("x"), "x", "x", "x"),
-        (LocalSource("___stack0"), "___stack0", "a value computed before the graph break",
-         "___stack0"),
+        (LocalSource("___stack0", "foo(x)"), "___stack0", "foo(x)", "foo_x"),
         (GlobalSource("W"), f"{GLOBALS}['W']", "G['W']", "W"),
         (GlobalsDictSource(), GLOBALS, "G", "G"),
         (BuiltinSource("len"), f"{BUILTINS}['len']", "builtins['len']", "builtins__len"),

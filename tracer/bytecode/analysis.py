@@ -10,7 +10,7 @@ import dis
 from types import CodeType
 
 from ..code_cache import CodeCache
-from . import instructions
+from . import features, instructions
 
 _READS = {"LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_AND_CLEAR"}
 _WRITES = {"STORE_FAST", "DELETE_FAST"}
@@ -184,3 +184,105 @@ def read_before_written(code: CodeType, offset: int, names: set[str], barrier: i
 def deleted_locals(code: CodeType) -> frozenset[str]:
     """Local variables some ``del`` statement unbinds."""
     return frozenset(i.argval for i in instructions.original(code) if i.opname == "DELETE_FAST")
+
+
+# -- which instruction pushed each stack slot --------------------------------------------------
+# Instructions that push nothing (the rest push one value, unless listed in `_pushes`).
+_PUSH_NOTHING_PREFIXES = ("STORE_", "DELETE_", "POP_JUMP", "JUMP", "RETURN_", "SETUP_")
+_PUSH_NOTHING = {"POP_TOP", "RAISE_VARARGS", "RERAISE", "NOP", "RESUME", "PRECALL", "KW_NAMES",
+                 "LIST_APPEND", "SET_ADD", "MAP_ADD", "LIST_EXTEND", "SET_UPDATE", "DICT_UPDATE",
+                 "DICT_MERGE", "POP_EXCEPT", "END_FOR", "EXTENDED_ARG", "CACHE", "MAKE_CELL",
+                 "COPY_FREE_VARS", "PRINT_EXPR", "IMPORT_STAR", "SETUP_ANNOTATIONS", "POP_BLOCK",
+                 "END_ASYNC_FOR", "END_SEND", "INTERPRETER_EXIT"}  # fmt: skip
+_PRODUCERS = CodeCache()
+
+
+def _pushes(ins: dis.Instruction) -> int:
+    op, arg = ins.opname, ins.arg or 0
+    if op in _PUSH_NOTHING or op.startswith(_PUSH_NOTHING_PREFIXES):
+        return 0
+    if op in ("LOAD_GLOBAL", "LOAD_SUPER_ATTR") or (
+        op == "LOAD_ATTR" and "LOAD_METHOD" not in dis.opmap
+    ):
+        return 2 if arg & 1 else 1  # with a NULL (a method load: the method and self)
+    if op in ("LOAD_METHOD", "BEFORE_WITH", "BEFORE_ASYNC_WITH", "PUSH_EXC_INFO", "CHECK_EG_MATCH",
+              "LOAD_FAST_LOAD_FAST"):  # fmt: skip
+        return 2
+    if op == "UNPACK_SEQUENCE":
+        return arg
+    if op == "UNPACK_EX":
+        return (arg & 0xFF) + (arg >> 8) + 1
+    return 1
+
+
+def _effect(ins: dis.Instruction, jump: bool) -> int:
+    arg = ins.arg if ins.opcode >= dis.HAVE_ARGUMENT else None
+    return dis.stack_effect(ins.opcode, arg, jump=jump)
+
+
+def stack_producers(code: CodeType, offset: int) -> tuple | None:
+    """What each stack slot holds when the instruction at ``offset`` starts, bottom first: a
+    pair (index of the instruction in `instructions.original` that pushed it, which of its
+    pushes), or None where paths that meet there disagree. None when normal control flow does
+    not reach ``offset`` (an exception handler's code) or the stack cannot be followed.
+
+    For messages only (a value carried across a graph break is named by the expression that
+    computed it): a forward walk of normal control flow, in which an instruction pops what it
+    does not push back (``dis.stack_effect``), ``COPY`` and ``SWAP`` move their slots."""
+    states = _PRODUCERS.get(code, lambda: _make_producers(code))
+    _, index, _, _ = _flow(code)
+    n = index.get(offset)
+    return None if n is None else states[n]
+
+
+def _make_producers(code: CodeType) -> list:
+    instrs, index, _, _ = _flow(code)
+    states: list = [None] * len(instrs)
+    states[0] = ()
+    todo = [0]
+    while todo:
+        n = todo.pop()
+        ins, stack = instrs[n], list(states[n])
+        edges = []
+        if ins.opname not in _NO_FALLTHROUGH and n + 1 < len(instrs):
+            edges.append((n + 1, False))
+        if ins.opcode in dis.hasjrel or ins.opcode in dis.hasjabs:
+            edges.append((index[ins.argval], True))
+        for m, jump in edges:
+            after = _step(ins, n, stack, jump)
+            if after is None:
+                continue
+            old = states[m]
+            if old is None:
+                new = after
+            elif len(old) != len(after):
+                continue
+            else:
+                new = tuple(a if a == b else None for a, b in zip(old, after))
+            if new != old:
+                states[m] = new
+                todo.append(m)
+    return states
+
+
+def _step(ins: dis.Instruction, n: int, stack: list, jump: bool) -> tuple | None:
+    if ins.opname == "COPY":
+        return (*stack, stack[-ins.arg]) if ins.arg <= len(stack) else None
+    if ins.opname == "SWAP":
+        if ins.arg > len(stack):
+            return None
+        stack = list(stack)
+        stack[-1], stack[-ins.arg] = stack[-ins.arg], stack[-1]
+        return tuple(stack)
+    if ins.opname == "PRECALL":  # 3.11: its CALL pops the arguments (counted there)
+        return tuple(stack)
+    net = -(ins.arg + 1) if ins.opname == "CALL" and features.HAS_PRECALL else _effect(ins, jump)
+    if jump and ins.opname == "FOR_ITER":  # exhausted: pops the iterator (3.11), or pushes
+        pushes, pops = max(net, 0), max(-net, 0)  # what END_FOR pops (3.12+)
+    else:
+        pushes = _pushes(ins)
+        pops = pushes - net
+    if pops > len(stack):
+        return None
+    kept = stack[: len(stack) - pops]
+    return (*kept, *((n, k) for k in range(pushes)))

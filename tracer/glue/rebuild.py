@@ -60,7 +60,11 @@ class Rebuilder:
         """The break for a value that exists only while tracing (the caller raises it)."""
         return self.state.graph_break(
             "unsupported_object",
-            f"{v.describe()} cannot leave the compiled region (it exists only while tracing)",
+            f"{v.describe()} made inside the compiled function cannot leave it (tcompile models "
+            "it only while tracing)",
+            "Keep it inside the compiled function, or give out a list or an array instead "
+            "(list(it)); code that runs eagerly after a graph break, such as print, also needs "
+            "it outside.",
         )
 
     def cell(self, cell: Cell) -> str:

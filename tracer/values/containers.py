@@ -230,6 +230,9 @@ class Iterator(Value):
     def python_type(self) -> type:
         return type(iter(()))
 
+    def describe(self) -> str:
+        return "an iterator"  # not tuple_iterator: the model's type, not the user's
+
     def made_text(self, rb) -> str:
         """A fresh iterator whose ``origin`` says what it iterates is that made anew (a loop
         left to run in Python starts it: `glue.split_loop`), with the iterators it took from."""

@@ -9,6 +9,7 @@ Python value when fully known (`Value.constant`), what a graph call takes for it
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -107,7 +108,7 @@ class Obj(KnownValue):
 
     def describe(self) -> str:
         name = name_of(self.value)
-        return f"{type(self.value).__name__} {name}" if name else repr(self.value)
+        return f"{type(self.value).__name__} {name}" if name else plain_repr(self.value)
 
     def graph_arg(self):
         if _is_graph_constant(self.value):
@@ -116,6 +117,19 @@ class Obj(KnownValue):
 
     def made_text(self, rb) -> str:
         return rb.bind(self.value)
+
+
+def plain_repr(obj) -> str:
+    """``repr(obj)`` for messages, without a memory address (``<Foo object at 0x7f..>`` reads
+    ``<Foo object>``)."""
+    try:
+        text = repr(obj)
+    except Exception:  # noqa: BLE001 - a user's __repr__ may fail; the type still says enough
+        return f"<{type(obj).__name__} object>"
+    return _ADDRESS.sub("", text)
+
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
 class NullValue(Value):
