@@ -11,7 +11,8 @@ keyboard; the dark theme; and that the notebook, saved, its kernel shut down and
 shows each widget's saved copy and no "model not found".
 
 Artifacts go to ``build/e2e/``: ``jupyterlab.png``, ``widget-graphs.png``,
-``jupyterlab-dark.png`` and ``jupyterlab-reopened.png`` on success; ``<name>-failure.png``,
+``widget-large-graph.png``, ``widget-timings.png``, ``jupyterlab-dark.png`` and
+``jupyterlab-reopened.png`` on success; ``<name>-failure.png``,
 ``<name>-failure.html`` and ``<name>-failure-lab.log`` on failure.
 
 Needs ``pip install -e '.[e2e]'`` (jupyterlab, playwright) and ``/usr/bin/chromium``
@@ -478,6 +479,10 @@ def _check_tabs_by_keyboard(page) -> None:
     )
     after = current.inner_text()
     assert after != before, (before, after)
+    _select_tab(widget, "Timings")
+    timings = widget.locator(".tc-tab-timings")
+    assert "compile" in timings.inner_text().lower(), timings.inner_text()
+    widget.screenshot(path=str(ARTIFACTS / "widget-timings.png"))
 
 
 def _check_dark_theme(page) -> None:
@@ -533,4 +538,5 @@ def _check_large_graph(page, phases: Phases, ran_all: float) -> None:
     assert "3001 ops" in graphs.inner_text() and "Ops by kind" in graphs.inner_text()
     assert not graphs.locator("svg").count()
     assert widget.locator(".tc-drawer button", has_text="Draw").is_visible()
+    widget.screenshot(path=str(ARTIFACTS / "widget-large-graph.png"))
     phases(f"large graph (shown {shown:.1f} s after Run All)")
