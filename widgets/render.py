@@ -23,7 +23,7 @@ from tcompile.tracer.errors import HINT_FULLGRAPH_OFF, BreakRecord, FrameLoc, Un
 from tcompile.tracer.graph import Graph
 from tcompile.tracer.report import ERROR, GRAPH, CompileReport
 
-from . import drawing
+from . import drawing, line_map
 from .facts import in_cell as _in_cell
 from .facts import plain_loops as _plain_loops
 from .facts import shown_graphs as _shown_graphs
@@ -565,6 +565,12 @@ def run_time(run: CellRun) -> str:
                    f"{verdict}.")  # fmt: skip
 
 
+def lines_html(run: CellRun) -> str:
+    """Every line of the cell marked by what became of it (in a graph, a loop node, a break,
+    glue, a skipped frame, a loop run plainly, not compiled); a line opens on its ops."""
+    return _page(line_map.map_body(run))
+
+
 def graphs_html(run: CellRun) -> str:
     """Each captured graph: its drawing (SVG) next to its Python code."""
     return _page(_graphs_body(run))
@@ -597,7 +603,10 @@ def timings_html(run: CellRun) -> str:
     return _page(_timings_body(run))
 
 
+# The map of lines first: it answers "what became of my code" for the whole cell at once, and
+# each other tab is a closer look at one of its colours.
 SECTIONS: tuple[tuple[str, Callable[[CellRun], str]], ...] = (
+    ("Lines", lines_html),
     ("Graphs", graphs_html),
     ("Guards", guards_html),
     ("Breaks", breaks_html),
