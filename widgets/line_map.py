@@ -447,8 +447,10 @@ def _row(line: Line, texts: dict[int, str]) -> str:
     shown_note = note if len(note) <= NOTE_CHARS else note[: NOTE_CHARS - 1] + "…"
     note_html = f'<span class="tc-line-note" title="{escape(note)}">{escape(shown_note)}</span>' \
         if note else ""  # fmt: skip
-    head = (f'<span class="tc-mark">{escape(mark)}</span>'
-            f'<span class="tc-lineno">{line.lineno}</span>{escape(line.text)}{note_html}')  # fmt: skip
+    head = (
+        f'<span class="tc-mark">{escape(mark)}</span>'
+        f'<span class="tc-lineno">{line.lineno}</span>{escape(line.text)}{note_html}'
+    )
     row = f"tc-lm-row tc-lm-{kind}" if kind else "tc-lm-row"
     if not (line.ops or line.details):
         return f'<div class="{" ".join(["tc-line", row, classes]).rstrip()}">{head}</div>'

@@ -52,7 +52,7 @@ div.tc-report pre.tc-code { background: var(--jp-layout-color2, rgba(127, 127, 1
 .tc-report .tc-lm-row > summary::-webkit-details-marker { display: none; }
 .tc-report .tc-lm-row > summary::before { content: "+"; display: inline-block; width: 1em;
   text-align: center; font-weight: bold; opacity: 0.6; }
-.tc-report .tc-lm-row[open] > summary::before { content: "\2212"; }
+.tc-report .tc-lm-row[open] > summary::before { content: "\\2212"; }
 .tc-report div.tc-lm-row::before { content: ""; display: inline-block; width: 1em; }
 .tc-report .tc-lm-ops { margin: 2px 0 6px 5.5em; padding-left: 8px; white-space: normal;
   border-left: 3px solid rgba(127, 127, 127, 0.45);
