@@ -198,6 +198,28 @@ def test_a_loop_node_marks_its_line_and_body_and_opens_on_the_body(shell):
     assert found["u[0] = 0.0"].note == "loop node of graph 1 of smooth: 1 op"
 
 
+def test_nested_loop_nodes_each_have_their_own_header(shell):
+    _, found, _ = map_of(
+        shell,
+        """
+        def nested(a):
+            for i in range(3):
+                for j in range(4):
+                    a = a + 1.0
+            return a
+
+        nested(np.zeros(2))
+        """,
+    )
+    outer, inner = found["for i in range(3):"], found["for j in range(4):"]
+    assert outer.kind == inner.kind == found["a = a + 1.0"].kind == "loop"
+    # the outer loop node (and the read of its result) is the outer header's op
+    assert outer.note.startswith("graph 1 of nested: 2 ops; loop node of graph 1 of nested, 3 ")
+    assert "_loop_" in outer.opened
+    assert inner.note.endswith("loop node of graph 1 of nested, 4 iterations, body of 1 op")
+    assert found["return a"].kind == "glue"
+
+
 def test_a_loop_lines_mark_is_the_loop_arrow(shell):
     _, _, page = map_of(
         shell,

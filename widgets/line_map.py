@@ -16,7 +16,7 @@ from html import escape
 
 from tcompile.tracer.graph import Graph, Node
 from tcompile.tracer.loop_runners import LoopRunner
-from tcompile.tracer.report import ERROR, GRAPH
+from tcompile.tracer.report import EAGER, ERROR, GRAPH
 
 from .facts import in_cell, plain_loops, shown_graphs, skipped, unique_breaks, where
 from .model import CellRun, CellSource
@@ -105,10 +105,9 @@ class _Shape:
         holding = [f for f in self.functions if lineno in f.body]
         return min(holding, key=lambda f: len(f.body)) if holding else None
 
-    def loop_at(self, lineno: int) -> range | None:
-        """The innermost loop holding the line."""
-        holding = [r for r in self.loops.values() if lineno in r]
-        return min(holding, key=len) if holding else None
+    def loops_at(self, lineno: int, headers) -> list[int]:
+        """The headers among ``headers`` of the loops holding the line, outermost first."""
+        return sorted(h for h in headers if lineno in self.loops.get(h, ()))
 
 
 def _shape(source: CellSource) -> _Shape:
@@ -118,7 +117,7 @@ def _shape(source: CellSource) -> _Shape:
         return shape
     shape.parsed = True
     ast.increment_lineno(tree, source.first_line - 1)
-    _walk(tree, shape, in_function=False)
+    _walk(tree, shape, "")
     return shape
 
 
@@ -138,24 +137,30 @@ def _parse(text: str) -> ast.Module | None:
         return None
 
 
-def _walk(node: ast.AST, shape: _Shape, in_function: bool) -> None:
+def _walk(node: ast.AST, shape: _Shape, prefix: str) -> None:
+    """Record functions (by qualified name, as their code objects say), loops, statements'
+    continuation lines and docstrings; ``prefix``: the enclosing qualified name and a dot."""
     body = getattr(node, "body", None)
     if isinstance(body, list) and body and _is_docstring(body[0]):
         shape.quiet.update(range(body[0].lineno, body[0].end_lineno + 1))
+    in_function = prefix.endswith("<locals>.")
     for child in ast.iter_child_nodes(node):
+        inner = prefix
         if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
             first = min([d.lineno for d in child.decorator_list] + [child.lineno])
             body = range(child.body[0].lineno, child.end_lineno + 1)
-            shape.functions.append(_Function(child.name, first, body))
+            shape.functions.append(_Function(f"{prefix}{child.name}", first, body))
+            inner = f"{prefix}{child.name}.<locals>."
+        elif isinstance(child, ast.ClassDef):
+            inner = f"{prefix}{child.name}."
         elif isinstance(child, ast.Lambda) and not in_function:  # in a def: its line is the def's
             lines = range(child.lineno, child.end_lineno + 1)
-            shape.functions.append(_Function("<lambda>", child.lineno, lines))
+            shape.functions.append(_Function(f"{prefix}<lambda>", child.lineno, lines))
         if isinstance(child, (ast.For, ast.AsyncFor, ast.While)):
             shape.loops[child.lineno] = range(child.lineno, child.end_lineno + 1)
         if isinstance(child, ast.stmt):
             first, last = _statement_head(child)
             shape.statement.update((n, first) for n in range(first + 1, last + 1))
-        inner = in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef))
         _walk(child, shape, inner)
 
 
@@ -182,54 +187,7 @@ def line_map(run: CellRun) -> LineMap:
         lines = line_map(run).lines
         lines[4].kind, lines[4].ops["graph 1 of f"].nodes   # ("graph", [%sin, %y])
     """
-    source = run.source
-    shape = _shape(source)
-    lines = {n: Line(n, text) for n, text in source.lines()}
-    for line in lines.values():
-        text = line.text.strip()
-        line.code = bool(text) and not text.startswith("#") and line.lineno not in shape.quiet
-    others = _Others(source)
-    counts: dict[tuple[str, int], list[str]] = {}  # (file, first line) -> its graphs' names
-    traced: set[int] = set()  # cell lines some trace went through: their functions were traced
-
-    for report, title, graph in shown_graphs(run):
-        mine = counts.setdefault((report.filename, report.firstlineno), [])
-        name = f"graph {len(mine) + 1} of {report.function.split(' (')[0]}"
-        mine.append(name)
-        _add_graph(graph, name, title, lines, shape, source, traced, others, loop=False)
-    _mark_loops(run, lines, shape)
-    _mark_breaks(run, lines, source, traced, others)
-    for report in skipped(run):
-        if report.filename != source.filename:
-            others.note(_Loc(report.filename, report.firstlineno, report.function), "ran eagerly")
-            continue
-        function = next((f for f in shape.functions if f.first == report.firstlineno), None)
-        span = function.body if function else range(report.firstlineno, report.firstlineno + 1)
-        for n in span:
-            if n in lines and lines[n].code:
-                lines[n].kinds.add("skip")
-        first = lines.get(report.firstlineno)
-        if first is not None:
-            first.note(f"{report.function} ran eagerly: {_short(report.eager_reason)}")
-            first.details.append(f"{report.function} {report.compile_id} ran eagerly: "
-                                 f"{report.eager_reason}")  # fmt: skip
-    for loop in plain_loops(run):
-        if loop.filename != source.filename:
-            continue
-        for n in shape.loops.get(loop.lineno, range(loop.lineno, loop.lineno + 1)):
-            if n in lines and lines[n].code:
-                lines[n].kinds.add("plain")
-        if loop.lineno in lines:
-            lines[loop.lineno].note(f"the loop runs as plain Python: {_short(loop.reason)}")
-            lines[loop.lineno].details.append(loop.describe())
-    _continue_statements(lines, shape)
-    _mark_functions(run, lines, shape, counts, traced)
-    for report in run.reports:  # compiles of functions in other files
-        if report.filename != source.filename and report.outcome == GRAPH:
-            shown = sum(1 for g in report.graphs if g.op_count())
-            loc = _Loc(report.filename, report.firstlineno, report.function.split(" (")[0])
-            others.note(loc, f"compiled on its own: {_plural(shown, 'graph')}")
-    return LineMap(lines, others.listed(), shape.parsed)
+    return _Classifier(run).classify()
 
 
 @dataclass(frozen=True)
@@ -237,6 +195,182 @@ class _Loc:  # a place shaped as a FrameLoc, for a report's function
     filename: str
     lineno: int
     funcname: str
+
+
+class _Classifier:
+    """One pass over a run's reports, marking the lines they name."""
+
+    def __init__(self, run: CellRun):
+        self.run, self.source = run, run.source
+        self.shape = _shape(self.source)
+        self.lines = {n: Line(n, text) for n, text in self.source.lines()}
+        for line in self.lines.values():
+            text = line.text.strip()
+            line.code = bool(text) and not text.startswith("#") \
+                and line.lineno not in self.shape.quiet  # fmt: skip
+        self.others = _Others(self.source)
+        self.graphs: dict[tuple[str, int], list[str]] = {}  # (file, first line) -> graph names
+        self.traced: set[int] = set()  # lines a trace went through: their functions were traced
+
+    def classify(self) -> LineMap:
+        for report, title, graph in shown_graphs(self.run):
+            mine = self.graphs.setdefault((report.filename, report.firstlineno), [])
+            name = f"graph {len(mine) + 1} of {report.function.split(' (')[0]}"
+            mine.append(name)
+            headers = [loop.lineno for loop in report.loops if loop.captured]
+            self.add_graph(graph, name, title, headers, depth=0)
+        self.mark_loops()
+        self.mark_breaks()
+        self.mark_skipped()
+        self.mark_plain_loops()
+        _continue_statements(self.lines, self.shape)
+        self.mark_functions()
+        for report in self.run.reports:  # compiles of functions in other files
+            if report.filename != self.source.filename and report.outcome == GRAPH:
+                shown = sum(1 for g in report.graphs if g.op_count())
+                loc = _Loc(report.filename, report.firstlineno, report.function.split(" (")[0])
+                self.others.note(loc, f"compiled on its own: {_plural(shown, 'graph')}")
+        return LineMap(self.lines, self.others.listed(), self.shape.parsed)
+
+    def mark(self, span: range, kind: str) -> None:
+        for n in span:
+            if n in self.lines and self.lines[n].code:
+                self.lines[n].kinds.add(kind)
+
+    def add_graph(self, graph: Graph, name: str, title: str, headers: list[int],
+                  depth: int) -> None:  # fmt: skip
+        """Each op of ``graph`` under its line: its innermost frame in the cell (a call into
+        another file's function: the line of the call); outer cell frames count it as inlined.
+        A loop node (and what reads its results) goes to its loop's header: of the captured
+        loops holding its line, the one as deep as the graph is in loop bodies."""
+        kind = "loop" if depth else "graph"
+        for node in graph.nodes:
+            if node.op in ("input", "output"):
+                continue
+            cell_lines = [loc.lineno for loc in node.stack if in_cell(loc, self.source)]
+            if len(cell_lines) < len(node.stack):
+                self.others.add_op(node, name)
+            if isinstance(node.target, LoopRunner):
+                body = f"loop node of {name.removeprefix('loop node of ')}"
+                self.add_graph(node.target.body, body, title, headers, depth + 1)
+            if not cell_lines:
+                continue
+            own = cell_lines[-1]
+            if _of_loop_node(node):
+                holding = self.shape.loops_at(own, headers)
+                own = holding[min(depth, len(holding) - 1)] if holding else own
+            self.traced.update(cell_lines)
+            for n in dict.fromkeys([*cell_lines[:-1], own]):
+                line = self.lines.get(n)
+                if line is None:
+                    continue
+                line.kinds.add(kind)
+                ops = line.ops_of(name, title)
+                if n == own:
+                    ops.nodes.append(node)
+                else:
+                    ops.inlined += 1
+
+    def mark_loops(self) -> None:
+        """A loop node's header and body lines are "loop"; an unrolled loop's header says why."""
+        for report in self.run.reports:
+            if report.outcome != GRAPH or report.filename != self.source.filename:
+                continue
+            for loop in report.loops:
+                header = self.lines.get(loop.lineno)
+                if header is None or loop.plain:
+                    continue
+                span = self.shape.loops.get(loop.lineno, range(loop.lineno, loop.lineno + 1))
+                if not loop.captured:
+                    what = "while loop not captured" if loop.kind == "while" else "unrolled"
+                    header.note(f"{what}: {_short(loop.reason)}")
+                    header.details.append(loop.describe())
+                    continue
+                graph = next((g for n in span if n in self.lines for g in self.lines[n].ops
+                              if g.startswith("loop node of")), "")  # fmt: skip
+                self.mark(span, "loop")
+                what = "while_loop node" if loop.kind == "while" else "loop node"
+                of = f" of {graph.removeprefix('loop node of ')}" if graph else ""
+                trips = f", {loop.trip_count} iterations" if loop.kind != "while" else ""
+                header.note(f"{what}{of}{trips}, body of {_plural(loop.body_ops, 'op')}")
+
+    def mark_breaks(self) -> None:
+        for record, reports in unique_breaks(self.run).items():
+            cell_lines = [loc.lineno for loc in record.stack if in_cell(loc, self.source)]
+            for loc in record.stack:
+                if not in_cell(loc, self.source):
+                    self.others.note(loc, f"a graph break: {_short(record.explanation)}")
+            self.traced.update(cell_lines)
+            if not cell_lines or cell_lines[-1] not in self.lines:
+                continue
+            line = self.lines[cell_lines[-1]]
+            line.kinds.add("break")
+            raised = " (raised tc.Unsupported)" if any(r.outcome == ERROR for r in reports) else ""
+            line.note(f"graph break [{record.kind.id}]: {_short(record.explanation)}{raised}")
+            line.details.append(f"{record.kind.title} [{record.kind.id}]: {record.explanation}"
+                                f"{raised}. The Breaks tab says what to try.")  # fmt: skip
+            for n in cell_lines[:-1]:
+                if n in self.lines:
+                    self.lines[n].note(f"calls into the graph break at line {cell_lines[-1]}")
+
+    def mark_skipped(self) -> None:
+        for report in skipped(self.run):
+            if report.filename != self.source.filename:
+                loc = _Loc(report.filename, report.firstlineno, report.function)
+                self.others.note(loc, "ran eagerly")
+                continue
+            function = self.function_at(report.firstlineno)
+            self.mark(function.body if function else range(report.firstlineno, 0), "skip")
+            first = self.lines.get(report.firstlineno)
+            if first is not None:
+                first.note(f"{report.function} ran eagerly: {_short(report.eager_reason)}")
+                first.details.append(f"{report.function} {report.compile_id} ran eagerly: "
+                                     f"{report.eager_reason}")  # fmt: skip
+
+    def mark_plain_loops(self) -> None:
+        for loop in plain_loops(self.run):
+            if loop.filename != self.source.filename:
+                continue
+            self.mark(self.shape.loops.get(loop.lineno, range(loop.lineno, loop.lineno + 1)),
+                      "plain")  # fmt: skip
+            if loop.lineno in self.lines:
+                line = self.lines[loop.lineno]
+                line.note(f"the loop runs as plain Python: {_short(loop.reason)}")
+                line.details.append(loop.describe())
+
+    def function_at(self, first: int) -> _Function | None:
+        return next((f for f in self.shape.functions if f.first == first), None)
+
+    def mark_functions(self) -> None:
+        """Lines of traced functions with no record are glue; a function's first line says
+        what became of it."""
+        mine = [r for r in self.run.reports if r.filename == self.source.filename]
+        compiled = {r.firstlineno for r in mine if r.outcome == GRAPH}
+        failed = {r.firstlineno for r in mine if r.outcome == ERROR} - compiled
+        eager = {r.firstlineno for r in mine if r.outcome == EAGER} - compiled
+        glued = set()  # traced: compiled, or inlined into a graph (its lines on node stacks)
+        for function in self.shape.functions:
+            inlined = function.first not in failed | eager \
+                and any(n in function.body for n in self.traced)  # fmt: skip
+            if function.first in compiled or inlined:
+                glued.add(id(function))
+        for line in self.lines.values():
+            function = self.shape.function_of(line.lineno)
+            if not line.kinds and line.code and function and id(function) in glued:
+                line.kinds.add("glue")
+        for function in self.shape.functions:
+            first = self.lines.get(function.first)
+            if first is None or function.first in eager:  # a skipped frame's line says why
+                continue
+            graphs = len(self.graphs.get((self.source.filename, function.first), []))
+            if function.first in compiled:
+                made = _plural(graphs, "graph") if graphs else "no graph op of its own"
+                first.note(f"{function.name}: compiled, {made}")
+            elif function.first in failed:
+                first.note(f"{function.name}: its compile raised tc.Unsupported: nothing ran "
+                           "compiled")  # fmt: skip
+            elif id(function) in glued:
+                first.note(f"{function.name}: inlined where it is called")
 
 
 class _Others:
@@ -270,90 +404,11 @@ class _Others:
                 for (_, fn), (place, ops, notes) in self.seen.items()]  # fmt: skip
 
 
-def _add_graph(graph: Graph, name: str, title: str, lines, shape, source, traced, others,
-               loop: bool) -> None:  # fmt: skip
-    """Each op of ``graph`` under its line: its innermost frame in the cell (a call into
-    another file's function: the line of the call); outer cell frames count it as inlined."""
-    kind = "loop" if loop else "graph"
-    for node in graph.nodes:
-        if node.op in ("input", "output"):
-            continue
-        cell_lines = [loc.lineno for loc in node.stack if in_cell(loc, source)]
-        if len(cell_lines) < len(node.stack):
-            others.add_op(node, name)
-        if isinstance(node.target, LoopRunner):
-            _add_graph(node.target.body, f"loop node of {name.removeprefix('loop node of ')}",
-                       title, lines, shape, source, traced, others, loop=True)  # fmt: skip
-        if not cell_lines:
-            continue
-        own = cell_lines[-1]
-        if _of_loop_node(node):  # the loop node and its results: the loop's header line
-            header = shape.loop_at(own)
-            own = header.start if header else own
-        traced.update(cell_lines)
-        for n in dict.fromkeys([*cell_lines[:-1], own]):
-            line = lines.get(n)
-            if line is None:
-                continue
-            line.kinds.add(kind)
-            ops = line.ops_of(name, title)
-            if n == own:
-                ops.nodes.append(node)
-            else:
-                ops.inlined += 1
-
-
 def _of_loop_node(node: Node) -> bool:
     if isinstance(node.target, LoopRunner):
         return True
     return node.op == "getitem" and isinstance(node.args[0], Node) \
         and isinstance(node.args[0].target, LoopRunner)  # fmt: skip
-
-
-def _mark_loops(run: CellRun, lines: dict[int, Line], shape: _Shape) -> None:
-    """A loop node's header and body lines are "loop"; an unrolled loop's header says why."""
-    for report in run.reports:
-        if report.outcome != GRAPH:
-            continue
-        for loop in report.loops:
-            header = lines.get(loop.lineno)
-            if header is None or report.filename != run.source.filename or loop.plain:
-                continue
-            span = shape.loops.get(loop.lineno, range(loop.lineno, loop.lineno + 1))
-            if not loop.captured:
-                header.note(f"{'while loop not captured' if loop.kind == 'while' else 'unrolled'}"
-                            f": {_short(loop.reason)}")  # fmt: skip
-                header.details.append(loop.describe())
-                continue
-            graph = next((g for n in span if n in lines for g in lines[n].ops
-                          if g.startswith("loop node of")), "")  # fmt: skip
-            for n in span:
-                if n in lines and lines[n].code:
-                    lines[n].kinds.add("loop")
-            what = "while_loop node" if loop.kind == "while" else "loop node"
-            of = f" of {graph.removeprefix('loop node of ')}" if graph else ""
-            trips = f", {loop.trip_count} iterations" if loop.kind != "while" else ""
-            header.note(f"{what}{of}{trips}, body of {_plural(loop.body_ops, 'op')}")
-
-
-def _mark_breaks(run: CellRun, lines, source: CellSource, traced: set[int], others) -> None:
-    for record, reports in unique_breaks(run).items():
-        cell_lines = [loc.lineno for loc in record.stack if in_cell(loc, source)]
-        for loc in record.stack:
-            if not in_cell(loc, source):
-                others.note(loc, f"a graph break: {_short(record.explanation)}")
-        traced.update(cell_lines)
-        if not cell_lines or cell_lines[-1] not in lines:
-            continue
-        line = lines[cell_lines[-1]]
-        line.kinds.add("break")
-        raised = " (raised tc.Unsupported)" if any(r.outcome == ERROR for r in reports) else ""
-        line.note(f"graph break [{record.kind.id}]: {_short(record.explanation)}{raised}")
-        line.details.append(f"{record.kind.title} [{record.kind.id}]: {record.explanation}"
-                            f"{raised}. The Breaks tab says what to try.")  # fmt: skip
-        for n in cell_lines[:-1]:
-            if n in lines:
-                lines[n].note(f"calls into the graph break at line {cell_lines[-1]}")
 
 
 def _continue_statements(lines: dict[int, Line], shape: _Shape) -> None:
@@ -369,38 +424,6 @@ def _continue_statements(lines: dict[int, Line], shape: _Shape) -> None:
             if strongest and line is not None and not line.kinds:
                 line.kinds.add(strongest)
                 line.note(f"part of the statement at line {first}")
-
-
-def _mark_functions(run: CellRun, lines, shape: _Shape, counts, traced: set[int]) -> None:
-    """Lines of traced functions with no record are glue; a function's first line says what
-    became of it."""
-    mine = [r for r in run.reports if r.filename == run.source.filename]
-    compiled = {r.firstlineno for r in mine if r.outcome == GRAPH}
-    failed = {r.firstlineno for r in mine if r.outcome == ERROR} - compiled
-    eager = {r.firstlineno for r in skipped(run) if r.filename == run.source.filename} - compiled
-    glued = set()  # traced: compiled, or inlined into a graph (its lines on node stacks)
-    for function in shape.functions:
-        if function.first in compiled or (function.first not in failed | eager
-                                          and any(n in function.body for n in traced)):  # fmt: skip
-            glued.add(id(function))
-    for line in lines.values():
-        if line.kinds or not line.code:
-            continue
-        function = shape.function_of(line.lineno)
-        if function is not None and id(function) in glued:
-            line.kinds.add("glue")
-    for function in shape.functions:
-        first = lines.get(function.first)
-        if first is None or function.first in eager:  # a skipped frame's line says why
-            continue
-        graphs = len(counts.get((run.source.filename, function.first), []))
-        if function.first in compiled:
-            made = _plural(graphs, "graph") if graphs else "no graph op of its own"
-            first.note(f"{function.name}: compiled, {made}")
-        elif function.first in failed:
-            first.note(f"{function.name}: its compile raised tc.Unsupported: nothing ran compiled")
-        elif id(function) in glued:
-            first.note(f"{function.name}: inlined where it is called")
 
 
 def _short(text: str) -> str:
