@@ -30,11 +30,7 @@ KINDS = {
     "loop": ("in a loop node", "tc-graph-line tc-loop-line", "\u21bb"),  # the loop arrow
     "graph": ("in a graph", "tc-graph-line", ""),
     "skip": ("skipped frame: ran eagerly", "tc-skip-line", ""),
-    "glue": (
-        "Python with no graph op (runs between graphs, or folded by the trace)",
-        "tc-plain-line tc-glue-line",
-        "",
-    ),  # fmt: skip
+    "glue": ("Python, no graph op: between graphs, or folded", "tc-plain-line tc-glue-line", ""),
     "none": ("not compiled: module code, definitions", "", ""),
 }
 
