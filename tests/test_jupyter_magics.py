@@ -201,8 +201,8 @@ def test_a_failed_compile_shows_one_error_on_top_of_a_widget_that_shows_the_brea
     assert "tc-saved-report" in bundle["text/html"] and list(live) == [WIDGET_VIEW]
     widget = magics().last_widget
     assert "tc-pinned-error" in widget.message.value and "tc-pinned-error" in bundle["text/html"]
-    assert widget.tabs.selected_index == 2  # Breaks
-    graphs = widget.tabs.children[0].value
+    assert widget.tabs.titles[widget.tabs.selected_index] == "Breaks"
+    graphs = widget.tabs.children[widget.tabs.titles.index("Graphs")].value
     assert "No graph: the compile of f stopped at a graph break" in graphs
     assert (
         "fullgraph=False" not in bundle["text/html"]

@@ -64,9 +64,12 @@ def test_widget_shows_the_summary_tabs_and_an_output_area(widget, run):
     assert "tc-widget" in widget._dom_classes
     assert "tc-summary" in widget.summary._dom_classes
     assert render.summary(run).split(" · ")[0] in widget.summary.value
-    assert widget.tabs.titles == ("Graphs", "Guards", "Breaks", "Kernels", "Code", "Timings")
+    assert widget.tabs.titles == (
+        "Lines", "Graphs", "Guards", "Breaks", "Kernels", "Code", "Timings"
+    )  # fmt: skip
     pages = [page.value for page in widget.tabs.children]
     renderers = (
+        render.lines_html,
         render.graphs_html,
         render.guards_html,
         render.breaks_html,
@@ -75,7 +78,8 @@ def test_widget_shows_the_summary_tabs_and_an_output_area(widget, run):
         render.timings_html,
     )
     assert pages == [html(run) for html in renderers]
-    assert '<div class="tc-graph-svg"><svg' in pages[0] and "tc-break-line" in pages[2]
+    assert '<div class="tc-graph-svg"><svg' in pages[1] and "tc-break-line" in pages[3]
+    assert "tc-lm-legend" in pages[0] and "tc-break-line" in pages[0]
     assert isinstance(widget.output, widgets.Output) and widget.output in widget.children
 
 
@@ -113,7 +117,10 @@ def test_update_shows_the_new_run_without_asking_again(widget, asked, run):
     assert widget.fullgraph.value is True and widget.backend.value == "eager"
     assert widget.message.value == ""
     assert widget.summary.value == render.summary_html(new)
-    assert "other" in widget.tabs.children[0].value and "def f" not in widget.tabs.children[2].value
+    graphs, breaks = (
+        widget.tabs.children[widget.tabs.titles.index(t)] for t in ("Graphs", "Breaks")
+    )
+    assert "other" in graphs.value and "def f" not in breaks.value
     assert widget.options == new.options
     widget.update(run)  # and back: the toggle follows the run, still silently
     assert widget.fullgraph.value is False and len(asked) == 1

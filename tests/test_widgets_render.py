@@ -430,7 +430,7 @@ def test_break_error_outside_the_cell_shows_the_stack_without_an_excerpt():
 # -- the whole report -----------------------------------------------------------------------------
 def test_static_html_has_every_section_and_the_summary(fullgraph_run, break_run):
     page = static_html(break_run)
-    for title in ("Graphs", "Guards", "Breaks", "Kernels", "Code", "Timings"):
+    for title in ("Lines", "Graphs", "Guards", "Breaks", "Kernels", "Code", "Timings"):
         assert f'<div class="tc-h">{title}</div>' in page
     assert html.escape(summary(break_run)) in page and page.count("<svg") == 2
     # a cell's tc.Unsupported is pinned on top of its report (no output of its own)

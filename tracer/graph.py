@@ -29,6 +29,7 @@ import builtins
 import keyword
 import math
 import types
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -252,26 +253,16 @@ class Graph:
         ``plan`` (a backend's memory plan) adds ``out=`` buffers and ``del`` statements: its
         ``buffer_of(node)`` is the node whose array ``node`` writes into, ``released_after(node)``
         the nodes whose names die after ``node``'s statement."""
-        ns = namespace if namespace is not None else {}
-        ns.setdefault("np", np)
-        if self.module is not None:
-            ns.setdefault("__name__", self.module)
-        printer = _Printer(ns)
         params = ", ".join(n.name for n in self.inputs)
         lines = [f"def {self.name}({params}):"]
         errstate: tuple = ()
-        for node in self.nodes:
-            if node.op == "input":
-                continue
+        for node, text in self.statements(namespace, comments=comments, plan=plan):
             wanted = node.errstate if node.op != "output" else ()
             if wanted != errstate:  # ops traced under np.errstate run under it
                 if wanted:
                     lines.append(f"    with np.errstate(**{dict(wanted)!r}):")
                 errstate = wanted
             indent = "        " if errstate else "    "
-            text = printer.statement(node, plan.buffer_of(node) if plan else None)
-            if comments and node.op != "output":
-                text = f"{text:<40}  # {_comment(node)}"
             lines.append(indent + text)
             released = plan.released_after(node) if plan else ()
             if released:
@@ -279,6 +270,25 @@ class Graph:
         if self.output is None:
             lines.append("    return ()")
         return "\n".join(lines) + "\n"
+
+    def statements(self, namespace: dict | None = None, *, comments: bool = True,
+                   plan=None) -> Iterator[tuple[Node, str]]:  # fmt: skip
+        """(node, its statement as `python_code` prints it, unindented) for every node but the
+        inputs, in order: what a view of the code line by line shows (the widget's line map
+        lists a source line's ops by it). Constants are bound in the order of the whole graph,
+        so a statement's names are those of the printed code."""
+        ns = namespace if namespace is not None else {}
+        ns.setdefault("np", np)
+        if self.module is not None:
+            ns.setdefault("__name__", self.module)
+        printer = _Printer(ns)
+        for node in self.nodes:
+            if node.op == "input":
+                continue
+            text = printer.statement(node, plan.buffer_of(node) if plan else None)
+            if comments and node.op != "output":
+                text = f"{text:<40}  # {_comment(node)}"
+            yield node, text
 
     def format_node(self, node: Node) -> str:
         """One node as the Python statement it prints as."""

@@ -21,8 +21,8 @@ _FIT = {"width": "auto"}  # buttons as wide as their labels, not ipywidgets' fix
 
 
 class CellWidget(widgets.VBox):
-    """Summary, option toolbar, tabs (Graphs, Guards, Breaks, Kernels, Code, Timings) and an
-    output area.
+    """Summary, option toolbar, tabs (Lines, Graphs, Guards, Breaks, Kernels, Code, Timings)
+    and an output area.
 
     Example (what the extension does)::
 

@@ -21,9 +21,15 @@ from tcompile.tracer.compiled_graph import (
 )
 from tcompile.tracer.errors import HINT_FULLGRAPH_OFF, BreakRecord, FrameLoc, Unsupported
 from tcompile.tracer.graph import Graph
-from tcompile.tracer.report import EAGER, ERROR, GRAPH, PLAIN, CompileReport
+from tcompile.tracer.report import ERROR, GRAPH, CompileReport
 
-from . import drawing
+from . import drawing, line_map
+from .facts import in_cell as _in_cell
+from .facts import plain_loops as _plain_loops
+from .facts import shown_graphs as _shown_graphs
+from .facts import skipped as _skipped
+from .facts import unique_breaks as _unique_breaks
+from .facts import where as _where
 from .model import CellRun, CellSource
 from .style import CSS, SAVED_COPY_CLASS, SAVED_COPY_CSS
 
@@ -64,39 +70,6 @@ class _Mark:
     note: str
 
 
-def _shown_graphs(run: CellRun) -> list[tuple[CompileReport, str, Graph]]:
-    """(report, title, graph) for every graph that captured at least one op."""
-    shown = []
-    for report in run.reports:
-        graphs = [g for g in report.graphs if g.op_count()] if report.outcome == GRAPH else []
-        for i, graph in enumerate(graphs):
-            part = f" (graph {i + 1} of {len(graphs)})" if len(graphs) > 1 else ""
-            shown.append((report, f"{report.function} {report.compile_id}{part}", graph))
-    return shown
-
-
-def _unique_breaks(run: CellRun) -> dict[BreakRecord, list[CompileReport]]:
-    """Each distinct break, with the compiles that met it (a recompile meets it again)."""
-    seen: dict[BreakRecord, list[CompileReport]] = {}
-    for report in run.reports:
-        for record in report.breaks:
-            seen.setdefault(record, []).append(report)
-    return seen
-
-
-def _skipped(run: CellRun) -> list[CompileReport]:
-    return [r for r in run.reports if r.outcome == EAGER]
-
-
-def _plain_loops(run: CellRun) -> list:
-    """The split loops that run as plain Python (`LoopRecord`, each with why)."""
-    return [loop for r in run.reports if r.outcome == PLAIN for loop in r.loops]
-
-
-def _in_cell(loc: FrameLoc, source: CellSource) -> bool:
-    return loc.filename == source.filename
-
-
 def _cell_frame(record: BreakRecord, source: CellSource) -> FrameLoc | None:
     """The innermost frame of the break's stack that is in the cell: where the cell breaks."""
     return next((loc for loc in reversed(record.stack) if _in_cell(loc, source)), None)
@@ -105,11 +78,6 @@ def _cell_frame(record: BreakRecord, source: CellSource) -> FrameLoc | None:
 def _break_loc(record: BreakRecord, source: CellSource) -> FrameLoc | None:
     """Where a break shows: its innermost frame in the cell, else its innermost frame."""
     return _cell_frame(record, source) or record.location
-
-
-def _where(filename: str, lineno: int, source: CellSource) -> str:
-    label = source.label_of(filename)
-    return f"{label}, line {lineno}" if label else f'File "{filename}", line {lineno}'
 
 
 def _source_line(loc: FrameLoc, source: CellSource) -> str:
@@ -597,6 +565,12 @@ def run_time(run: CellRun) -> str:
                    f"{verdict}.")  # fmt: skip
 
 
+def lines_html(run: CellRun) -> str:
+    """Every line of the cell marked by what became of it (in a graph, a loop node, a break,
+    glue, a skipped frame, a loop run plainly, not compiled); a line opens on its ops."""
+    return _page(line_map.map_body(run))
+
+
 def graphs_html(run: CellRun) -> str:
     """Each captured graph: its drawing (SVG) next to its Python code."""
     return _page(_graphs_body(run))
@@ -629,7 +603,10 @@ def timings_html(run: CellRun) -> str:
     return _page(_timings_body(run))
 
 
+# The map of lines first: it answers "what became of my code" for the whole cell at once, and
+# each other tab is a closer look at one of its colours.
 SECTIONS: tuple[tuple[str, Callable[[CellRun], str]], ...] = (
+    ("Lines", lines_html),
     ("Graphs", graphs_html),
     ("Guards", guards_html),
     ("Breaks", breaks_html),

@@ -45,6 +45,22 @@ div.tc-report pre.tc-code { background: var(--jp-layout-color2, rgba(127, 127, 1
 .tc-report .tc-skip-line { background: rgba(200, 150, 0, 0.22); box-shadow: inset 3px 0 #c89600; }
 .tc-report .tc-call-line { background: rgba(127, 127, 127, 0.14); }
 .tc-report .tc-plain-line { background: rgba(0, 120, 200, 0.12); box-shadow: inset 3px 0 #0078c8; }
+.tc-report .tc-graph-line { background: rgba(46, 158, 79, 0.16); }
+.tc-report .tc-loop-line { background: rgba(46, 158, 79, 0.26); box-shadow: inset 3px 0 #2e7d32; }
+.tc-report .tc-glue-line { background: rgba(0, 120, 200, 0.07); box-shadow: none; }
+.tc-report .tc-lm-row > summary { display: block; list-style: none; margin: 0; }
+.tc-report .tc-lm-row > summary::-webkit-details-marker { display: none; }
+.tc-report .tc-lm-row > summary::before { content: "+"; display: inline-block; width: 1em;
+  text-align: center; font-weight: bold; opacity: 0.6; }
+.tc-report .tc-lm-row[open] > summary::before { content: "\\2212"; }
+.tc-report div.tc-lm-row::before { content: ""; display: inline-block; width: 1em; }
+.tc-report .tc-lm-ops { margin: 2px 0 6px 5.5em; padding-left: 8px; white-space: normal;
+  border-left: 3px solid rgba(127, 127, 127, 0.45);
+  font-family: var(--jp-ui-font-family, sans-serif); }
+.tc-report .tc-lm-graph-h { margin-top: 4px; opacity: 0.85; }
+.tc-report .tc-lm-legend { display: flex; flex-wrap: wrap; gap: 4px 10px; margin: 4px 0; }
+.tc-report .tc-lm-chip { padding: 0 6px; border-radius: 3px;
+  border: 1px solid var(--jp-border-color2, rgba(128, 128, 128, 0.35)); }
 .tc-report .tc-line-note { padding-left: 2em; font-style: italic; opacity: 0.85;
   font-family: var(--jp-ui-font-family, sans-serif); white-space: normal; }
 .tc-report .tc-break, .tc-report .tc-entry { margin: 8px 0; padding: 1px 0 1px 10px;
