@@ -23,13 +23,7 @@ from tcompile.tracer.errors import HINT_FULLGRAPH_OFF, BreakRecord, FrameLoc, Un
 from tcompile.tracer.graph import Graph
 from tcompile.tracer.report import ERROR, GRAPH, CompileReport
 
-from . import drawing, line_map
-from .facts import in_cell as _in_cell
-from .facts import plain_loops as _plain_loops
-from .facts import shown_graphs as _shown_graphs
-from .facts import skipped as _skipped
-from .facts import unique_breaks as _unique_breaks
-from .facts import where as _where
+from . import drawing, facts, line_map
 from .model import CellRun, CellSource
 from .style import CSS, SAVED_COPY_CLASS, SAVED_COPY_CSS
 
@@ -72,7 +66,7 @@ class _Mark:
 
 def _cell_frame(record: BreakRecord, source: CellSource) -> FrameLoc | None:
     """The innermost frame of the break's stack that is in the cell: where the cell breaks."""
-    return next((loc for loc in reversed(record.stack) if _in_cell(loc, source)), None)
+    return next((loc for loc in reversed(record.stack) if facts.in_cell(loc, source)), None)
 
 
 def _break_loc(record: BreakRecord, source: CellSource) -> FrameLoc | None:
@@ -81,14 +75,14 @@ def _break_loc(record: BreakRecord, source: CellSource) -> FrameLoc | None:
 
 
 def _source_line(loc: FrameLoc, source: CellSource) -> str:
-    if _in_cell(loc, source):
+    if facts.in_cell(loc, source):
         return dict(source.lines()).get(loc.lineno, "").strip()
     return loc.source_line
 
 
 def _frame_text(loc: FrameLoc, source: CellSource) -> str:
     """``Cell In[5], line 3, in f`` and the source line under it, as in a traceback."""
-    text = f"{_where(loc.filename, loc.lineno, source)}, in {loc.funcname}"
+    text = f"{facts.where(loc.filename, loc.lineno, source)}, in {loc.funcname}"
     line = _source_line(loc, source)
     return f"{text}\n    {line}" if line else text
 
@@ -96,18 +90,18 @@ def _frame_text(loc: FrameLoc, source: CellSource) -> str:
 def _line_marks(run: CellRun) -> dict[int, list[_Mark]]:
     """Cell line -> its marks: each break's line, the calls leading to it, skipped frames."""
     marks: dict[int, list[_Mark]] = {}
-    for record in _unique_breaks(run):
-        in_cell = [loc for loc in record.stack if _in_cell(loc, run.source)]
+    for record in facts.unique_breaks(run):
+        in_cell = [loc for loc in record.stack if facts.in_cell(loc, run.source)]
         if in_cell:
             marks.setdefault(in_cell[-1].lineno, []).append(_Mark("break", record.reason))
         for loc in in_cell[:-1]:
             note = f"calls into the break at line {in_cell[-1].lineno}"
             marks.setdefault(loc.lineno, []).append(_Mark("call", note))
-    for report in _skipped(run):
+    for report in facts.skipped(run):
         if not report.breaks and report.filename == run.source.filename:
             note = f"{report.function} runs eagerly: {report.eager_reason}"
             marks.setdefault(report.firstlineno, []).append(_Mark("skip", note))
-    for loop in _plain_loops(run):
+    for loop in facts.plain_loops(run):
         if loop.filename == run.source.filename:
             note = f"the loop runs as plain Python: {loop.reason}"
             marks.setdefault(loop.lineno, []).append(_Mark("plain", note))
@@ -177,14 +171,14 @@ def summary(run: CellRun) -> str:
     errors = sum(r.outcome == ERROR for r in run.reports)
     parts = [
         f"{_plural(len(compiled), 'function')} compiled",
-        _plural(len(_shown_graphs(run)), "graph"),
-        _plural(len(_unique_breaks(run)), "graph break"),
-        f"{_plural(len(_skipped(run)), 'frame')} skipped (ran eagerly)",
+        _plural(len(facts.shown_graphs(run)), "graph"),
+        _plural(len(facts.unique_breaks(run)), "graph break"),
+        f"{_plural(len(facts.skipped(run)), 'frame')} skipped (ran eagerly)",
         _plural(sum(len(r.guards) for r in run.reports), "guard"),
         f"compile {_ms(sum(r.compile_time for r in run.reports))}",
         f"cell {_ms(run.seconds)}",
     ]
-    plain = len(_plain_loops(run))
+    plain = len(facts.plain_loops(run))
     if plain:
         parts.insert(4, f"{_plural(plain, 'loop')} run as plain Python")
     if errors:
@@ -262,13 +256,13 @@ def _listing(lines: list[tuple[int, str]], marks: dict[int, list[_Mark]]) -> str
 
 
 def _report_title(report: CompileReport, source: CellSource, muted: str = "") -> str:
-    where = _where(report.filename, report.firstlineno, source)
+    where = facts.where(report.filename, report.firstlineno, source)
     return _title(f"{report.function} {report.compile_id}", f"{where}{muted}")
 
 
 # -- the sections ---------------------------------------------------------------------------------
 def _graphs_body(run: CellRun) -> str:
-    shown = _shown_graphs(run)
+    shown = facts.shown_graphs(run)
     plain = _plain_loops_html(run)
     failed = [r for r in run.reports if r.outcome == ERROR]
     if not shown and failed:
@@ -285,7 +279,7 @@ def _graphs_body(run: CellRun) -> str:
 
 def _plain_loops_html(run: CellRun) -> str:
     """The split loops that run as plain Python: compiling their bodies did not pay."""
-    loops = _plain_loops(run)
+    loops = facts.plain_loops(run)
     if not loops:
         return ""
     items = "".join(f"<li>{escape(loop.describe())}</li>" for loop in loops)
@@ -294,7 +288,7 @@ def _plain_loops_html(run: CellRun) -> str:
 
 def _graph_block(report: CompileReport, title: str, graph: Graph, source: CellSource) -> str:
     drawn = drawing.draw(graph, title, source.label_of)
-    where = _where(report.filename, report.firstlineno, source)
+    where = facts.where(report.filename, report.firstlineno, source)
     heading = _title(title, f"{_plural(graph.op_count(), 'op')} · {where}")
     if drawn.svg is not None:
         row = f'<div class="tc-graph-svg">{drawn.svg}</div>{_pre(str(graph))}'
@@ -314,7 +308,7 @@ _ZOOM = '<label class="tc-zoom"><input type="checkbox"> full size</label>'
 
 def large_graphs(run: CellRun) -> list[tuple[str, Graph]]:
     """(title, graph) of the graphs too large to draw with the report."""
-    return [(title, graph) for _, title, graph in _shown_graphs(run)
+    return [(title, graph) for _, title, graph in facts.shown_graphs(run)
             if graph.op_count() > drawing.DRAW_LIMIT]  # fmt: skip
 
 
@@ -388,8 +382,8 @@ def _guard_entry(report: CompileReport, source: CellSource) -> str:
 
 
 def _breaks_body(run: CellRun) -> str:
-    breaks = _unique_breaks(run)
-    skipped = _skipped(run)
+    breaks = facts.unique_breaks(run)
+    skipped = facts.skipped(run)
     parts = [_listing(run.source.lines(), _line_marks(run))]
     if breaks:
         parts.extend(
@@ -402,7 +396,7 @@ def _breaks_body(run: CellRun) -> str:
             (
                 r.function,
                 r.compile_id,
-                _where(r.filename, r.firstlineno, run.source),
+                facts.where(r.filename, r.firstlineno, run.source),
                 r.eager_reason,
             )
             for r in skipped
@@ -414,7 +408,7 @@ def _breaks_body(run: CellRun) -> str:
 
 def _break_block(record: BreakRecord, reports: list[CompileReport], source: CellSource) -> str:
     loc = _break_loc(record, source)
-    where = f"{_where(loc.filename, loc.lineno, source)} · " if loc else ""
+    where = f"{facts.where(loc.filename, loc.lineno, source)} · " if loc else ""
     ids = ", ".join(f"{r.function} {r.compile_id}" for r in reports)
     failed = " (raised tc.Unsupported)" if any(r.outcome == ERROR for r in reports) else ""
     return (
@@ -539,7 +533,7 @@ def _timings_body(run: CellRun) -> str:
     total = sum(r.compile_time for r in run.reports)
     rows.append(("all compiles", "", *("" for _ in phases), _ms(total)))
     table = _table(("function", "compile", *phases, "total"), rows)
-    graphs = [graph for _, _, graph in _shown_graphs(run)]
+    graphs = [graph for _, _, graph in facts.shown_graphs(run)]
     drawn = f"Drawing the graphs (this report, after the cell ran): " \
         f"{_ms(drawing.drawing_seconds(graphs))}"  # fmt: skip
     return f"{table}<div>{escape(run_time(run))}</div><div>{escape(drawn)}</div>"
@@ -669,7 +663,7 @@ def break_error(record: BreakRecord, source: CellSource) -> tuple[str, str]:
     text = [f"tc.Unsupported: {record.kind.title} [{record.kind.id}]", record.explanation]
     loc = _cell_frame(record, source)
     if loc is not None:
-        text.append(f"{_where(loc.filename, loc.lineno, source)}:")
+        text.append(f"{facts.where(loc.filename, loc.lineno, source)}:")
         for n, line in _excerpt(source, loc.lineno):
             text.append(f"{'->' if n == loc.lineno else '  '} {n:>3} {line}".rstrip())
     if record.stack:
@@ -702,25 +696,25 @@ def _excerpt(source: CellSource, lineno: int) -> list[tuple[int, str]]:
 def text_report(run: CellRun) -> str:
     """A readable plain-text summary for terminal IPython and nbconvert to text."""
     lines = [f"tcompile: {summary(run)}"]
-    for _, title, graph in _shown_graphs(run):
+    for _, title, graph in facts.shown_graphs(run):
         lines.append(f"  graph {title}: {_plural(graph.op_count(), 'op')}")
     for report in _compiled(run):
         name = f"{report.function} {report.compile_id}"
         lines.append(
             f"  kernels {name} ({report.compiled.backend}): {kernel_counts(report.compiled)}"
         )
-    for record in _unique_breaks(run):
+    for record in facts.unique_breaks(run):
         loc = _break_loc(record, run.source)
-        where = _where(loc.filename, loc.lineno, run.source) if loc else "unknown location"
+        where = facts.where(loc.filename, loc.lineno, run.source) if loc else "unknown location"
         lines.append(f"  graph break at {where} [{record.kind.id}]: {record.reason}")
         if loc and _source_line(loc, run.source):
             lines.append(f"      {_source_line(loc, run.source)}")
         lines += [f"      Try: {hint}" for hint in _cell_hints(record)]
-    for report in _skipped(run):
-        where = _where(report.filename, report.firstlineno, run.source)
+    for report in facts.skipped(run):
+        where = facts.where(report.filename, report.firstlineno, run.source)
         lines.append(f"  skipped {report.function} ({where}): {report.eager_reason}")
-    for loop in _plain_loops(run):
-        where = _where(loop.filename, loop.lineno, run.source)
+    for loop in facts.plain_loops(run):
+        where = facts.where(loop.filename, loop.lineno, run.source)
         lines.append(f"  loop at {where} runs as plain Python: {loop.reason}")
     for report in run.reports:
         for reason in report.recompile_reasons:
