@@ -4,13 +4,14 @@ The test starts its own JupyterLab (temp root, isolated config/runtime/settings/
 dirs, a random token, a free port) and opens a generated notebook in Debian's chromium through
 python playwright. It runs all cells from the Run menu, then checks what a person would see:
 the widget, the graph drawn as an inline ``<svg>`` in a short box that "full size" opens (Graphs
-tab), the marked break line (Breaks tab); that clicking the ``fullgraph`` toggle previews the
+tab), the per-line map with a line opened to its ops (Lines tab), the marked break line (Breaks
+tab); that clicking the ``fullgraph`` toggle previews the
 cell (the pinned "call to print()" error on top of the widget, the cell's own source and value
 unchanged); that a 3,001-op graph's cell is done in seconds, summarised; that the tabs take the
 keyboard; the dark theme; and that the notebook, saved, its kernel shut down and reopened,
 shows each widget's saved copy and no "model not found".
 
-Artifacts go to ``build/e2e/``: ``jupyterlab.png``, ``widget-graphs.png``,
+Artifacts go to ``build/e2e/``: ``jupyterlab.png``, ``widget-graphs.png``, ``widget-lines.png``,
 ``widget-large-graph.png``, ``widget-timings.png``, ``jupyterlab-dark.png`` and
 ``jupyterlab-reopened.png`` on success; ``<name>-failure.png``,
 ``<name>-failure.html`` and ``<name>-failure-lab.log`` on failure.
@@ -433,6 +434,16 @@ def _check_widget(page, phases: Phases) -> None:
     zoom.uncheck()
     widget.screenshot(path=str(ARTIFACTS / "widget-graphs.png"))  # the README's picture
     phases(f"graph svg (widget {height:.0f} px)")
+
+    _select_tab(widget, "Lines")  # the per-line map: a click on a line opens its ops
+    lines = widget.locator(".tc-tab-lines")
+    broke = lines.locator("details.tc-lm-break").first
+    assert 'print("between")' in broke.inner_text(), broke.inner_text()
+    graph_line = lines.locator("details.tc-lm-graph").filter(has_text="np.sin(x)").first
+    graph_line.locator("summary").click()
+    assert "np.sin(x)" in graph_line.locator(".tc-lm-ops").inner_text()
+    widget.screenshot(path=str(ARTIFACTS / "widget-lines.png"))
+    phases("line map")
 
     _select_tab(widget, "Breaks")
     mark = widget.locator(".tc-break-line").filter(visible=True).first
