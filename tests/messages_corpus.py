@@ -103,6 +103,12 @@ def print_fstring(x):
     return y * 2
 
 
+def print_array_fields(x):
+    y = np.sin(x)
+    print(f"y is {y} and {x}")  # whole arrays' text: a break at each field, then at the print
+    return y * 2
+
+
 def print_after_helper(x):
     y = helper(x)
     print("hi")

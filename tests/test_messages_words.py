@@ -26,6 +26,7 @@ from messages_corpus import (
     if_sum,
     or_test,
     print_after_helper,
+    print_array_fields,
     print_fstring,
     print_iterator,
     tolist_loop,
@@ -127,8 +128,8 @@ def test_the_fix_fits_the_construct(fn, args, fix):
 
 def test_values_carried_across_a_break_are_named_by_their_expression(capsys):
     tc.reset()
-    guards = [g.describe() for g in tc.explain(print_fstring)(ONES).out_guards]
-    assert 'f"{y.sum()}" == ' in "\n".join(guards)
+    guards = [g.describe() for g in tc.explain(print_array_fields)(ONES).out_guards]
+    assert 'f"{y}" == ' in "\n".join(guards)
     tc.reset()
     guards = [g.describe() for g in tc.explain(print_after_helper)(ONES).out_guards]
     assert 'print("hi") == None' in guards
@@ -140,11 +141,16 @@ def test_values_carried_across_a_break_are_named_by_their_expression(capsys):
 
 def test_resume_functions_are_named_after_their_break(capsys):
     tc.reset()
-    frames = tc.explain(print_fstring)(ONES).compiled_frames
+    frames = tc.explain(print_array_fields)(ONES).compiled_frames
     resumed = [f for f in frames if "(resumed " in f]
     assert len(resumed) == len(set(resumed)) == 3, frames
-    assert f'print_fstring (resumed after {"f"}"{{x.max()}}" at line' in " ".join(resumed)
+    assert f'print_array_fields (resumed after {"f"}"{{x}}" at line' in " ".join(resumed)
     assert any("resumed after print(" in f for f in resumed)
+    tc.reset()  # scalars' text is made in the graph: one break, at the print
+    frames = tc.explain(print_fstring)(ONES).compiled_frames
+    assert [f for f in frames if "(resumed " in f] == [
+        'print_fstring (resumed after print(f"y is {y.sum()} and {x.max()}") at line 102)'
+    ]
     tc.reset()
     frames = tc.explain(if_sum)(ONES).compiled_frames
     assert any("where x.sum() > 0 is true" in f for f in frames), frames

@@ -15,6 +15,7 @@ from . import loops, user_objects, user_text
 from .errors import UserErrorInTrace
 from .operations import (
     array_dims,
+    array_text,
     binary_op,
     check_untaken,
     fold,
@@ -275,6 +276,9 @@ def text(tx, fn, args: list, kwargs: dict) -> Value:
     dynamic number's text is the graph's (`operations.number_text`), other text a constant."""
     if args and isinstance(args[0], NumpyValue):
         what = _formatted(tx, f"{fn.__name__}() of {args[0].describe()}")
+        made = array_text(tx.state, fn, list(args), what) if not kwargs else None
+        if made is not None:
+            return made
         raise tx.state.graph_break(
             "data_dependent_value",
             f"{what} formats array data as text",

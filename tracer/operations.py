@@ -137,6 +137,8 @@ def binary_op(state: TraceState, fn, a: Value, b: Value, name: str) -> Value:
         result = number_compare(state, plain, a, b, name)
         if result is not None:
             return result
+    if plain is operator.add and _text_pair(a, b):  # "loss " + f"{x:.3f}": text of the graph
+        return number_node(state, operator.add, [a, b], "text", risk="silent")
     if isinstance(a, SymInt) or isinstance(b, SymInt):
         result = symint_op(state, plain, a, b, name) or symfloat_op(state, plain, [a, b], name)
         if result is not None:
@@ -313,6 +315,43 @@ def number_text(state: TraceState, fn, values: list[Value]) -> Value | None:
     if fn is str and isinstance(v, SymStr):
         return v
     return number_node(state, fn, values, _TEXT[fn], risk="raise")
+
+
+def _text_pair(a: Value, b: Value) -> bool:
+    """Two texts, one of them the graph's (`SymStr`), the other too or a constant str."""
+    if not (isinstance(a, SymStr) or isinstance(b, SymStr)):
+        return False
+    return all(isinstance(v, SymStr) or (isinstance(v, Const) and type(v.value) is str)
+               for v in (a, b))  # fmt: skip
+
+
+def array_text(state: TraceState, fn, values: list[Value], what: str) -> SymStr | None:
+    """``format(v, spec)``, ``str(v)``... (f-strings: ``f"{loss:.3f}"``) of a NumPy scalar or
+    0-d array of the graph (``y.sum()``), as a graph node: the text is made when the graph runs,
+    as the plain code makes it, so printing it breaks the graph once, at the print, instead of
+    at every field. Its value is never known to the trace: any use of it as a str itself breaks
+    the graph there. ``what``: the user's words for it. None for other arrays (their text
+    follows NumPy's print options) or specs that are not constants."""
+    v, rest = values[0], values[1:]
+    if fn not in _TEXT or len(rest) > (fn is format) or getattr(v.example, "ndim", None) != 0:
+        return None
+    if any(type(getattr(spec, "value", None)) is not str for spec in rest):
+        return None
+    specs = tuple(spec.value for spec in rest)
+    hint, _ = run_example(fn, v.example, *specs)
+    node = state.graph.add("call", fn, (v.node, *specs), name=_TEXT[fn], meta=describe_value(hint),
+                           stack=state.user_stack(), risk="raise")  # fmt: skip
+
+    def needed() -> None:
+        raise state.graph_break(
+            "data_dependent_value",
+            f"{what} is text made of array data, used here as a str: its characters are known "
+            "only when the compiled code runs",
+            "Keep the text for printing or returning, and compare or slice the numbers "
+            "themselves (in arrays) instead of their text.",
+        )
+
+    return SymStr(node, hint, (needed,))
 
 
 def concatenate(state: TraceState, parts: list[Value]) -> Value:

@@ -446,7 +446,10 @@ class _Call:
             base = self._host_array(BufferTensor.whole(source))
             return _replay(out.replay, self.inputs, (out.base, base))
         if self.kind == "numpy" and out.view is None and id(source) in self.host:
-            return self.host[id(source)]  # an extern's result, as NumPy made it
+            # an extern's result as NumPy made it, or the host copy an extern read: that one is
+            # an array, even of a value the trace saw as a NumPy scalar
+            value = self.host[id(source)]
+            return value[()] if out.scalar and isinstance(value, np.ndarray) else value
         tensor = self._tensor(source)
         if out.view is not None:
             offset, strides, shape = out.view

@@ -472,3 +472,15 @@ def test_a_loop_takes_a_reversed_view_of_a_computed_value_in_memory_of_its_own()
     graph_fn = compiled.__tc_compiled__.entries[-1].report.compiled.fn
     (got,) = graph_fn(x)  # the graph itself: a failing call would run again in NumPy, unseen
     assert_close(got, f(x))
+
+
+def _sum_read_by_host_and_returned(x):
+    s = x.sum()
+    return ascii(s), s  # ascii() runs on the host (an extern) and reads s there
+
+
+def test_a_scalar_a_host_step_read_is_returned_as_a_numpy_scalar():
+    # the host copy the extern read is a 0-d array: the result is the scalar the trace saw
+    x = np.arange(4.0)
+    text, s = tc.compile(_sum_read_by_host_and_returned, backend="triton")(x)
+    assert (text, type(s), s) == ("np.float64(6.0)", np.float64, 6.0)
