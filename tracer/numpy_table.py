@@ -245,7 +245,7 @@ POINTWISE, REDUCTION, SCAN, VIEW, GATHER, SCATTER, MATMUL, EXTERN = (
 )  # fmt: skip
 _LOWERING = {
     POINTWISE: (np.where, np.clip, np.ndarray.astype, np.copy, np.ndarray.copy,
-                np.ndarray.flatten, np.concatenate, np.stack),
+                np.ndarray.flatten, np.concatenate, np.stack, np.outer),
     REDUCTION: (np.sum, np.mean, np.prod, np.max, np.min, np.argmax, np.argmin, np.any, np.all,
                 np.var, np.std),
     SCAN: (np.cumsum, np.cumprod),

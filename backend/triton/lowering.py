@@ -426,7 +426,36 @@ class _Lowering:
             return self._copy(node)
         if target in (np.concatenate, np.stack):
             return self._join(node)
+        if target is np.outer:
+            return self._outer(node)
         return self._ufunc(node, target)
+
+    def _outer(self, node: Node) -> Tensor:
+        """``np.outer(a, b)``: ``a.ravel()[:, None] * b.ravel()[None, :]``, as NumPy defines it
+        (gemver's rank-one updates: a kernel, not a trip to the host)."""
+        if node.kwargs or len(node.args) != 2:
+            raise Unlowerable("np.outer with out=")
+        operands, types = self._operands(node.args)
+        if not all(isinstance(o, Tensor) for o in operands):
+            raise Unlowerable("np.outer of a Python number")
+        a, b = (self._flatten(o) for o in operands)
+        shape = (a.shape[0], b.shape[0])
+        rows, cols = (
+            View(a, shape, lambda index: index[:1]),
+            View(b, shape, lambda index: index[1:]),
+        )
+        in_dtypes, out_dtypes = pointwise.ufunc_loop(np.multiply, types)
+
+        def compute(index):
+            args = (
+                _operand_expr(rows, index, in_dtypes[0]),
+                _operand_expr(cols, index, in_dtypes[1]),
+            )
+            return ir.Op(np.multiply, args, in_dtypes, out_dtypes, 0)
+
+        result = Pointwise(out_dtypes[0], shape, compute)
+        _check_dtype(node, result)
+        return result
 
     def _copy(self, node: Node) -> Tensor:
         """A new array with the same values (its layout is NumPy's where it is returned)."""

@@ -72,6 +72,8 @@ def kernels(report) -> list[str]:
 
 CASES = {
     # pointwise: ufuncs with NumPy's dtypes, broadcasting, Python scalars (NEP 50)
+    "outer": (lambda v, x: (np.outer(v, x[0]) + 1, np.outer(x[:2], v[:3])), (V, F), ["pointwise"]),
+    "outer_ints_and_floats": (lambda a, u: np.outer(a[0], u[0]) * 0.5, (INTS, U), ["pointwise"]),
     "chain": (lambda x, v: np.sin(x) * 2.5 + v - np.exp(-x * x), (F, V), ["pointwise"]),
     "float32_stays": (lambda x: x * 2.5 + np.float32(1) / (x + 3), (F32,), ["pointwise"]),
     "int_arith": (lambda a: (a * 7 - 3) // 4 + a % 5 - (-a) // 3, (INTS,), ["pointwise"]),
