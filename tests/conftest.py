@@ -1,4 +1,5 @@
-"""Every test starts and ends with a fresh compiler: no cache, counter or log left behind."""
+"""Every test starts and ends with a fresh compiler: no cache, counter or log left behind. The
+``shell`` fixture: a real IPython shell with the extension loaded (the ``%%tcompile`` magic)."""
 
 from __future__ import annotations
 
@@ -29,3 +30,13 @@ def replays(monkeypatch) -> list[bool]:
 
     monkeypatch.setattr(FirstRun, "replay", replay)
     return seen
+
+
+@pytest.fixture(scope="module")
+def shell():
+    from IPython.core.interactiveshell import InteractiveShell
+
+    ip = InteractiveShell.instance()
+    ip.run_line_magic("load_ext", "tcompile")
+    yield ip
+    ip.run_line_magic("unload_ext", "tcompile")

@@ -21,14 +21,6 @@ from tcompile.widgets import render
 from tcompile.widgets.model import CellOptions
 
 
-@pytest.fixture(scope="module")
-def shell():
-    ip = InteractiveShell.instance()
-    ip.run_line_magic("load_ext", "tcompile")
-    yield ip
-    ip.run_line_magic("unload_ext", "tcompile")
-
-
 @pytest.fixture(autouse=True)
 def fresh(shell):
     shell.display_pub = CapturingDisplayPublisher()

@@ -24,14 +24,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "bench"))
 from widget_render import SERIES_CELL  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def shell():
-    ip = InteractiveShell.instance()
-    ip.run_line_magic("load_ext", "tcompile")
-    yield ip
-    ip.run_line_magic("unload_ext", "tcompile")
-
-
 @pytest.fixture(autouse=True)
 def fresh(shell):
     shell.display_pub = CapturingDisplayPublisher()
