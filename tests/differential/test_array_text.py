@@ -83,7 +83,7 @@ def loop_prints(x):
     return total
 
 
-CASES = [
+FUNCTIONS = [
     f_string_print,
     with_specs,
     conversions,
@@ -100,7 +100,7 @@ CASES = [
 VALUES = [np.linspace(0.0, 1.0, 5), np.arange(4.0), np.array([3.25, -1.5, 0.125]), np.ones(5)]
 
 
-@pytest.mark.parametrize("fn", CASES, ids=lambda fn: fn.__name__)
+@pytest.mark.parametrize("fn", FUNCTIONS, ids=lambda fn: fn.__name__)
 def test_text_of_array_values_is_made_as_eagerly(fn):
     tc.reset()
     check_same_calls(fn, [((v.copy(),), {}) for v in VALUES], fullgraph=False)
