@@ -338,7 +338,10 @@ def array_text(state: TraceState, fn, values: list[Value], what: str) -> SymStr 
     if any(type(getattr(spec, "value", None)) is not str for spec in rest):
         return None
     specs = tuple(spec.value for spec in rest)
-    hint, _ = run_example(fn, v.example, *specs)
+    try:
+        hint, _ = run_example(fn, v.example, *specs)
+    except Exception:  # a spec unfit for the value (``f"{x.sum():d}"``): made eagerly, to raise
+        return None
     node = state.graph.add("call", fn, (v.node, *specs), name=_TEXT[fn], meta=describe_value(hint),
                            stack=state.user_stack(), risk="raise")  # fmt: skip
 

@@ -75,6 +75,14 @@ def whole_array(x):
     return x.sum()
 
 
+def unfit_spec(x):
+    return f"{x.sum():d}"  # ValueError for a float: raised as eagerly, no internal error
+
+
+def char_spec(x):
+    return f"{(x > 0.5).sum() + 60:c}"  # a character: fine for these counts
+
+
 def loop_prints(x):
     total = x * 0
     for i in range(3):
@@ -95,6 +103,8 @@ FUNCTIONS = [
     measured,
     as_key,
     whole_array,
+    unfit_spec,
+    char_spec,
     loop_prints,
 ]
 VALUES = [np.linspace(0.0, 1.0, 5), np.arange(4.0), np.array([3.25, -1.5, 0.125]), np.ones(5)]
