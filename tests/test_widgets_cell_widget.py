@@ -12,7 +12,7 @@ import pytest
 from IPython.display import display
 from widget_cells import run_cell
 
-from tcompile.widgets import BackendChoice, CellOptions, CellRun, CellWidget, render
+from tcompile.widgets import BackendChoice, CellOptions, CellRun, CellWidget, kernels_tab, render
 
 CELL = """
 import numpy as np
@@ -73,7 +73,7 @@ def test_widget_shows_the_summary_tabs_and_an_output_area(widget, run):
         render.graphs_html,
         render.guards_html,
         render.breaks_html,
-        render.kernels_html,
+        kernels_tab.kernels_html,
         render.code_html,
         render.timings_html,
     )

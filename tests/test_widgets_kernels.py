@@ -14,14 +14,9 @@ from widget_cells import run_cell
 
 from tcompile.tracer.compiled_graph import CompiledGraph, FusionDecision, KernelInfo
 from tcompile.tracer.report import CompileReport
-from tcompile.widgets import CellOptions, CellRun, CellSource, CellWidget, render
-from tcompile.widgets.render import (
-    kernel_counts,
-    kernels_html,
-    saved_copy,
-    static_html,
-    text_report,
-)
+from tcompile.widgets import CellOptions, CellRun, CellSource, CellWidget, kernels_tab
+from tcompile.widgets.kernels_tab import kernel_counts, kernels_html
+from tcompile.widgets.render import saved_copy, static_html, text_report
 
 SOURCE = CellSource("def f(x):\n    return x * 2\n", 2, "<cell-7>", "Cell In[7]")
 
@@ -227,7 +222,7 @@ def test_eager_backend_compiles_say_the_graphs_python_runs_with_no_kernels():
     compiled = [r for r in run.reports if r.compiled is not None]
     assert len(compiled) == 2 and {r.compiled.backend for r in compiled} == {"eager"}
     page = kernels_html(run)
-    note = html.escape(render.EAGER_NOTE)
+    note = html.escape(kernels_tab.EAGER_NOTE)
     assert page.count(note) == 2
     assert '<div class="tc-kernel' not in page and '<table class="tc-table tc-decisions' not in page
     for report in compiled:

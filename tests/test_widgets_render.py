@@ -278,7 +278,10 @@ def test_graphs_tab_draws_each_graph_next_to_its_code(break_run):
     page = graphs_html(break_run)
     assert page.count('<div class="tc-graph-svg"><svg') == 2
     first, resumed = break_run.reports[0], break_run.reports[-1]
-    assert f"f {first.compile_id}" in page and f"f (resumed after helper(y) at line 12) {resumed.compile_id}" in page
+    assert (
+        f"f {first.compile_id}" in page
+        and f"f (resumed after helper(y) at line 12) {resumed.compile_id}" in page
+    )
     assert html.escape("sin = np.sin(x)") in page and "# input x: x  f64[4, 3]" in page
     assert page.startswith('<div class="tc-report"><style>')
 

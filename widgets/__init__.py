@@ -1,8 +1,10 @@
 """The notebook face of tcompile: a ``%%tcompile`` cell's reports as a widget, HTML and text.
 
-`render` turns a `CellRun` (the cell's frozen compile reports) into HTML and text, `dot` and
-`svg` draw graphs, and `CellWidget` composes those into an ipywidgets view with option
-toggles. Importing this package does not import ipywidgets: ``CellWidget`` loads it on first use.
+`render` turns a `CellRun` (the cell's frozen compile reports) into HTML sections and text,
+from what `facts` finds in the run, with the building blocks of `blocks`; `line_map` makes the
+Lines tab (every line of the cell by what became of it) and `kernels_tab` the Kernels tab;
+`dot`, `svg` and `drawing` draw graphs; `style` holds the CSS; and `CellWidget` composes those
+into an ipywidgets view with option toggles, shown with a saved copy for saved notebooks. Importing this package does not import ipywidgets: ``CellWidget`` loads it on first use.
 """
 
 from __future__ import annotations

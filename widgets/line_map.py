@@ -18,6 +18,7 @@ from tcompile.tracer.graph import Graph, Node
 from tcompile.tracer.loop_runners import LoopRunner
 from tcompile.tracer.report import EAGER, ERROR, GRAPH
 
+from .blocks import plural
 from .facts import in_cell, plain_loops, shown_graphs, skipped, unique_breaks, where
 from .model import CellRun, CellSource
 
@@ -225,7 +226,7 @@ class _Classifier:
             if report.filename != self.source.filename and report.outcome == GRAPH:
                 shown = sum(1 for g in report.graphs if g.op_count())
                 loc = _Loc(report.filename, report.firstlineno, report.function.split(" (")[0])
-                self.others.note(loc, f"compiled on its own: {_plural(shown, 'graph')}")
+                self.others.note(loc, f"compiled on its own: {plural(shown, 'graph')}")
         return LineMap(self.lines, self.others.listed(), self.shape.parsed)
 
     def mark(self, span: range, kind: str) -> None:
@@ -288,7 +289,7 @@ class _Classifier:
                 what = "while_loop node" if loop.kind == "while" else "loop node"
                 of = f" of {graph.removeprefix('loop node of ')}" if graph else ""
                 trips = f", {loop.trip_count} iterations" if loop.kind != "while" else ""
-                header.note(f"{what}{of}{trips}, body of {_plural(loop.body_ops, 'op')}")
+                header.note(f"{what}{of}{trips}, body of {plural(loop.body_ops, 'op')}")
 
     def mark_breaks(self) -> None:
         for record, reports in unique_breaks(self.run).items():
@@ -360,7 +361,7 @@ class _Classifier:
                 continue
             graphs = len(self.graphs.get((self.source.filename, function.first), []))
             if function.first in compiled:
-                made = _plural(graphs, "graph") if graphs else "no graph op of its own"
+                made = plural(graphs, "graph") if graphs else "no graph op of its own"
                 first.note(f"{function.name}: compiled, {made}")
             elif function.first in failed:
                 first.note(f"{function.name}: its compile raised tc.Unsupported: nothing ran "
@@ -395,7 +396,7 @@ class _Others:
 
     def listed(self) -> list[str]:
         """``helper, File "/lib/util.py", line 4: 12 ops in graph 1 of f`` per function."""
-        return [f"{fn}, {place}: " + "; ".join([*(f"{_plural(n, 'op')} in {g}" for g, n
+        return [f"{fn}, {place}: " + "; ".join([*(f"{plural(n, 'op')} in {g}" for g, n
                                                   in ops.items()), *notes])
                 for (_, fn), (place, ops, notes) in self.seen.items()]  # fmt: skip
 
@@ -425,10 +426,6 @@ def _continue_statements(lines: dict[int, Line], shape: _Shape) -> None:
 def _short(text: str) -> str:
     first = text.split("; ")[0]
     return first if len(first) <= 80 else first[:79] + "…"
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 # -- rendering -------------------------------------------------------------------------------------
@@ -479,7 +476,7 @@ def _row(line: Line, texts: dict[int, str]) -> str:
 
 def _ops_note(ops: Ops) -> str:
     inlined = f" (+{ops.inlined} inlined from calls)" if ops.inlined else ""
-    return f"{ops.graph}: {_plural(len(ops.nodes), 'op')}{inlined}"
+    return f"{ops.graph}: {plural(len(ops.nodes), 'op')}{inlined}"
 
 
 def _opened(line: Line, texts: dict[int, str]) -> str:
@@ -487,7 +484,7 @@ def _opened(line: Line, texts: dict[int, str]) -> str:
     parts = [f"<div>{escape(text)}</div>" for text in line.details]
     left = OPS_SHOWN
     for ops in line.ops.values():
-        head = f"{ops.graph} · {ops.title} · {_plural(len(ops.nodes), 'op')}"
+        head = f"{ops.graph} · {ops.title} · {plural(len(ops.nodes), 'op')}"
         if ops.inlined:
             head += f", and {ops.inlined} inlined from the calls it makes (see their lines)"
         shown = ops.nodes[: max(left, 0)]

@@ -8,24 +8,17 @@ fragment (its own ``<style>``); all text from the user's code is escaped.
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
 
-from tcompile.tracer.compiled_graph import (
-    GENERATED_KINDS,
-    CompiledGraph,
-    FusionDecision,
-    KernelInfo,
-)
 from tcompile.tracer.errors import HINT_FULLGRAPH_OFF, BreakRecord, FrameLoc, Unsupported
 from tcompile.tracer.graph import Graph
 from tcompile.tracer.report import ERROR, GRAPH, CompileReport
 
-from . import drawing, facts, line_map
+from . import blocks, drawing, facts, kernels_tab, line_map
 from .model import CellRun, CellSource
-from .style import CSS, SAVED_COPY_CLASS, SAVED_COPY_CSS
+from .style import SAVED_COPY_CLASS, SAVED_COPY_CSS
 
 CODE_SOURCES = {
     "glue": "glue (the frame's new code)",
@@ -34,22 +27,10 @@ CODE_SOURCES = {
     "backend": "backend code",
 }
 EXCERPT_CONTEXT = 2  # cell lines shown above and below a pinned error's line
-KIND_BADGES = {  # a kernel's kind -> its badge; an extern step is no kernel: NumPy runs it
-    "pointwise": "pointwise",
-    "reduction": "reduction",
-    "scatter": "scatter: atomic adds, repeated indices add up",
-    "library": "library: the array library's kernel",
-    "extern": "extern: NumPy on the host",
-    "loop": "loop: its body's kernels, per iteration",
-}
-NOTES_HEADS = {"extern": "Runs in NumPy because:", "loop": "How it runs:"}  # else: fusions
 NOTEBOOK_FULLGRAPH_OFF = (
     "Turn the widget's fullgraph (or error_on_graph_break) toggle off, or drop that flag from "
     "the %%tcompile line or the tc.compile call, to let tcompile break the graph here and run "
     "this part eagerly."
-)
-EAGER_NOTE = (
-    "The eager backend runs the graph's Python as shown in the Graphs and Code tabs: no kernels."
 )
 
 
@@ -108,51 +89,6 @@ def _line_marks(run: CellRun) -> dict[int, list[_Mark]]:
     return marks
 
 
-def _ms(seconds: float) -> str:
-    return f"{seconds * 1e3:.2f} ms"
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
-def _compiled(run: CellRun) -> list[CompileReport]:
-    """The compiles whose graph a backend compiled."""
-    return [r for r in run.reports if r.compiled is not None]
-
-
-def _kernel_details(compiled: CompiledGraph) -> tuple[list[KernelInfo], list[FusionDecision]]:
-    kernels = [d for d in compiled.details if isinstance(d, KernelInfo)]
-    return kernels, [d for d in compiled.details if isinstance(d, FusionDecision)]
-
-
-def kernel_counts(compiled: CompiledGraph) -> str:
-    """What a backend made of a graph, in one line, e.g.
-    ``2 (1 fused reduction, 1 pointwise), 1 extern; fusions: 1 made, 1 refused``."""
-    kernels, decisions = _kernel_details(compiled)
-    if compiled.backend == "eager":
-        return "none (the graph's Python runs as shown)"
-    if not kernels and not decisions:
-        return "none reported"
-    launched = [k for k in kernels if k.kind != "extern"]
-    # a generated kernel's notes are what was fused into it
-    kinds = Counter(f"{'fused ' if k.notes and k.kind in GENERATED_KINDS else ''}{k.kind}"
-                    for k in launched)  # fmt: skip
-    text = str(len(launched))
-    if kinds:
-        text += " (" + ", ".join(_kind_count(n, kind) for kind, n in kinds.items()) + ")"
-    if len(launched) < len(kernels):
-        text += f", {len(kernels) - len(launched)} extern"
-    if decisions:
-        made = sum(d.fused for d in decisions)
-        text += f"; fusions: {made} made, {len(decisions) - made} refused"
-    return text
-
-
-def _kind_count(n: int, kind: str) -> str:
-    return f"{n} {kind}s" if n != 1 and kind.endswith("reduction") else f"{n} {kind}"
-
-
 def _hints(record: BreakRecord) -> tuple[str, ...]:
     """The hints ``tc.Unsupported`` prints for the record."""
     return (*_cell_hints(record), NOTEBOOK_FULLGRAPH_OFF)
@@ -170,21 +106,21 @@ def summary(run: CellRun) -> str:
     compiled = {(r.filename, r.firstlineno) for r in run.reports if r.outcome == GRAPH}
     errors = sum(r.outcome == ERROR for r in run.reports)
     parts = [
-        f"{_plural(len(compiled), 'function')} compiled",
-        _plural(len(facts.shown_graphs(run)), "graph"),
-        _plural(len(facts.unique_breaks(run)), "graph break"),
-        f"{_plural(len(facts.skipped(run)), 'frame')} skipped (ran eagerly)",
-        _plural(sum(len(r.guards) for r in run.reports), "guard"),
-        f"compile {_ms(sum(r.compile_time for r in run.reports))}",
-        f"cell {_ms(run.seconds)}",
+        f"{blocks.plural(len(compiled), 'function')} compiled",
+        blocks.plural(len(facts.shown_graphs(run)), "graph"),
+        blocks.plural(len(facts.unique_breaks(run)), "graph break"),
+        f"{blocks.plural(len(facts.skipped(run)), 'frame')} skipped (ran eagerly)",
+        blocks.plural(sum(len(r.guards) for r in run.reports), "guard"),
+        f"compile {blocks.ms(sum(r.compile_time for r in run.reports))}",
+        f"cell {blocks.ms(run.seconds)}",
     ]
     plain = len(facts.plain_loops(run))
     if plain:
-        parts.insert(4, f"{_plural(plain, 'loop')} run as plain Python")
+        parts.insert(4, f"{blocks.plural(plain, 'loop')} run as plain Python")
     if errors:
-        parts.insert(4, f"{_plural(errors, 'compile')} failed (tc.Unsupported)")
+        parts.insert(4, f"{blocks.plural(errors, 'compile')} failed (tc.Unsupported)")
     if run.timing is not None:
-        parts.append(f"calls {_ms(run.timing.compiled_s)} compiled, {_ms(run.timing.plain_s)} "
+        parts.append(f"calls {blocks.ms(run.timing.compiled_s)} compiled, {blocks.ms(run.timing.plain_s)} "
                      f"plain")  # fmt: skip
     if run.error is not None:
         parts.append(f"raised {type(run.error).__name__}")
@@ -197,35 +133,6 @@ def summary_html(run: CellRun) -> str:
 
 
 # -- HTML building blocks -------------------------------------------------------------------------
-def _page(body: str) -> str:
-    return f'<div class="tc-report"><style>{CSS}</style>{body}</div>'
-
-
-def _section(title: str, body: str) -> str:
-    return f'<div class="tc-section"><div class="tc-h">{escape(title)}</div>{body}</div>'
-
-
-def _empty(text: str) -> str:
-    return f'<div class="tc-empty">{escape(text)}</div>'
-
-
-def _pre(text: str) -> str:
-    return f'<pre class="tc-code">{escape(text)}</pre>'
-
-
-def _title(text: str, muted: str = "") -> str:
-    extra = f' <span class="tc-muted">{escape(muted)}</span>' if muted else ""
-    return f'<div class="tc-title">{escape(text)}{extra}</div>'
-
-
-def _table(header: Iterable[str], rows: Iterable[Iterable[str]]) -> str:
-    head = "".join(f"<th>{escape(h)}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
-    return f'<table class="tc-table"><tr>{head}</tr>{body}</table>'
-
-
-def _list(items: Iterable[str]) -> str:
-    return "<ul>" + "".join(f"<li>{escape(item)}</li>" for item in items) + "</ul>"
 
 
 # A line's class by its strongest mark: a break, then a skipped frame, then a loop run plainly,
@@ -255,11 +162,6 @@ def _listing(lines: list[tuple[int, str]], marks: dict[int, list[_Mark]]) -> str
     return f'<div class="tc-source">{"".join(rows)}</div>'
 
 
-def _report_title(report: CompileReport, source: CellSource, muted: str = "") -> str:
-    where = facts.where(report.filename, report.firstlineno, source)
-    return _title(f"{report.function} {report.compile_id}", f"{where}{muted}")
-
-
 # -- the sections ---------------------------------------------------------------------------------
 def _graphs_body(run: CellRun) -> str:
     shown = facts.shown_graphs(run)
@@ -267,14 +169,14 @@ def _graphs_body(run: CellRun) -> str:
     failed = [r for r in run.reports if r.outcome == ERROR]
     if not shown and failed:
         names = ", ".join(dict.fromkeys(r.function for r in failed))
-        return _empty(f"No graph: the compile of {names} stopped at a graph break, which its "
+        return blocks.empty(f"No graph: the compile of {names} stopped at a graph break, which its "
                       "options make an error (see the Breaks tab).")  # fmt: skip
     if not shown:
-        return _empty("No graph captured: no compiled frame ran a NumPy operation.") + plain
-    blocks = "".join(
+        return blocks.empty("No graph captured: no compiled frame ran a NumPy operation.") + plain
+    drawn = "".join(
         _graph_block(report, title, graph, run.source) for report, title, graph in shown
     )
-    return blocks + plain
+    return drawn + plain
 
 
 def _plain_loops_html(run: CellRun) -> str:
@@ -289,14 +191,14 @@ def _plain_loops_html(run: CellRun) -> str:
 def _graph_block(report: CompileReport, title: str, graph: Graph, source: CellSource) -> str:
     drawn = drawing.draw(graph, title, source.label_of)
     where = facts.where(report.filename, report.firstlineno, source)
-    heading = _title(title, f"{_plural(graph.op_count(), 'op')} · {where}")
+    heading = blocks.title(title, f"{blocks.plural(graph.op_count(), 'op')} · {where}")
     if drawn.svg is not None:
-        row = f'<div class="tc-graph-svg">{drawn.svg}</div>{_pre(str(graph))}'
+        row = f'<div class="tc-graph-svg">{drawn.svg}</div>{blocks.pre(str(graph))}'
         heading += _ZOOM
     elif graph.op_count() > drawing.DRAW_LIMIT:
         row = f"<div>{_graph_summary(graph, drawn.note, source)}</div>{_code_head(graph)}"
     else:
-        row = f'<div class="tc-error">{escape(drawn.note)}</div>{_pre(str(graph))}'
+        row = f'<div class="tc-error">{escape(drawn.note)}</div>{blocks.pre(str(graph))}'
     # <details>: a click on the title folds the graph away, with no script (saved copies too)
     return f'<details class="tc-graph" open><summary>{heading}</summary>' \
         f'<div class="tc-graph-row">{row}</div>{_loops_html(report)}</details>'  # fmt: skip
@@ -316,33 +218,23 @@ def drawing_html(graph: Graph, title: str, source: CellSource) -> str:
     """A large graph drawn on request (with `drawing.ON_DEMAND_BUDGET_S`), or why it was not."""
     drawn = drawing.draw(graph, title, source.label_of, on_request=True)
     if drawn.svg is None:
-        return _page(f'<div class="tc-error">{escape(drawn.note)}</div>')
-    took = _title(title, f"drawn in {_ms(drawn.seconds)}")
-    return _page(f'{took}<div class="tc-graph-svg">{drawn.svg}</div>')
+        return blocks.page(f'<div class="tc-error">{escape(drawn.note)}</div>')
+    took = blocks.title(title, f"drawn in {blocks.ms(drawn.seconds)}")
+    return blocks.page(f'{took}<div class="tc-graph-svg">{drawn.svg}</div>')
 
 
 def _graph_summary(graph: Graph, note: str, source: CellSource) -> str:
     """A large graph in a form that scales: its ops by kind and by source line."""
-    kinds = _table(("op", "count"), ((kind, str(n)) for kind, n in drawing.op_kinds(graph)))
-    lines = _table(("line", "ops", "kinds"), ((where, str(n), kinds_text) for where, n, kinds_text
+    kinds = blocks.table(("op", "count"), ((kind, str(n)) for kind, n in drawing.op_kinds(graph)))
+    lines = blocks.table(("line", "ops", "kinds"), ((where, str(n), kinds_text) for where, n, kinds_text
                                               in drawing.ops_by_line(graph, source.label_of)))  # fmt: skip
-    return f'<div class="tc-note">{escape(note)}.</div>{_title("Ops by kind")}{kinds}' \
-        f'{_title("Ops by line")}{lines}'  # fmt: skip
+    return f'<div class="tc-note">{escape(note)}.</div>{blocks.title("Ops by kind")}{kinds}' \
+        f'{blocks.title("Ops by line")}{lines}'  # fmt: skip
 
 
 def _code_head(graph: Graph) -> str:
     """The graph's code, up to `drawing.CODE_LINES` lines (the summary covers the rest)."""
-    return _pre_head(str(graph))
-
-
-def _pre_head(text: str) -> str:
-    """``text`` up to `drawing.CODE_LINES` lines, and how many more there are: a report stays
-    small in the saved notebook at any graph size."""
-    lines = text.splitlines()
-    if len(lines) <= drawing.CODE_LINES:
-        return _pre(text)
-    more = len(lines) - drawing.CODE_LINES
-    return _pre("\n".join(lines[: drawing.CODE_LINES]) + f"\n# ... {_plural(more, 'more line')}")
+    return blocks.pre_head(str(graph))
 
 
 def _loops_html(report: CompileReport) -> str:
@@ -353,7 +245,7 @@ def _loops_html(report: CompileReport) -> str:
     items = "".join(
         f"<li>{escape(loop.describe())}"
         + (
-            f"<details open><summary>body</summary>{_pre(loop.body)}</details>"
+            f"<details open><summary>body</summary>{blocks.pre(loop.body)}</details>"
             if loop.captured
             else ""
         )  # fmt: skip
@@ -366,18 +258,18 @@ def _loops_html(report: CompileReport) -> str:
 def _guards_body(run: CellRun) -> str:
     entries = [r for r in run.reports if r.guards or r.recompile_reasons]
     if not entries:
-        return _empty("No guards: no frame of this cell was compiled.")
+        return blocks.empty("No guards: no frame of this cell was compiled.")
     return "".join(_guard_entry(r, run.source) for r in entries)
 
 
 def _guard_entry(report: CompileReport, source: CellSource) -> str:
     recompiled = ""
     if report.recompile_reasons:
-        reasons = _list(report.recompile_reasons)
+        reasons = blocks.bullets(report.recompile_reasons)
         recompiled = f"<div>Recompiled because a guard failed:</div>{reasons}"
     rows = [(str(i), g.kind, g.source.name(), g.describe()) for i, g in enumerate(report.guards, 1)]
-    table = _table(("#", "kind", "source", "guard"), rows) if rows else ""
-    title = _report_title(report, source, f" · {_plural(len(report.guards), 'guard')}")
+    table = blocks.table(("#", "kind", "source", "guard"), rows) if rows else ""
+    title = blocks.report_title(report, source, f" · {blocks.plural(len(report.guards), 'guard')}")
     return f'<div class="tc-entry">{title}{recompiled}{table}</div>'
 
 
@@ -390,7 +282,7 @@ def _breaks_body(run: CellRun) -> str:
             _break_block(record, reports, run.source) for record, reports in breaks.items()
         )
     else:
-        parts.append(_empty("No graph breaks."))
+        parts.append(blocks.empty("No graph breaks."))
     if skipped:
         rows = [
             (
@@ -401,8 +293,8 @@ def _breaks_body(run: CellRun) -> str:
             )
             for r in skipped
         ]
-        parts.append(_title("Skipped frames (ran eagerly)"))
-        parts.append(_table(("function", "compile", "where", "reason"), rows))
+        parts.append(blocks.title("Skipped frames (ran eagerly)"))
+        parts.append(blocks.table(("function", "compile", "where", "reason"), rows))
     return "".join(parts)
 
 
@@ -416,7 +308,7 @@ def _break_block(record: BreakRecord, reports: list[CompileReport], source: Cell
         f'<span class="tc-kind-id">[{escape(record.kind.id)}]</span></div>'
         f"<div>{escape(record.explanation)}</div>"
         f'<div class="tc-muted">{escape(where)}seen in {escape(ids)}{failed}</div>'
-        f"{_chain_html(record, source)}<div>Try:</div>{_list(_cell_hints(record))}</div>"
+        f"{_chain_html(record, source)}<div>Try:</div>{blocks.bullets(_cell_hints(record))}</div>"
     )
 
 
@@ -424,99 +316,26 @@ def _chain_html(record: BreakRecord, source: CellSource) -> str:
     if not record.stack:
         return ""
     head = "User code (innermost last):" if len(record.stack) > 1 else "User code:"
-    return f"<div>{head}</div>" + _pre("\n".join(_frame_text(loc, source) for loc in record.stack))
+    return f"<div>{head}</div>" + blocks.pre(
+        "\n".join(_frame_text(loc, source) for loc in record.stack)
+    )
 
 
 def _code_body(run: CellRun) -> str:
     entries = [r for r in run.reports if any(r.sources.get(k) for k in CODE_SOURCES)]
     if not entries:
-        return _empty("No generated code: no frame of this cell was compiled.")
+        return blocks.empty("No generated code: no frame of this cell was compiled.")
     return "".join(_code_entry(r, run.source) for r in entries)
 
 
 def _code_entry(report: CompileReport, source: CellSource) -> str:
-    blocks = [
+    parts = [
         f"<details{' open' if key == 'backend' else ''}><summary>{escape(label)}</summary>"
-        f"{_pre_head(report.sources[key])}</details>"
+        f"{blocks.pre_head(report.sources[key])}</details>"
         for key, label in CODE_SOURCES.items()
         if report.sources.get(key)
     ]
-    return f'<div class="tc-entry">{_report_title(report, source)}{"".join(blocks)}</div>'
-
-
-def _kernels_body(run: CellRun) -> str:
-    entries = _compiled(run)
-    if not entries:
-        return _empty("No kernels: no frame of this cell compiled a graph.")
-    return "".join(_kernels_entry(r, run.source) for r in entries)
-
-
-def _kernels_entry(report: CompileReport, source: CellSource) -> str:
-    compiled = report.compiled
-    title = _report_title(report, source, f" · {compiled.backend} backend")
-    kernels, decisions = _kernel_details(compiled)
-    plan = compiled.sources.get("plan", "")
-    if compiled.backend == "eager":
-        body = f'<div class="tc-note">{escape(EAGER_NOTE)}</div>'
-    elif not (kernels or decisions or plan):
-        body = _empty(
-            f"The {compiled.backend} backend reported no kernels; its code, if any, is in the "
-            "Code tab."
-        )
-    else:
-        parts = [f'<div class="tc-note">Kernels: {escape(kernel_counts(compiled))}</div>']
-        parts += [_kernel_block(k) for k in kernels]
-        if plan:
-            parts.append(_title("Plan", "the steps one call runs") + _pre(plan))
-        if decisions:
-            made = sum(d.fused for d in decisions)
-            muted = f"{made} made, {len(decisions) - made} refused"
-            parts.append(_title("Fusion decisions", muted) + _decisions_table(decisions))
-        body = "".join(parts)
-    return f'<div class="tc-entry tc-kernels">{title}{body}</div>'
-
-
-def _kernel_block(kernel: KernelInfo) -> str:
-    """A kernel's name and kind badge, the user lines it computes, its notes and (collapsed)
-    its source; an extern step says why NumPy runs it."""
-    # a kind of a backend's own gets a plain badge (its name is text, not a class name)
-    kind = f" tc-kind-{kernel.kind}" if kernel.kind in KIND_BADGES else ""
-    label = escape(KIND_BADGES.get(kernel.kind, kernel.kind))
-    parts = [
-        f'<div class="tc-title"><code>{escape(kernel.name)}</code> '
-        f'<span class="tc-badge{kind}">{label}</span></div>'
-    ]
-    if kernel.lines:
-        lines = "\n".join(kernel.lines)
-        parts.append(f"<div>Computes:</div>{_pre(lines)}")
-    if kernel.notes:
-        head = NOTES_HEADS.get(kernel.kind, "Fused into it:")
-        parts.append(f"<div>{head}</div>{_list(kernel.notes)}")
-    if kernel.source:
-        summary_text = f"source ({_plural(len(kernel.source.splitlines()), 'line')})"
-        parts.append(f"<details><summary>{summary_text}</summary>{_pre(kernel.source)}</details>")
-    if kernel.parts is not None:
-        inner = kernel.parts()
-        if inner:
-            parts.append("<div>Its body's kernels:</div>")
-            parts += [_kernel_block(k) for k in inner]
-        else:
-            parts.append(
-                '<div class="tc-note">Its body\'s kernels are made at its first run.</div>'
-            )
-    return f'<div class="tc-kernel{kind}">{"".join(parts)}</div>'
-
-
-def _decisions_table(decisions: list[FusionDecision]) -> str:
-    """One row per pair of kernels considered for fusion; a refusal's reason is marked."""
-    head = "".join(f"<th>{h}</th>" for h in ("first", "second", "fused", "reason"))
-    rows = "".join(
-        f"<tr><td>{escape(d.first)}</td><td>{escape(d.second)}</td>"
-        + ('<td class="tc-fused">fused</td>' if d.fused else '<td class="tc-refused">refused</td>')
-        + f"<td>{escape(d.reason)}</td></tr>"
-        for d in decisions
-    )
-    return f'<table class="tc-table tc-decisions"><tr>{head}</tr>{rows}</table>'
+    return f'<div class="tc-entry">{blocks.report_title(report, source)}{"".join(parts)}</div>'
 
 
 def _timings_body(run: CellRun) -> str:
@@ -525,17 +344,17 @@ def _timings_body(run: CellRun) -> str:
         (
             r.function,
             r.compile_id,
-            *(_ms(r.phases.get(p, 0.0)) for p in phases),
-            _ms(r.compile_time),
+            *(blocks.ms(r.phases.get(p, 0.0)) for p in phases),
+            blocks.ms(r.compile_time),
         )
         for r in run.reports
     ]
     total = sum(r.compile_time for r in run.reports)
-    rows.append(("all compiles", "", *("" for _ in phases), _ms(total)))
-    table = _table(("function", "compile", *phases, "total"), rows)
+    rows.append(("all compiles", "", *("" for _ in phases), blocks.ms(total)))
+    table = blocks.table(("function", "compile", *phases, "total"), rows)
     graphs = [graph for _, _, graph in facts.shown_graphs(run)]
     drawn = f"Drawing the graphs (this report, after the cell ran): " \
-        f"{_ms(drawing.drawing_seconds(graphs))}"  # fmt: skip
+        f"{blocks.ms(drawing.drawing_seconds(graphs))}"  # fmt: skip
     return f"{table}<div>{escape(run_time(run))}</div><div>{escape(drawn)}</div>"
 
 
@@ -543,8 +362,8 @@ def run_time(run: CellRun) -> str:
     """What the cell's run cost, compiling apart, and whether compiling paid off: with
     ``--timeit`` its calls warm, compiled and plain; else how to find out."""
     compiling = sum(r.compile_time for r in run.reports)
-    text = (f"The cell ran in {_ms(run.seconds)}, of which compiling took {_ms(compiling)}: "
-            f"its code ran in {_ms(max(run.seconds - compiling, 0.0))}.")  # fmt: skip
+    text = (f"The cell ran in {blocks.ms(run.seconds)}, of which compiling took {blocks.ms(compiling)}: "
+            f"its code ran in {blocks.ms(max(run.seconds - compiling, 0.0))}.")  # fmt: skip
     timing = run.timing
     if timing is None:
         if run.options.timeit:
@@ -555,46 +374,39 @@ def run_time(run: CellRun) -> str:
     verdict = f"{timing.speedup:.2f}x faster" if timing.speedup >= 1 else \
         f"{1 / timing.speedup:.2f}x slower"  # fmt: skip
     return text + (f" Its calls again (--timeit, median of {timing.runs} runs each): compiled "
-                   f"{_ms(timing.compiled_s)}, plain {_ms(timing.plain_s)}: compiled is "
+                   f"{blocks.ms(timing.compiled_s)}, plain {blocks.ms(timing.plain_s)}: compiled is "
                    f"{verdict}.")  # fmt: skip
 
 
 def lines_html(run: CellRun) -> str:
     """Every line of the cell marked by what became of it (in a graph, a loop node, a break,
     glue, a skipped frame, a loop run plainly, not compiled); a line opens on its ops."""
-    return _page(line_map.map_body(run))
+    return blocks.page(line_map.map_body(run))
 
 
 def graphs_html(run: CellRun) -> str:
     """Each captured graph: its drawing (SVG) next to its Python code."""
-    return _page(_graphs_body(run))
+    return blocks.page(_graphs_body(run))
 
 
 def guards_html(run: CellRun) -> str:
     """Per compile, a table of its guards, and for a recompile the guards that failed."""
-    return _page(_guards_body(run))
+    return blocks.page(_guards_body(run))
 
 
 def breaks_html(run: CellRun) -> str:
     """The cell's source with break lines marked; each break explained; the skipped frames."""
-    return _page(_breaks_body(run))
+    return blocks.page(_breaks_body(run))
 
 
 def code_html(run: CellRun) -> str:
     """Per compile, the generated glue, resume functions, guard check and backend code."""
-    return _page(_code_body(run))
-
-
-def kernels_html(run: CellRun) -> str:
-    """Per compiled graph, what its backend made of it: each kernel (kind, the user lines it
-    computes, what was fused into it, its source), each extern step and why NumPy runs it, the
-    plan of a call and every fusion decision with a refusal's reason."""
-    return _page(_kernels_body(run))
+    return blocks.page(_code_body(run))
 
 
 def timings_html(run: CellRun) -> str:
     """Per compile, milliseconds per phase; the cell's wall time."""
-    return _page(_timings_body(run))
+    return blocks.page(_timings_body(run))
 
 
 # The map of lines first: it answers "what became of my code" for the whole cell at once, and
@@ -604,7 +416,7 @@ SECTIONS: tuple[tuple[str, Callable[[CellRun], str]], ...] = (
     ("Graphs", graphs_html),
     ("Guards", guards_html),
     ("Breaks", breaks_html),
-    ("Kernels", kernels_html),
+    ("Kernels", kernels_tab.kernels_html),
     ("Code", code_html),
     ("Timings", timings_html),
 )  # the widget's tabs and the static page's sections, in order
@@ -612,7 +424,7 @@ SECTIONS: tuple[tuple[str, Callable[[CellRun], str]], ...] = (
 
 def note_html(text: str) -> str:
     """A note on top of the report (a preview's options)."""
-    return _page(f'<div class="tc-note tc-preview">{escape(text)}</div>')
+    return blocks.page(f'<div class="tc-note tc-preview">{escape(text)}</div>')
 
 
 def cell_error_html(run: CellRun) -> str:
@@ -620,16 +432,16 @@ def cell_error_html(run: CellRun) -> str:
     it on top, in place of an output of its own."""
     if not isinstance(run.error, Unsupported):
         return ""
-    return _page(_pinned_error_body(run.error.record, run.error_source or run.source))
+    return blocks.page(_pinned_error_body(run.error.record, run.error_source or run.source))
 
 
 def static_html(run: CellRun) -> str:
     """Everything in one page of sections, the cell's ``tc.Unsupported`` on top: what a saved
     or nbconvert-ed notebook shows."""
-    body = "".join(_section(title, html(run)) for title, html in SECTIONS)
+    body = "".join(blocks.section(title, html(run)) for title, html in SECTIONS)
     error = _pinned_error_body(run.error.record, run.error_source or run.source) \
         if isinstance(run.error, Unsupported) else ""  # fmt: skip
-    return _page(f"{summary_html(run)}{error}{body}")
+    return blocks.page(f"{summary_html(run)}{error}{body}")
 
 
 def saved_copy(run: CellRun) -> dict[str, str]:
@@ -641,7 +453,7 @@ def saved_copy(run: CellRun) -> dict[str, str]:
     note = ('<div class="tc-note tc-muted">A saved copy of the %%tcompile report: run the cell '
             "for the live widget.</div>")  # fmt: skip
     html = (f'<div class="{SAVED_COPY_CLASS}"><style>{SAVED_COPY_CSS}</style>'
-            f"{static_html(run)}{_page(note)}</div>")  # fmt: skip
+            f"{static_html(run)}{blocks.page(note)}</div>")  # fmt: skip
     return {"text/html": html, "text/plain": text_report(run)}
 
 
@@ -670,7 +482,7 @@ def break_error(record: BreakRecord, source: CellSource) -> tuple[str, str]:
         text.append("User code (innermost last):" if len(record.stack) > 1 else "User code:")
         text += ["  " + _frame_text(f, source).replace("\n", "\n  ") for f in record.stack]
     text += ["Try:", *(f"  - {hint}" for hint in _hints(record))]
-    return _page(_pinned_error_body(record, source)), "\n".join(text)
+    return blocks.page(_pinned_error_body(record, source)), "\n".join(text)
 
 
 def _pinned_error_body(record: BreakRecord, source: CellSource) -> str:
@@ -684,7 +496,7 @@ def _pinned_error_body(record: BreakRecord, source: CellSource) -> str:
         f'<div class="tc-title">tc.Unsupported: {escape(record.kind.title)} '
         f'<span class="tc-kind-id">[{escape(record.kind.id)}]</span></div>'
         f"<div>{escape(record.explanation)}</div>{excerpt}{_chain_html(record, source)}"
-        f"<div>Try:</div>{_list(_hints(record))}</div>"
+        f"<div>Try:</div>{blocks.bullets(_hints(record))}</div>"
     )
 
 
@@ -697,11 +509,11 @@ def text_report(run: CellRun) -> str:
     """A readable plain-text summary for terminal IPython and nbconvert to text."""
     lines = [f"tcompile: {summary(run)}"]
     for _, title, graph in facts.shown_graphs(run):
-        lines.append(f"  graph {title}: {_plural(graph.op_count(), 'op')}")
-    for report in _compiled(run):
+        lines.append(f"  graph {title}: {blocks.plural(graph.op_count(), 'op')}")
+    for report in kernels_tab.compiled_reports(run):
         name = f"{report.function} {report.compile_id}"
         lines.append(
-            f"  kernels {name} ({report.compiled.backend}): {kernel_counts(report.compiled)}"
+            f"  kernels {name} ({report.compiled.backend}): {kernels_tab.kernel_counts(report.compiled)}"
         )
     for record in facts.unique_breaks(run):
         loc = _break_loc(record, run.source)

@@ -18,7 +18,7 @@ require_triton()
 import tcompile as tc  # noqa: E402
 from tcompile.backend.triton.lowering import DeviceLoop  # noqa: E402
 from tcompile.widgets import CellOptions, CellRun, CellSource  # noqa: E402
-from tcompile.widgets.render import kernels_html  # noqa: E402
+from tcompile.widgets.kernels_tab import kernels_html  # noqa: E402
 
 # A kernel of the benchmark corpus (plain NumPy): the figures of bench/gpu_loops.py depend on it.
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
@@ -177,7 +177,7 @@ def test_the_report_lists_the_loop_and_its_body():
     page = kernels_html(CellRun(CellSource("x\n", 1, "<c>", "c"), CellOptions(backend="triton"),
                                 [compiled.__tc_compiled__.entries[-1].report], seconds=0.1))  # fmt: skip
     assert "Its body's kernels:" in page and f"<code>{body[0].name}</code>" in page
-    from tcompile.widgets.render import kernel_counts
+    from tcompile.widgets.kernels_tab import kernel_counts
 
     assert "1 loop" in kernel_counts(compiled.__tc_compiled__.entries[-1].report.compiled)
 
