@@ -30,7 +30,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "tests")
 
 from widget_cells import run_cell  # noqa: E402
 
-from tcompile.widgets import BackendChoice, CellWidget, drawing, render  # noqa: E402
+from tcompile.widgets import BackendChoice, CellWidget, drawing  # noqa: E402
 
 TARGET_MS = 300.0
 
@@ -126,8 +126,9 @@ BACKENDS = [
 
 def build_and_render(run) -> dict:
     """What displaying a cell's report makes: the live widget and its saved copy's bundle."""
-    CellWidget(run, BACKENDS, on_options=lambda options: None)._repr_mimebundle_()
-    return render.saved_copy(run)
+    widget = CellWidget(run, BACKENDS, on_options=lambda options: None)
+    widget._repr_mimebundle_()
+    return widget.saved_copy()
 
 
 def main() -> None:

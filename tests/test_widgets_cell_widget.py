@@ -166,6 +166,11 @@ def test_the_saved_copy_is_the_cells_own_run_not_a_preview(widget, run):
     with capture_output() as shown:
         display(widget)
     assert shown.outputs[0].data["text/plain"] == render.text_report(run)
+    assert shown.outputs[0].data == render.saved_copy(run)
+
+
+def test_the_saved_copy_reuses_the_tabs_and_equals_a_fresh_one(widget, run):
+    assert widget.saved_copy() == render.saved_copy(run)
 
 
 def test_importing_tcompile_and_its_widgets_does_not_import_ipython_or_ipywidgets():

@@ -8,7 +8,7 @@ fragment (its own ``<style>``); all text from the user's code is escaped.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from html import escape
 
@@ -435,16 +435,21 @@ def cell_error_html(run: CellRun) -> str:
     return blocks.page(_pinned_error_body(run.error.record, run.error_source or run.source))
 
 
-def static_html(run: CellRun) -> str:
+def static_html(run: CellRun, pages: Sequence[str] | None = None) -> str:
     """Everything in one page of sections, the cell's ``tc.Unsupported`` on top: what a saved
-    or nbconvert-ed notebook shows."""
-    body = "".join(blocks.section(title, html(run)) for title, html in SECTIONS)
+    or nbconvert-ed notebook shows. ``pages``: the sections' HTML already made for ``run`` (a
+    widget's tabs), else made here."""
+    if pages is None:
+        pages = [html(run) for _, html in SECTIONS]
+    body = "".join(
+        blocks.section(title, page) for (title, _), page in zip(SECTIONS, pages, strict=True)
+    )
     error = _pinned_error_body(run.error.record, run.error_source or run.source) \
         if isinstance(run.error, Unsupported) else ""  # fmt: skip
     return blocks.page(f"{summary_html(run)}{error}{body}")
 
 
-def saved_copy(run: CellRun) -> dict[str, str]:
+def saved_copy(run: CellRun, pages: Sequence[str] | None = None) -> dict[str, str]:
     """The display bundle of the report's saved copy: an output of its own just above the live
     widget, hidden while the widget shows (`style.SAVED_COPY_CSS`). A saved notebook reopened
     without a kernel, or viewed on GitHub, nbviewer or after nbconvert, has no widget model (Jupyter
@@ -453,7 +458,7 @@ def saved_copy(run: CellRun) -> dict[str, str]:
     note = ('<div class="tc-note tc-muted">A saved copy of the %%tcompile report: run the cell '
             "for the live widget.</div>")  # fmt: skip
     html = (f'<div class="{SAVED_COPY_CLASS}"><style>{SAVED_COPY_CSS}</style>'
-            f"{static_html(run)}{blocks.page(note)}</div>")  # fmt: skip
+            f"{static_html(run, pages)}{blocks.page(note)}</div>")  # fmt: skip
     return {"text/html": html, "text/plain": text_report(run)}
 
 
