@@ -83,6 +83,25 @@ def char_spec(x):
     return f"{(x > 0.5).sum() + 60:c}"  # a character: fine for these counts
 
 
+def carried_text(x):
+    s = ""
+    for i in range(3):
+        s = s + f"{x[i]:.1f},"  # a text carried through an unrolled loop
+    return s
+
+
+def while_text(x):
+    s, i = "", 0
+    while i < 3:
+        s += f"{x[i]}"
+        i += 1
+    return s
+
+
+def text_to_int(x):
+    return int(f"{int(x.sum())}") + 1  # int() of the text needs its characters: a break
+
+
 def loop_prints(x):
     total = x * 0
     for i in range(3):
@@ -105,6 +124,9 @@ FUNCTIONS = [
     whole_array,
     unfit_spec,
     char_spec,
+    carried_text,
+    while_text,
+    text_to_int,
     loop_prints,
 ]
 VALUES = [np.linspace(0.0, 1.0, 5), np.arange(4.0), np.array([3.25, -1.5, 0.125]), np.ones(5)]
