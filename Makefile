@@ -61,7 +61,7 @@ bench:
 
 lint:
 	scripts/venv.sh 3.11
-	$(PY311) -m pip install -q ruff
+	$(PY311) -m pip install -q ruff==0.17.6
 	c=0; $(PY311) -m ruff check . || c=1; $(PY311) -m ruff format --check . || c=1; exit $$c
 
 clean:

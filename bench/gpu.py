@@ -707,7 +707,7 @@ def geomean(values: list[float]) -> float:
     return math.exp(statistics.fmean(math.log(v) for v in values)) if values else float("nan")
 
 
-def print_targets(env: Env, rows, copy_gbs, copies, overhead) -> None:
+def print_targets(env: Env, rows, copy_gbs, copies, overhead) -> None:  # noqa: C901 - one report of every target, in order
     print(
         "\ngeometric means of the speedup over NumPy, on the functions each column ran correctly:"
     )

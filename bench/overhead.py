@@ -449,7 +449,7 @@ def counters_delta(before: dict, after: dict) -> dict:
     return {name: after.get(name, 0) - before.get(name, 0) for name in after}
 
 
-def measure_break_case(case: BreakCase, torch, args) -> tuple[BreakRow, BreakRow, bool]:
+def measure_break_case(case: BreakCase, torch, args) -> tuple[BreakRow, BreakRow, bool]:  # noqa: C901 - one benchmark case, step by step
     """The function with breaks and its reference, all variants timed interleaved in one
     ``per_call_us``. Returns both rows and whether tcompile misbehaved (explain it)."""
     row = BreakRow(case.name, breaks=case.breaks)

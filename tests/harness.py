@@ -102,7 +102,7 @@ def _is_user_object(x: Any) -> bool:
     return hasattr(x, "__dict__") and not isinstance(x, plain)
 
 
-def assert_same(eager: Any, compiled: Any, path: str = "result") -> None:
+def assert_same(eager: Any, compiled: Any, path: str = "result") -> None:  # noqa: C901 - the harnesses become one (issue 21.7)
     """Assert `compiled` equals `eager` bitwise and by exact type, recursively.
 
     ndarrays: same type, dtype, shape, bytes, C/F contiguity and writeability. NumPy scalars: same

@@ -302,7 +302,7 @@ def _name(fn) -> str:
     return f"{module}.{name}" if module and module != "builtins" else f"{name}()"
 
 
-def bind_arguments(
+def bind_arguments(  # noqa: C901 - Python's argument binding rules, in order
     tx, fn: UserFunction, args: list[Value], kwargs: dict[str, Value]
 ) -> dict[str, Value]:
     """CPython's argument binding on symbolic values; a TypeError is the user's own error."""

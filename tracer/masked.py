@@ -503,7 +503,7 @@ _PUSH_ONE = {"LOAD_CONST", "LOAD_DEREF", "LOAD_CLOSURE", "PUSH_NULL", "LOAD_ASSE
 _COMBINE = dict(BINARY_OP=2, COMPARE_OP=2, UNARY_NEGATIVE=1, UNARY_POSITIVE=1, UNARY_INVERT=1)
 
 
-def _step(inst, stack: list, names: set) -> bool:
+def _step(inst, stack: list, names: set) -> bool:  # noqa: C901 - moves to bytecode/, driven by dis.stack_effect (issue 21.5)
     """Run ``inst`` on the scan's stack; False where the value would go somewhere this does
     not follow."""
     op, arg = inst.opname, inst.arg

@@ -124,7 +124,7 @@ def python_int(state: TraceState, v: Value):
 # -- operators -----------------------------------------------------------------------------
 
 
-def binary_op(state: TraceState, fn, a: Value, b: Value, name: str) -> Value:
+def binary_op(state: TraceState, fn, a: Value, b: Value, name: str) -> Value:  # noqa: C901 - semantics by protocol replace the ladder (issue 21.5)
     """``a <op> b`` for an ``operator`` function (``operator.iadd`` for ``+=``)."""
     if isinstance(a, masked.MaskedValue) or isinstance(b, masked.MaskedValue):
         return masked.binary(state, fn, a, b)
@@ -535,7 +535,7 @@ def _known_object(v: Value):
 # -- attributes ----------------------------------------------------------------------------
 
 
-def get_attr(state: TraceState, v: Value, name: str, tx) -> Value:
+def get_attr(state: TraceState, v: Value, name: str, tx) -> Value:  # noqa: C901 - semantics by protocol replace the ladder (issue 21.5)
     if isinstance(v, masked.MaskedValue):  # its dtype and rank are known, not its length
         if name == "dtype":
             return Const(v.dtype)
@@ -942,7 +942,7 @@ def check_untaken(state: TraceState, it: Iterator) -> None:
                                 "filter takes items from, used on its own too")  # fmt: skip
 
 
-def iterate(state: TraceState, v: Value, taker: bool = False, loop: bool = False) -> list[Value]:
+def iterate(state: TraceState, v: Value, taker: bool = False, loop: bool = False) -> list[Value]:  # noqa: C901 - semantics by protocol replace the ladder (issue 21.5)
     """The items a for-loop over ``v`` sees, all known at trace time (the loop is unrolled);
     ``taker``: for the iterator that took ``v`` (`take`). ``loop``: for a loop (``GET_ITER``),
     which breaks instead of unrolling a number of iterations that is a dynamic size: it runs in

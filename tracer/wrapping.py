@@ -104,7 +104,7 @@ class Inputs:
                 if other is not written and other.python_type() is written.python_type():
                     self.guards.add(written.source, "alias", (other.source, False))
 
-    def _wrap(self, obj: object, source: Source) -> Value:
+    def _wrap(self, obj: object, source: Source) -> Value:  # noqa: C901 - values by protocol replace the ladder (issue 21.5)
         t = type(obj)
         if t is np.ndarray:
             return self._wrap_array(obj, source)

@@ -291,7 +291,7 @@ class _Lowering:
                     for i, v in enumerate(value)
                 )
 
-    def _lower(self, node: Node):
+    def _lower(self, node: Node):  # noqa: C901 - a dispatch over node kinds: a lowering registry replaces it (issue 21.6)
         if node.errstate and any(v in ("raise", "call") for _, v in node.errstate):
             raise Unlowerable("traced under np.errstate(...='raise'): NumPy must see the error")
         if node.op == "call" and isinstance(node.target, LoopRunner):

@@ -192,7 +192,7 @@ def _without_fp(ws: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return [w for w in ws if not (w[0] == "RuntimeWarning" and " encountered in " in w[1])]
 
 
-def compare_runs(eager: Run, compiled: Run) -> list[str]:
+def compare_runs(eager: Run, compiled: Run) -> list[str]:  # noqa: C901 - the harnesses become one (issue 21.7)
     """Every aspect that differs, as readable lines (empty: identical)."""
     problems: list[str] = []
     e, c = eager.outcome, compiled.outcome

@@ -121,7 +121,7 @@ def _protected_offsets(bc: dis.Bytecode, raw: list[dis.Instruction]) -> set[int]
     return {offset for offset in handler_of if offset in position and protected(offset)}
 
 
-def _normalize(code: CodeType) -> NormalizedCode:
+def _normalize(code: CodeType) -> NormalizedCode:  # noqa: C901 - a table of opcode rewrites
     bc = dis.Bytecode(code)
     raw = list(bc)
     protected = _protected_offsets(bc, raw)
