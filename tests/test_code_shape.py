@@ -1,13 +1,16 @@
 """The code's shape, checked with the tests (CI runs the tests, not `make lint`): ruff's lint
 (complexity included: C901 at 15, a function past it says why on its ``def`` line) and format
-pass, and no module of the package grows past 600 lines. The four modules over it today are
+pass, the tracer's maps (the docstrings of ``tracer/__init__.py`` and of its subpackages) name
+every module, and no module of the package grows past 600 lines. The four modules over it today are
 listed with their length, which may only go down: issue 21 splits them (the Triton lowering
 into a registry by kind, Python's semantics into protocols by value family)."""
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 
@@ -44,6 +47,27 @@ def test_no_module_grows_past_600_lines():
     assert not over, f"modules over {MAX_LINES} lines (split them by role): {over}"
     done = [m for m in OVER_TODAY if lengths.get(m, 0) <= MAX_LINES]
     assert not done, f"now within {MAX_LINES} lines: take them out of OVER_TODAY: {done}"
+
+
+def _maps() -> list[tuple[str, list[str]]]:
+    """(package folder, the modules and subpackages its map must name), for the tracer and each
+    of its subpackages."""
+    out = []
+    for dirpath, dirs, files in os.walk(os.path.join(ROOT, "tracer")):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        names = [f[:-3] for f in files if f.endswith(".py") and f != "__init__.py"]
+        names += [f"{d}/" for d in dirs if os.path.exists(os.path.join(dirpath, d, "__init__.py"))]
+        out.append((dirpath, sorted(names)))
+    return out
+
+
+@pytest.mark.parametrize("folder, names", _maps(), ids=lambda v: os.path.basename(v) if
+                         isinstance(v, str) else "")  # fmt: skip
+def test_the_tracers_maps_name_every_module(folder, names):
+    tree = ast.parse(open(os.path.join(folder, "__init__.py"), encoding="utf-8").read())
+    doc = ast.get_docstring(tree) or ""
+    missing = [n for n in names if not re.search(rf"(?<![\w/]){re.escape(n)}(?![\w])", doc)]
+    assert not missing, f"{folder}/__init__.py's docstring does not name {missing}"
 
 
 def _ruff(*args: str) -> subprocess.CompletedProcess:

@@ -1,7 +1,9 @@
 """What the tracer knows of CPython's bytecode, in one place: the differences between 3.11, 3.12
 and 3.13 (`features`), a code object's original instructions (`instructions`), the one
 vocabulary the translator reads (`reader`), facts about the original code (`analysis`), and
-rewritten copies of it: resume functions (`resume`) and call-routed copies (`routing`).
+rewritten copies of it: resume functions (`resume`), call-routed copies (`routing`), a split
+loop's body as a function (`body_function`) and a split loop as one plain function
+(`loop_function`).
 
 An instruction takes three forms here, one per job: ``dis.Instruction`` reads the original
 (offsets, the exception table, lines), `reader.Instruction` is what the translator interprets
