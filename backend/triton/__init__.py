@@ -9,7 +9,8 @@ The layers, each speaking to the next through one data structure:
     -> `fusion`     expressions grouped into kernels (`loop_ir.Kernel`); `can_fuse` says why
                     two groups stay apart
     -> `codegen`    each kernel to Triton source through one code writer and the per-op table
-                    in `pointwise` (NumPy's exact dtype rules)
+                    in `ufuncs`, on the dtypes, constants and casts of `pointwise` (NumPy's exact
+                    dtype rules)
     -> `runtime`    a plan of steps (launch, extern, copy) run on device arrays from `device`;
                     NumPy arrays in and out, device arrays (torch, CuPy) stay on the device
 

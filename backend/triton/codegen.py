@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import loop_ir as ir
-from . import pointwise
+from . import pointwise, ufuncs
 
 PERSISTENT_LIMIT = 4096  # a row up to this many elements is held in one block
 
@@ -407,9 +407,7 @@ class _Generator:
             args = [self._value(a) for a in expr.args]
             if expr.ufunc is np.power and expr.in_dtypes[1].kind == "i":
                 self._check(f"({self._mask(expr)}) & ({args[1]} < 0)")  # NumPy raises ValueError
-            text = pointwise.ufunc_expr(expr.ufunc, expr.in_dtypes, expr.out_dtypes, args)[
-                expr.output
-            ]
+            text = ufuncs.ufunc_expr(expr.ufunc, expr.in_dtypes, expr.out_dtypes, args)[expr.output]
         else:
             raise AssertionError(expr)
         return self._emit(expr, text)

@@ -21,7 +21,7 @@ from tcompile.tracer.graph import Graph, Node, TensorMeta, memory_order, nodes_i
 from tcompile.tracer.loop_runners import LoopRunner, WhileRunner
 
 from . import loop_ir as ir
-from . import pointwise
+from . import pointwise, ufuncs
 from .pointwise import Unlowerable
 from .tensors import (
     BufferTensor,
@@ -444,7 +444,7 @@ class _Lowering:
             View(a, shape, lambda index: index[:1]),
             View(b, shape, lambda index: index[1:]),
         )
-        in_dtypes, out_dtypes = pointwise.ufunc_loop(np.multiply, types)
+        in_dtypes, out_dtypes = ufuncs.ufunc_loop(np.multiply, types)
 
         def compute(index):
             args = (
@@ -536,8 +536,8 @@ class _Lowering:
         if set(node.kwargs) - {"out"}:
             raise Unlowerable(f"np.{ufunc.__name__} with {', '.join(node.kwargs)}=")
         operands, types = self._operands(node.args)
-        in_dtypes, out_dtypes = pointwise.ufunc_loop(ufunc, types)
-        pointwise.ufunc_expr(ufunc, in_dtypes, out_dtypes, [f"a{i}" for i in range(ufunc.nin)])
+        in_dtypes, out_dtypes = ufuncs.ufunc_loop(ufunc, types)
+        ufuncs.ufunc_expr(ufunc, in_dtypes, out_dtypes, [f"a{i}" for i in range(ufunc.nin)])
         shape = np.broadcast_shapes(*(o.shape for o in operands if isinstance(o, Tensor)))
 
         def compute(index, output=0):

@@ -17,7 +17,7 @@ from requires_triton import require_triton  # noqa: E402
 torch = require_triton()
 import triton  # noqa: E402
 
-from tcompile.backend.triton import kernel_source  # noqa: E402
+from tcompile.backend.triton import kernel_source, ufuncs  # noqa: E402
 from tcompile.backend.triton import pointwise as pw  # noqa: E402
 from tcompile.backend.triton.pointwise import Unlowerable  # noqa: E402
 
@@ -53,7 +53,7 @@ ZERO_SIGN_FREE = {np.fmin, np.fmax}
 
 SEED = 0  # of the random inputs
 
-SUPPORTED = sorted(pw.RULES, key=lambda u: u.__name__)
+SUPPORTED = sorted(ufuncs.RULES, key=lambda u: u.__name__)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -168,7 +168,7 @@ def launch(kernel, inputs: list[np.ndarray], out_dtypes) -> list[np.ndarray]:
 def loops_of(ufunc: np.ufunc):
     """NumPy's loops for ``ufunc`` that Triton can hold, each once."""
     seen = []
-    for ins_outs in sorted(pw._numpy_loops(ufunc), key=str):
+    for ins_outs in sorted(ufuncs._numpy_loops(ufunc), key=str):
         ins_outs = tuple(np.dtype(d.name) for d in ins_outs)  # "Q" -> "uint64", for torch
         if all(d in ALL_DTYPES for d in ins_outs) and ins_outs not in seen:
             seen.append(ins_outs)
@@ -180,7 +180,7 @@ def run_ufunc(ufunc: np.ufunc):
     loops = loops_of(ufunc)
     source = HEADER
     for i, (ins, outs) in enumerate(loops):
-        exprs = pw.ufunc_expr(ufunc, ins, outs, [f"a{k}" for k in range(len(ins))])
+        exprs = ufuncs.ufunc_expr(ufunc, ins, outs, [f"a{k}" for k in range(len(ins))])
         source += kernel_text(f"k{i}", len(ins), exprs, [pw.triton_type(d) for d in outs])
     module = load_kernels(source)
     for i, (ins, outs) in enumerate(loops):
@@ -272,11 +272,13 @@ def test_ufunc_matches_numpy_on_every_loop(ufunc):
 
 
 def test_every_numpy_ufunc_has_a_rule_or_a_reason():
-    ufuncs = {u for u in vars(np).values() if isinstance(u, np.ufunc)}
-    for u in ufuncs - set(pw.RULES):
-        assert u in pw._NO_RULE or u.signature is not None, f"np.{u.__name__}: no rule, no reason"
+    every = {u for u in vars(np).values() if isinstance(u, np.ufunc)}
+    for u in every - set(ufuncs.RULES):
+        assert u in ufuncs._NO_RULE or u.signature is not None, (
+            f"np.{u.__name__}: no rule, no reason"
+        )
         with pytest.raises(Unlowerable, match=f"np.{u.__name__} has no Triton rule: "):
-            pw.ufunc_loop(u, (F64,) * u.nin)
+            ufuncs.ufunc_loop(u, (F64,) * u.nin)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -391,7 +393,7 @@ def test_ufunc_loop_is_the_loop_numpy_runs(ufunc):
     for first in ALL_DTYPES:
         for second in operands:
             try:
-                ins, outs = pw.ufunc_loop(ufunc, (first, second))
+                ins, outs = ufuncs.ufunc_loop(ufunc, (first, second))
             except Unlowerable:
                 with pytest.raises(TypeError), np.errstate(all="ignore"):
                     ufunc(
@@ -429,22 +431,22 @@ def test_ufunc_loop_is_the_loop_numpy_runs(ufunc):
 )
 def test_ufunc_loop_follows_nep50(ufunc, operands, loop):
     expected = tuple(tuple(np.dtype(t) for t in part) for part in loop)
-    assert pw.ufunc_loop(ufunc, operands) == expected
+    assert ufuncs.ufunc_loop(ufunc, operands) == expected
 
 
 @pytest.mark.parametrize(
     ("call", "message"),
     [
         (
-            lambda: pw.ufunc_loop(np.add, (np.dtype(np.complex64), np.dtype(np.int8))),
+            lambda: ufuncs.ufunc_loop(np.add, (np.dtype(np.complex64), np.dtype(np.int8))),
             "complex64 has no Triton type: complex numbers",
         ),
         (
-            lambda: pw.ufunc_loop(np.multiply, (F32, complex)),
+            lambda: ufuncs.ufunc_loop(np.multiply, (F32, complex)),
             "complex64 has no Triton type: complex numbers",
         ),
         (
-            lambda: pw.ufunc_expr(
+            lambda: ufuncs.ufunc_expr(
                 np.add, (np.dtype(np.complex128),) * 2, (np.dtype(np.complex128),), ["a", "b"]
             ),
             "complex128 has no Triton type",
@@ -454,16 +456,19 @@ def test_ufunc_loop_follows_nep50(ufunc, operands, loop):
         (lambda: pw.triton_type(np.dtype("datetime64[s]")), "datetimes"),
         (lambda: pw.triton_type(np.dtype(">f4")), "byte order"),
         (
-            lambda: pw.ufunc_loop(np.gcd, (np.dtype(np.int32),) * 2),
+            lambda: ufuncs.ufunc_loop(np.gcd, (np.dtype(np.int32),) * 2),
             "np.gcd has no Triton rule: .*loop",
         ),
         (
-            lambda: pw.ufunc_loop(np.matmul, (F32, F32)),
+            lambda: ufuncs.ufunc_loop(np.matmul, (F32, F32)),
             "np.matmul has no Triton rule: not elementwise",
         ),
-        (lambda: pw.ufunc_loop(np.bitwise_and, (F32, F32)), "NumPy has no np.bitwise_and loop for"),
         (
-            lambda: pw.ufunc_expr(np.bitwise_and, (F32, F32), (F32,), ["a", "b"]),
+            lambda: ufuncs.ufunc_loop(np.bitwise_and, (F32, F32)),
+            "NumPy has no np.bitwise_and loop for",
+        ),
+        (
+            lambda: ufuncs.ufunc_expr(np.bitwise_and, (F32, F32), (F32,), ["a", "b"]),
             "NumPy has no np.bitwise_and loop",
         ),
     ],
@@ -517,7 +522,7 @@ def ufunc_kernel(ufunc: np.ufunc, loops) -> ASTSource:
     inputs, results = [], []
     for ins, outs in loops:
         names = [f"a{len(inputs) + k}" for k in range(len(ins))]
-        results += zip(pw.ufunc_expr(ufunc, ins, outs, names), outs)
+        results += zip(ufuncs.ufunc_expr(ufunc, ins, outs, names), outs)
         inputs += ins
     return cuda_kernel(inputs, results)
 
