@@ -26,6 +26,7 @@ import numpy as np
 
 from tcompile.tracer.loop_runners import ForRunner
 
+from . import device
 from .lowering import Launch, LibraryCall
 
 MAX_RECORDINGS = 4  # per loop: keys beyond these run as before
@@ -121,7 +122,7 @@ def _key(args: list) -> tuple | None:
 
 
 def _is_tensor(value) -> bool:
-    return type(value).__module__.startswith("torch") and hasattr(value, "untyped_storage")
+    return device.array_kind(value) == "torch"
 
 
 def _own_copy(tensor, torch):
