@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from tcompile.tracer.compiled_graph import CompiledGraph
-from tcompile.tracer.line_numbers import compile_at_user_lines
-from tcompile.tracer.loop_runners import LoopRunner
+from tcompile.tracer.ir.compiled_graph import CompiledGraph
+from tcompile.tracer.ir.line_numbers import compile_at_user_lines
+from tcompile.tracer.ir.loop_runners import LoopRunner
 
 from .memory_plan import plan_memory
 

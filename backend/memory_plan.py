@@ -29,8 +29,8 @@ from __future__ import annotations
 import operator
 from dataclasses import dataclass, field
 
-from tcompile.tracer.graph import Graph, Node, nodes_in
-from tcompile.tracer.numpy_table import elementwise_ufunc, returns_new_memory
+from tcompile.tracer.ir.graph import Graph, Node, nodes_in
+from tcompile.tracer.ir.numpy_table import elementwise_ufunc, returns_new_memory
 
 
 @dataclass

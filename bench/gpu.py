@@ -399,7 +399,7 @@ class Row:
 
 
 def tc_kernel_counts(compiled) -> tuple[int | None, int | None]:
-    from tcompile.tracer.compiled_graph import GENERATED_KINDS
+    from tcompile.tracer.ir.compiled_graph import GENERATED_KINDS
 
     try:
         details = compiled.__tc_compiled__.entries[-1].report.compiled.details

@@ -15,8 +15,9 @@ loading the extension does.
 
 from __future__ import annotations
 
-from tcompile.tracer import file_labels, report
+from tcompile.tracer import report
 from tcompile.tracer.errors import Unsupported
+from tcompile.tracer.ir import file_labels
 
 from .magics import TcompileMagics
 

@@ -19,7 +19,8 @@ import types
 from collections.abc import Mapping
 
 import tcompile as tc
-from tcompile.tracer import code_cache, report
+from tcompile.tracer import report
+from tcompile.tracer.bytecode import code_cache
 from tcompile.widgets.model import CellOptions, CellRun, CellSource
 
 
@@ -57,7 +58,7 @@ class CellLabels(Mapping):
         return f"Cell In[{self._numbers[filename]}]"
 
     def name(self, filename: str) -> str | None:
-        """A `tcompile.tracer.file_labels` namer."""
+        """A `tcompile.tracer.ir.file_labels` namer."""
         number = self._numbers.get(filename)
         return None if number is None else f"Cell In[{number}]"
 

@@ -14,7 +14,7 @@ from collections import deque
 from dataclasses import dataclass
 from html import escape
 
-from tcompile.tracer import file_labels
+from tcompile.tracer.ir import file_labels
 from tcompile.tracer.report import EAGER, ERROR, GRAPH, PLAIN, CompileReport
 
 LIMIT = 2000

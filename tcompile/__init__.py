@@ -14,8 +14,8 @@ print(tc.explain(f)(np.ones(8)))   # graphs, breaks, guards
 from __future__ import annotations
 
 from tcompile.tracer.config import config
-from tcompile.tracer.entry import run
 from tcompile.tracer.errors import TCompileError, Unsupported
+from tcompile.tracer.frames.entry import run
 from tcompile.tracer.hatches import (
     allow_in_graph,
     custom_op,

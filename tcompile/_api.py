@@ -6,8 +6,9 @@ import functools
 import types
 
 from tcompile.backend import lookup_backend
-from tcompile.tracer import entry, report
-from tcompile.tracer import explain as _explain
+from tcompile.tracer import report
+from tcompile.tracer.frames import entry
+from tcompile.tracer.frames import explain as _explain
 
 # Code compiled outside a tc.compile call (tc.disable(recursive=False) callees) uses "auto".
 entry.use_default_backend(lookup_backend("auto"))

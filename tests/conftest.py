@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import tcompile as tc
-from tcompile.tracer.first_run import FirstRun
+from tcompile.tracer.ir.first_run import FirstRun
 
 
 @pytest.fixture(autouse=True)
@@ -18,7 +18,7 @@ def fresh_compiler_state():
 
 @pytest.fixture
 def replays(monkeypatch) -> list[bool]:
-    """Whether each kept first run of a loop (tracer/first_run.py) was replayed (True) or
+    """Whether each kept first run of a loop (tracer/ir/first_run.py) was replayed (True) or
     missed (False) by the graph's call that took it, in order."""
     seen: list[bool] = []
     real = FirstRun.replay

@@ -9,7 +9,7 @@ import tracemalloc
 import numpy as np
 
 import tcompile as tc
-from tcompile.tracer import code_cache
+from tcompile.tracer.bytecode import code_cache
 
 CELL = """
 def helper(x):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from tcompile.tracer.errors import UserErrorInTrace
-from tcompile.tracer.examples import ExampleMemory, run_with_stand_ins, value_dependent_shape
+from tcompile.tracer.state.examples import ExampleMemory, run_with_stand_ins, value_dependent_shape
 from tcompile.tracer.values.arrays import ArrayValue, ScalarValue
 from tcompile.tracer.values.core import Const
 
@@ -100,7 +100,7 @@ def test_stand_ins_let_value_dependent_failures_trace():
     ],
 )
 def test_value_dependent_shapes_are_found_by_nudging(fn, args, depends):
-    from tcompile.tracer.examples import as_example, traced_leaves
+    from tcompile.tracer.state.examples import as_example, traced_leaves
 
     result = fn(*as_example(args))
     leaves = traced_leaves(args)

@@ -16,7 +16,7 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
 import tcompile as tc
-from tcompile.tracer import code_cache
+from tcompile.tracer.bytecode import code_cache
 from tcompile.widgets import render
 from tcompile.widgets.model import CellOptions
 

@@ -103,24 +103,43 @@ def test_imports_point_down_the_layers(module):
     assert not upward, f"{module} imports from a layer above it: {sorted(upward)}"
 
 
-# Inside the tracer, two packages are foundations the rest stands on: they import nothing of the
-# tracer above them (what CPython's bytecode means, and what a symbolic value is), but leaves
-# (user_code: which code is the user's, and what a class defines, asked without running it).
-FOUNDATIONS = {
-    "tcompile.tracer.bytecode": {"tcompile.tracer.code_cache"},
-    "tcompile.tracer.values": {
-        "tcompile.tracer.graph",
-        "tcompile.tracer.source",
-        "tcompile.tracer.user_code",
-    },
-}
+# Inside the tracer, the packages stand in layers too: a module imports from its own package and
+# the ones below it, never from one above. The top-level modules (config, errors, report,
+# hatches, markers, user_code, user_text) are one layer of their own, between the foundations
+# (the graph IR, what CPython's bytecode means) and the symbolic values.
+TRACER_LAYERS = ["frames", "glue", "interpreter", "loops", "semantics", "state", "values", "",
+                 "bytecode", "ir"]  # fmt: skip
 
 
-@pytest.mark.parametrize("package", sorted(FOUNDATIONS))
-def test_tracer_foundations_import_nothing_above_them(package):
-    allowed = FOUNDATIONS[package]
-    inside = [m for m in MODULES if m == package or m.startswith(package + ".")]
-    assert inside, f"{package} has no modules"
-    for module in inside:
-        above = {m for m in EDGES[module] if not m.startswith(package) and m not in allowed}
-        assert not above, f"{module} imports {sorted(above)}"
+def _tracer_layer(module: str) -> int:
+    rest = module.removeprefix("tcompile.tracer").removeprefix(".")
+    head = rest.split(".")[0] if "." in rest or rest in TRACER_LAYERS else ""
+    return TRACER_LAYERS.index(head)
+
+
+TRACER_MODULES = sorted(m for m in MODULES if m.startswith("tcompile.tracer."))
+
+
+@pytest.mark.parametrize("module", TRACER_MODULES)
+def test_tracer_packages_import_only_their_own_layer_and_below(module):
+    above = [m for m in EDGES[module]
+             if m.startswith("tcompile.tracer.") and _tracer_layer(m) < _tracer_layer(module)]  # fmt: skip
+    assert not above, (
+        f"{module} ({TRACER_LAYERS[_tracer_layer(module)] or 'top level'}) imports from a "
+        f"package above it: {sorted(above)}"
+    )
+
+
+def test_the_ir_imports_nothing_else_of_tcompile():
+    for module in MODULES:
+        if module.startswith("tcompile.tracer.ir"):
+            outside = [m for m in EDGES[module] if not m.startswith("tcompile.tracer.ir")]
+            assert not outside, f"{module} imports {sorted(outside)}: the IR stands alone"
+
+
+def test_backends_read_only_the_ir_of_the_tracer():
+    for module in MODULES:
+        if module.startswith("tcompile.backend"):
+            tracer = [m for m in EDGES[module] if m.startswith("tcompile.tracer")
+                      and not m.startswith("tcompile.tracer.ir")]  # fmt: skip
+            assert not tracer, f"{module} imports {sorted(tracer)}: a backend reads only the IR"

@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import pytest
 
-from tcompile.tracer import quiet
+from tcompile.tracer.ir import quiet
 
 
 def test_silenced_drops_this_threads_warnings_and_fp_errors():

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import tcompile as tc
-from tcompile.tracer.signature import bind, forwarding_text, identifier, parameter_text
+from tcompile.tracer.bytecode.signature import bind, forwarding_text, identifier, parameter_text
 
 
 def inner(x, k=1):

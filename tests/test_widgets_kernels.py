@@ -12,7 +12,7 @@ from types import MappingProxyType
 import pytest
 from widget_cells import run_cell
 
-from tcompile.tracer.compiled_graph import CompiledGraph, FusionDecision, KernelInfo
+from tcompile.tracer.ir.compiled_graph import CompiledGraph, FusionDecision, KernelInfo
 from tcompile.tracer.report import CompileReport
 from tcompile.widgets import CellOptions, CellRun, CellSource, CellWidget, kernels_tab
 from tcompile.widgets.kernels_tab import kernel_counts, kernels_html

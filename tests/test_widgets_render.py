@@ -11,8 +11,8 @@ import pytest
 from widget_cells import run_cell
 
 import tcompile as tc
-from tcompile.tracer.errors import BREAK_KINDS, BreakRecord, FrameLoc
-from tcompile.tracer.graph import nodes_in
+from tcompile.tracer.errors import BREAK_KINDS, BreakRecord
+from tcompile.tracer.ir.graph import FrameLoc, nodes_in
 from tcompile.widgets import (
     CellOptions,
     CellRun,

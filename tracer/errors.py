@@ -7,8 +7,9 @@ the logs, `Unsupported` messages and the widgets all render that one record.
 
 from __future__ import annotations
 
-import linecache
 from dataclasses import dataclass, field
+
+from .ir.graph import FrameLoc
 
 # The three strategies of the seed document on fullgraph (shared/seeds/002_*).
 HINT_ESCAPE = (
@@ -166,24 +167,6 @@ BREAK_KINDS: dict[str, BreakKind] = {
         ),
     )
 }
-
-
-@dataclass(frozen=True)
-class FrameLoc:
-    """One frame of the user's stack at a break or a graph node: where in their code."""
-
-    filename: str
-    lineno: int
-    funcname: str
-
-    @property
-    def source_line(self) -> str:
-        return linecache.getline(self.filename, self.lineno).strip()
-
-    def render(self) -> str:
-        text = f'  File "{self.filename}", line {self.lineno}, in {self.funcname}'
-        src = self.source_line
-        return f"{text}\n    {src}" if src else text
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from .compiled_graph import CompiledGraph
 from .errors import BreakRecord
+from .ir.compiled_graph import CompiledGraph
 
 LOG = logging.getLogger("tcompile")
 ARTIFACTS = ("graph_breaks", "recompiles", "guards", "graph", "output_code")

@@ -23,8 +23,8 @@ from types import CodeType
 
 from .bytecode import analysis, features, instructions
 from .bytecode.body_function import BODY_CODES
+from .bytecode.code_cache import CodeCache
 from .bytecode.resume import RESUME_CODES
-from .code_cache import CodeCache
 
 _NAMES = {"LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_AND_CLEAR", "LOAD_DEREF", "LOAD_CLOSURE",
           "LOAD_GLOBAL", "LOAD_NAME", "LOAD_CLASSDEREF"}  # fmt: skip

@@ -9,8 +9,8 @@ backslashes and line breaks need escaping.
 
 from __future__ import annotations
 
-from tcompile.tracer.graph import STATEMENT_OPS, Graph, Node, nodes_in
-from tcompile.tracer.loop_runners import LoopRunner
+from tcompile.tracer.ir.graph import STATEMENT_OPS, Graph, Node, nodes_in
+from tcompile.tracer.ir.loop_runners import LoopRunner
 
 _MAX_TEXT = 48  # characters of an op's expression shown in its box
 

@@ -16,8 +16,8 @@ import weakref
 from collections import Counter
 from dataclasses import dataclass
 
-from tcompile.tracer import operators
-from tcompile.tracer.graph import Graph, Node
+from tcompile.tracer.ir import operators
+from tcompile.tracer.ir.graph import Graph, Node
 
 from .dot import graph_to_dot
 from .svg import DRAW_BUDGET_S, DrawingTooSlow, GraphvizError, render_svg

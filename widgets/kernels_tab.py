@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from html import escape
 
-from tcompile.tracer.compiled_graph import (
+from tcompile.tracer.ir.compiled_graph import (
     GENERATED_KINDS,
     CompiledGraph,
     FusionDecision,

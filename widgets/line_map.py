@@ -14,8 +14,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from html import escape
 
-from tcompile.tracer.graph import Graph, Node
-from tcompile.tracer.loop_runners import LoopRunner
+from tcompile.tracer.ir.graph import Graph, Node
+from tcompile.tracer.ir.loop_runners import LoopRunner
 from tcompile.tracer.report import EAGER, ERROR, GRAPH
 
 from .blocks import plural

@@ -12,8 +12,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from html import escape
 
-from tcompile.tracer.errors import HINT_FULLGRAPH_OFF, BreakRecord, FrameLoc, Unsupported
-from tcompile.tracer.graph import Graph
+from tcompile.tracer.errors import HINT_FULLGRAPH_OFF, BreakRecord, Unsupported
+from tcompile.tracer.ir.graph import FrameLoc, Graph
 from tcompile.tracer.report import ERROR, GRAPH, CompileReport
 
 from . import blocks, drawing, facts, kernels_tab, line_map

@@ -25,7 +25,7 @@ import functools
 import glob
 from types import MappingProxyType
 
-from tcompile.tracer.compiled_graph import CompiledGraph, KernelInfo
+from tcompile.tracer.ir.compiled_graph import CompiledGraph, KernelInfo
 
 from . import device
 

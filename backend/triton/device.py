@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from tcompile.tracer.device_arrays import array_kind
+from tcompile.tracer.ir.device_arrays import array_kind
 
 _INSTALL = "pip install 'tcompile[gpu]'"
 

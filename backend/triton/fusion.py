@@ -14,7 +14,7 @@ Kernels tab. A reduction whose rows do not match its kernel's is split into its 
 
 from __future__ import annotations
 
-from tcompile.tracer.compiled_graph import FusionDecision
+from tcompile.tracer.ir.compiled_graph import FusionDecision
 
 from . import loop_ir as ir
 from .tensors import contiguous_strides

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tcompile.tracer.loop_runners import ForRunner
+from tcompile.tracer.ir.loop_runners import ForRunner
 
 from . import device
 from .lowering import Launch, LibraryCall

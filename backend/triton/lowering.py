@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tcompile.tracer import numpy_table, operators
-from tcompile.tracer.graph import Graph, Node, TensorMeta, memory_order, nodes_in
-from tcompile.tracer.loop_runners import LoopRunner, WhileRunner
+from tcompile.tracer.ir import numpy_table, operators
+from tcompile.tracer.ir.graph import Graph, Node, TensorMeta, memory_order, nodes_in
+from tcompile.tracer.ir.loop_runners import LoopRunner, WhileRunner
 
 from . import loop_ir as ir
 from . import pointwise, ufuncs

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tcompile.tracer.graph import Graph, Node
-from tcompile.tracer.graph_failure import fp_errors_raise
+from tcompile.tracer.ir.graph import Graph, Node
+from tcompile.tracer.ir.graph_failure import fp_errors_raise
 
 from ..eager import eager_backend
 from . import autotune, codegen, device, fusion, loop_graphs, pointwise

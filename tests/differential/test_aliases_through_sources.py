@@ -2,7 +2,7 @@
 
 An array can be reached through two attributes (``o.a`` and ``o.b``), list or dict items, globals,
 closure cells, nested objects or an argument and an attribute. Tracing writes into a private
-copy of the caller's memory (tracer/examples.py), re-pointing every example that views it; an
+copy of the caller's memory (tracer/state/examples.py), re-pointing every example that views it; an
 array first read through a second source after that write must be given the same re-pointed
 example, or ``o.a is o.b`` turns False (``o.a[0] = 1; return o.a is o.b``). Each case builds
 the sources sharing one array (A) and holding distinct arrays (B), writes through one source in

@@ -1,6 +1,6 @@
 """Loop nodes (issue 11, part 1): a ``for`` loop over ``range(...)``, an array's first axis, or
 ``enumerate``/``zip`` of those, whose body traces the same way on every iteration, becomes ONE
-``loop`` node (`tracer/loops.py`); every other loop is unrolled as before.
+``loop`` node (`tracer/loops/for_loops.py`); every other loop is unrolled as before.
 
 Every case runs eagerly and compiled over fresh arguments (results bitwise, mutated inputs,
 exceptions, warnings, aliasing), on the eager backend and on the default one, and every case
@@ -9,7 +9,7 @@ also pins whether its loop became a loop node: the number of `LoopRunner` target
 graph's size, so that a captured loop of 1,000 iterations stays a graph of a handful of ops.
 
 Loops that are unrolled today although they are of a captured form are in ``UNROLLED`` with the
-reason `tracer/loops.py` records; when one becomes a loop node, move it to ``CAPTURED`` (and
+reason `tracer/loops/for_loops.py` records; when one becomes a loop node, move it to ``CAPTURED`` (and
 ``CAPTURED_SHAPE``).
 """
 
@@ -24,7 +24,7 @@ import pytest
 from diffharness import C, case_id, check, max_recompiles
 
 import tcompile as tc
-from tcompile.tracer.loop_runners import LoopRunner
+from tcompile.tracer.ir.loop_runners import LoopRunner
 
 # Kernels of the benchmark corpus (plain NumPy), whose capture bench/loops.py measures.
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 from diffharness import C, case_id
 
-from tcompile.tracer import numpy_table
+from tcompile.tracer.ir import numpy_table
 
 # -- the audit ----------------------------------------------------------------------------------
 

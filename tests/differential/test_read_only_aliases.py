@@ -2,11 +2,11 @@
 call's replay of a loop nor by the restore after a failure.
 
 The trace runs a loop node on its examples and the graph's first call replays that run
-(tracer/first_run.py): it puts the run's contents into the arguments the run changed. A
+(tracer/ir/first_run.py): it puts the run's contents into the arguments the run changed. A
 read-only view of a written array changes too, but through the writeable one: putting
 contents into it raised ``ValueError: assignment destination is read-only`` where eager code
 returns normally. The same happened when a graph failed and the arrays it wrote were put back
-(tracer/graph_failure.py) with a read-only view among them, or with an array the graph made
+(tracer/ir/graph_failure.py) with a read-only view among them, or with an array the graph made
 read-only after writing it. Each case passes (or makes) a read-only view ``v`` of an array
 ``x`` that is written, and reads ``v``, or changes the flag of an array it writes.
 """

@@ -1,5 +1,5 @@
 """Graph breaks inside loops: the loop stays Python, its body is compiled as a function of its
-own, and tracing resumes at the next iteration (`tracer/glue/split_loop.py`).
+own, and tracing resumes at the next iteration (`tracer/loops/split_loop.py`).
 
 Each case runs eagerly and compiled (eager backend) and compares results bitwise, printed
 output, raised exceptions and mutated arguments; `after` checks that the frame was compiled

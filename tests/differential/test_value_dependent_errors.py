@@ -3,7 +3,7 @@
 A graph that raises at run time makes the frame run again eagerly; the input arrays it wrote
 before the failing node must be put back first, or the eager run applies those writes twice
 (``x += 1; np.add.at(x, idx, 1)`` with an index out of range left 2, not 1). Which nodes can
-fail is their risk (tracer/effects.py): every operation here must be "raise". Each case writes
+fail is their risk (tracer/state/effects.py): every operation here must be "raise". Each case writes
 an argument (in-place operator, item assignment, ``out=``, ``np.copyto``, a method) and then
 runs an operation whose arguments make it fail on one builder and not on the other: ufunc
 methods that index (``at``, ``reduceat``), integer powers through ufunc methods, functions

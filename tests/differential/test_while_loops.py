@@ -1,5 +1,5 @@
 """While loops on array conditions: each case runs eagerly and compiled (bitwise on the eager
-backend), and pins whether its loop became a ``while_loop`` node (`tracer/while_loops.py`):
+backend), and pins whether its loop became a ``while_loop`` node (`tracer/loops/while_loops.py`):
 captured at the bottom test (after one traced iteration), at the top test, negated tests,
 zero iterations, nested loops, writes into arrays, warnings and errors in the body; forms
 that keep the graph break at the test (``break``, a local read after the loop with no value
@@ -15,7 +15,7 @@ import pytest
 from diffharness import C, case_id, check, max_recompiles
 
 import tcompile as tc
-from tcompile.tracer.loop_runners import WhileRunner
+from tcompile.tracer.ir.loop_runners import WhileRunner
 
 
 def while_nodes(graph) -> list:

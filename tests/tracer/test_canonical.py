@@ -1,4 +1,4 @@
-"""Canonical operations (tracer/canonical.py): every spelling of an operation gives one graph
+"""Canonical operations (tracer/ir/canonical.py): every spelling of an operation gives one graph
 node, the printed graph spells it back the fastest exact way, and results stay bitwise eager's."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 from harness import check_same
 
 import tcompile as tc
-from tcompile.tracer import numpy_table
-from tcompile.tracer.operators import power_ufunc
+from tcompile.tracer.ir import numpy_table
+from tcompile.tracer.ir.operators import power_ufunc
 
 
 def graph_of(fn, *args):

@@ -1,5 +1,5 @@
 """The loop's run on the trace's examples, replayed on the graph's first call
-(tracer/first_run.py): taken only when exact, so a long loop runs once on its first call."""
+(tracer/ir/first_run.py): taken only when exact, so a long loop runs once on its first call."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import tcompile as tc
-from tcompile.tracer import first_run, quiet
-from tcompile.tracer.first_run import FirstRun, run_keeping
+from tcompile.tracer.ir import first_run, quiet
+from tcompile.tracer.ir.first_run import FirstRun, run_keeping
 
 NOTHING_IGNORED = frozenset()
 

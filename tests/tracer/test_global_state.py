@@ -1,4 +1,4 @@
-"""Process-wide state (tracer/entry.py's ``FROZEN``, tracer/report.py's ``recorder``): what one
+"""Process-wide state (tracer/frames/entry.py's ``FROZEN``, tracer/report.py's ``recorder``): what one
 thread sets stays in that thread, and a reference to the recorder never goes stale."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 
 import tcompile as tc
 from tcompile.tracer import report
-from tcompile.tracer.entry import FROZEN
+from tcompile.tracer.frames.entry import FROZEN
 
 TIMEOUT = 30  # seconds: a wait that runs out means the other thread is stuck, not slow
 

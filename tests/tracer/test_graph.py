@@ -1,4 +1,4 @@
-"""The graph IR (tracer/graph.py) on hand-built graphs: the exact Python text a graph prints as
+"""The graph IR (tracer/ir/graph.py) on hand-built graphs: the exact Python text a graph prints as
 (and that this text runs), names, `lint` catching each broken invariant, dead-code elimination
 keeping what eager code would observe, and `nodes_in`."""
 
@@ -10,8 +10,7 @@ import operator
 import numpy as np
 import pytest
 
-from tcompile.tracer.errors import FrameLoc
-from tcompile.tracer.graph import Graph, TensorMeta, literal_text, nodes_in
+from tcompile.tracer.ir.graph import FrameLoc, Graph, TensorMeta, literal_text, nodes_in
 
 HERE = FrameLoc("/home/user/cell.py", 3, "f")
 X = np.arange(4.0)

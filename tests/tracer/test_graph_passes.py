@@ -1,4 +1,4 @@
-"""Graph passes (tracer/graph_passes.py) and node metadata: common subexpressions are merged
+"""Graph passes (tracer/ir/graph_passes.py) and node metadata: common subexpressions are merged
 only where nobody can tell, the graph lints after each pass, and every node carries a
 structured TensorMeta."""
 
@@ -8,8 +8,8 @@ import numpy as np
 from harness import check_same
 
 import tcompile as tc
-from tcompile.tracer.compiled_graph import CompiledGraph
-from tcompile.tracer.graph import TensorMeta
+from tcompile.tracer.ir.compiled_graph import CompiledGraph
+from tcompile.tracer.ir.graph import TensorMeta
 
 
 def compiled_report(fn, *args, backend="eager"):

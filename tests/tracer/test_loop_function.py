@@ -12,7 +12,7 @@ import pytest
 from tcompile.tracer.bytecode import analysis
 from tcompile.tracer.bytecode.body_function import CONTINUE, RETURNED
 from tcompile.tracer.bytecode.loop_function import EXHAUSTED, LoopSpec, loop_code
-from tcompile.tracer.glue.loop_driver import PayCheck
+from tcompile.tracer.loops.loop_driver import PayCheck
 
 
 def plain_loop(fn, budgeted=False):

@@ -1,11 +1,11 @@
-"""Sources (tracer/source.py): each kind's expression, human name and graph-input hint, and how
+"""Sources (tracer/values/source.py): each kind's expression, human name and graph-input hint, and how
 derived sources wrap the source they read from."""
 
 from __future__ import annotations
 
 import pytest
 
-from tcompile.tracer.source import (
+from tcompile.tracer.values.source import (
     BUILTINS,
     CLOSURE,
     FUNCTION,

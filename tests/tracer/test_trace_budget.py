@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import tcompile as tc
-from tcompile.tracer.graph import Graph
-from tcompile.tracer.trace_budget import TraceBudget
+from tcompile.tracer.ir.graph import Graph
+from tcompile.tracer.state.trace_budget import TraceBudget
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Guards (tracer/guards.py): each kind's generated condition, description and failure
+"""Guards (tracer/state/guards.py): each kind's generated condition, description and failure
 message, and how an entry's guards become one check function and one recompile reason."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tcompile.tracer.guards import (
+from tcompile.tracer.state.guards import (
     CHECK_NAMES,
     KINDS,
     Guard,
@@ -16,7 +16,7 @@ from tcompile.tracer.guards import (
     order_guards,
     same_constant,
 )
-from tcompile.tracer.source import GLOBALS, AttrSource, GlobalsDictSource, LocalSource
+from tcompile.tracer.values.source import GLOBALS, AttrSource, GlobalsDictSource, LocalSource
 
 X = LocalSource("x")
 Y = LocalSource("y")

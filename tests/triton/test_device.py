@@ -19,7 +19,7 @@ from requires_triton import require_triton  # noqa: E402
 torch = require_triton()
 
 from tcompile.backend.triton import device as dev  # noqa: E402
-from tcompile.tracer import device_arrays  # noqa: E402
+from tcompile.tracer.ir import device_arrays  # noqa: E402
 
 DTYPES = [
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",

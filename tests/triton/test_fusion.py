@@ -13,7 +13,7 @@ from requires_triton import require_triton
 require_triton()
 
 import tcompile as tc  # noqa: E402
-from tcompile.tracer.compiled_graph import FusionDecision, KernelInfo  # noqa: E402
+from tcompile.tracer.ir.compiled_graph import FusionDecision, KernelInfo  # noqa: E402
 
 # The benchmark corpus's kernels, plain NumPy: the functions whose fusion the figures depend on.
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))

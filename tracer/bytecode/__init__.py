@@ -3,7 +3,8 @@ and 3.13 (`features`), a code object's original instructions (`instructions`), t
 vocabulary the translator reads (`reader`), facts about the original code (`analysis`), and
 rewritten copies of it: resume functions (`resume`), call-routed copies (`routing`), a split
 loop's body as a function (`body_function`) and a split loop as one plain function
-(`loop_function`).
+(`loop_function`). Around them: a code object's parameters and binding a call to them
+(`signature`), and the caches of what is derived from code objects (`code_cache`).
 
 An instruction takes three forms here, one per job: ``dis.Instruction`` reads the original
 (offsets, the exception table, lines), `reader.Instruction` is what the translator interprets

@@ -9,8 +9,8 @@ from __future__ import annotations
 import dis
 from types import CodeType
 
-from ..code_cache import CodeCache
 from . import features, instructions
+from .code_cache import CodeCache
 
 _READS = {"LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_AND_CLEAR"}
 _WRITES = {"STORE_FAST", "DELETE_FAST"}

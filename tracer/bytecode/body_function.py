@@ -1,5 +1,5 @@
 """A loop's body as a function: what a frame runs per iteration when a graph break inside the
-loop keeps the loop itself in Python (`glue.split_loop`).
+loop keeps the loop itself in Python (`loops.split_loop`).
 
 The body function is a copy of the frame's code that starts where one iteration starts and
 gives control back where the next one would begin::
@@ -27,7 +27,7 @@ from types import CodeType
 
 from bytecode import Instr, Label
 
-from ..code_cache import CodeCache
+from .code_cache import CodeCache
 from .resume import RESUME_CODES, STACK_NULL, CodeSpec, entered_copy
 
 CONTINUE, RETURNED = 0, 1
@@ -54,7 +54,7 @@ class BodySpec(CodeSpec):
 
     @property
     def argnames(self) -> tuple[str, ...]:
-        """The state (a method's implicit ``self`` first: `glue.split_loop` orders it so), the
+        """The state (a method's implicit ``self`` first: `loops.split_loop` orders it so), the
         values under the loop on the stack (an enclosing loop's iterator, the list a
         comprehension builds), then a for loop's item."""
         return self.state + self.under_names + ((ITEM,) if self.is_for else ())

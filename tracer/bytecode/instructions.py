@@ -6,8 +6,8 @@ from __future__ import annotations
 import dis
 from types import CodeType
 
-from ..code_cache import CodeCache
 from . import features
+from .code_cache import CodeCache
 
 _LISTED = CodeCache()
 _HANDLERS = CodeCache()

@@ -1,5 +1,5 @@
 """A split loop as one plain function: what runs when compiling the loop's body does not pay
-(`glue.loop_driver`).
+(`loops.loop_driver`).
 
 The plain loop is a copy of the frame's code that enters the loop at its head with the loop's
 state (and, for a for loop, the iterator the driver holds) and runs it as Python does::
@@ -28,7 +28,6 @@ from types import CodeType
 
 from bytecode import BinaryOp, Compare, Instr, Label
 
-from ..code_cache import CodeCache
 from . import features
 from .body_function import (
     CONTINUE,
@@ -38,6 +37,7 @@ from .body_function import (
     returned_tuple,
     returns_state,
 )
+from .code_cache import CodeCache
 from .resume import entered_copy
 
 EXHAUSTED = 2

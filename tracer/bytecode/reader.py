@@ -32,8 +32,8 @@ import dis
 from dataclasses import dataclass
 from types import CodeType
 
-from ..code_cache import CodeCache
 from . import features, instructions
+from .code_cache import CodeCache
 
 _DROPPED = {"PRECALL", "RESUME", "NOP", "CACHE", "EXTENDED_ARG", "MAKE_CELL", "COPY_FREE_VARS",
             "TO_BOOL", "END_FOR"}  # fmt: skip

@@ -22,9 +22,9 @@ from types import CodeType
 
 from bytecode import Bytecode, CellVar, FreeVar, Instr, Label
 
-from ..code_cache import CodeCache
 from . import instructions
 from .analysis import implicit_self
+from .code_cache import CodeCache
 
 STACK_NULL = "null"
 STACK_VALUE = "value"

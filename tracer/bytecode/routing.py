@@ -19,7 +19,7 @@ import types
 
 from bytecode import Bytecode, Instr
 
-from ..code_cache import CodeCache
+from .code_cache import CodeCache
 from .features import HAS_PRECALL, METHOD_LOADS_PUSH_SELF, NULL_FIRST
 from .resume import assemble
 

@@ -4,7 +4,5 @@
 side effects need (rebuilt as text by `rebuild.Rebuilder`), the replayed side effects, and
 the return. After a resumable graph break `continuation.Continuation` writes its tail: the
 breaking instruction run eagerly, then the call of a resume function. `continuation.plan`
-decides whether a break can resume at all. A graph break inside a loop (`split_loop`) keeps
-the loop in Python around its compiled body, run by `loop_driver` (or run as plain Python where
-compiling the body does not pay).
+decides whether a break can resume at all; a break inside a loop goes to `loops.split_loop`.
 """

@@ -15,15 +15,16 @@ from types import CodeType
 
 import numpy as np
 
-from .. import hatches, operators
+from .. import hatches
 from ..bytecode import analysis
+from ..bytecode.code_cache import CodeCache
 from ..bytecode.resume import STACK_CONTEXT, STACK_NULL, STACK_VALUE, ResumeSpec, original_location
-from ..code_cache import CodeCache
-from ..contexts import errstate_settings
-from ..signature import identifier
+from ..bytecode.signature import identifier
+from ..ir import operators
+from ..loops import split_loop
+from ..state.contexts import errstate_settings
 from ..values.core import NULL, UNBOUND, Const, Obj, Value
 from ..values.functions import Cell, ContextExit, ContextManager
-from . import split_loop
 from .function import GlueFunction
 
 _CALLS = {"CALL", "CALL_KW", "CALL_FUNCTION_EX"}

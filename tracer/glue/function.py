@@ -26,14 +26,14 @@ import ast
 from dataclasses import dataclass
 from types import CodeType
 
-from .. import graph_failure
-from ..graph import Graph
-from ..graph_passes import eliminate_common_subexpressions
-from ..line_numbers import place_at_user_lines
-from ..side_effects import Write
-from ..signature import forwarding_text, parameter_text
-from ..trace_state import TraceState
-from ..user_objects import replays_around_setattr
+from ..bytecode.signature import forwarding_text, parameter_text
+from ..ir import graph_failure
+from ..ir.graph import Graph
+from ..ir.graph_passes import eliminate_common_subexpressions
+from ..ir.line_numbers import place_at_user_lines
+from ..semantics.user_objects import replays_around_setattr
+from ..state.side_effects import Write
+from ..state.trace_state import TraceState
 from ..values.containers import ListValue, PreexistingList
 from ..values.core import Value
 from .rebuild import Rebuilder

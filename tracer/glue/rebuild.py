@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import types
 
-from ..trace_state import TraceState
+from ..state.trace_state import TraceState
 from ..user_code import instance_dict, name_of
 from ..values.core import Value
 from ..values.functions import Cell, UserFunction

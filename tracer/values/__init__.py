@@ -1,6 +1,6 @@
 """Symbolic values: what the tracer's stack and locals hold, one class per kind of Python value.
 
-``source`` says where a pre-existing value was read from (for guards, and for rebuilding it
+`source` says where a pre-existing value was read from (for guards, and for rebuilding it
 after the graph ran). Each value answers for itself what the rest of the tracer asks of every
 value (`core.Value`: its constant, its graph argument, its text in the glue).
 

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..graph import Node
-from ..source import Source
+from ..ir.graph import Node
 from .core import NotConstant, Value
+from .source import Source
 
 
 class GraphValue(Value):

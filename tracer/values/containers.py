@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..source import Source
 from .core import Const, Value, birth
+from .source import Source
 
 
 @dataclass(eq=False)
@@ -235,7 +235,7 @@ class Iterator(Value):
 
     def made_text(self, rb) -> str:
         """A fresh iterator whose ``origin`` says what it iterates is that made anew (a loop
-        left to run in Python starts it: `glue.split_loop`), with the iterators it took from."""
+        left to run in Python starts it: `loops.split_loop`), with the iterators it took from."""
         if self.origin is None or self.position or self.items or self.taken:
             raise rb.cannot_leave(self)
         # one iterator, however many places hold it (``zip(e, e)``)

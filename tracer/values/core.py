@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..graph import literal_text
-from ..source import Source
+from ..ir.graph import literal_text
 from ..user_code import name_of
+from .source import Source
 
 _BIRTHS = itertools.count()
 

@@ -7,8 +7,8 @@ import types
 from dataclasses import dataclass, field
 from types import CodeType
 
-from ..source import Source
 from .core import Value, birth
+from .source import Source
 
 
 @dataclass(eq=False)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import types
 from dataclasses import dataclass, field
 
-from ..source import Source
 from .core import Value, birth
+from .source import Source
 
 
 @dataclass(eq=False)

@@ -1,0 +1,12 @@
+"""Loops: every way the tracer handles a loop.
+
+A loop is unrolled (the interpreter simply runs on: the default), made one node of the graph
+(a body that traces alike every time), or split at a graph break inside it (the loop stays
+Python around its compiled body).
+
+  for_loops     a for loop whose body traces alike every time: one loop node
+  while_loops   while loops on array conditions as while_loop nodes
+  loop_body     what for and while loop nodes share: the body traced once
+  split_loop    a graph break inside a loop: the body becomes a function of its own
+  loop_driver   runs a split loop: its compiled body per iteration, or plain Python
+"""

@@ -1,0 +1,274 @@
+"""Loops as loops: a ``for`` loop whose body traces the same way on every iteration becomes one
+``loop`` node, instead of one copy of the body per iteration.
+
+At the loop's first ``FOR_ITER`` the body is traced once, into a graph of its own
+(`loop_body.BodyTrace`), with the iteration's position as a symbolic int (``k``): the item is
+made from ``k`` (``range``: the number, an array: its row ``a[k]``, ``enumerate``/``zip`` of
+those, of each other), and the locals the body reads and writes (the carried values: arrays,
+NumPy scalars, and Python ints and floats as numbers of the graph) enter as the body's inputs.
+The loop is captured when the body ends where it began: the carried values keep their kind,
+dtype and shape, the body changed no list, object, iterator or cell made before the loop
+(writes into arrays are fine: the loop node writes them), used ``k`` only as a graph value
+(never as a Python int: no branch, size or slice bound follows it) and did not leave the loop
+(``break``, ``return``). The outer graph then gets one node, ``loop(k0, count, *carried,
+*read)``, that runs the body's Python once per iteration (`loop_runners.ForRunner`), and the
+trace goes on after the loop with its results (an int counter moved by a constant step is a
+Python int again, computed from the trip count). The count is a graph input when the range's
+stop is a dynamic int argument. Anything else unrolls the loop as before, and `LoopRecord`
+says why.
+
+A backend opts in with a ``loop_nodes`` attribute (eager: the loop's Python; triton: the body's
+kernels launched per iteration); for the others loops are unrolled.
+"""
+
+from __future__ import annotations
+
+import operator
+
+from ..bytecode import analysis
+from ..ir.loop_runners import ForRunner
+from ..semantics import iteration
+from ..semantics import operations as ops
+from ..values.arrays import NumpyValue, SymInt
+from ..values.containers import Iterator
+from ..values.core import UNBOUND, Const, Value
+from .loop_body import (
+    BodyTrace,
+    KindChanges,
+    LoopRecord,
+    NotCaptured,
+    Snapshot,
+    carriable,
+    check_instructions,
+    check_restart,
+    check_written_carries,
+    python_number,
+    run_on_examples,
+)
+
+MIN_TRIP_COUNT = 2  # a loop of one iteration gains nothing from a loop node
+
+
+# -- capturing a loop ------------------------------------------------------------------------
+
+
+def capture(tx, inst, it: Iterator) -> bool:
+    """At a loop's ``FOR_ITER``: make the rest of the loop one node if its body allows; False
+    to unroll it (the iterator's items are made, and ``origin`` dropped: no second try)."""
+    origin, it.origin = it.origin, None
+    count = origin.count - it.position
+    head, exit_index = tx.ip - 1, inst.target
+    where = inst.line or 0
+    dynamic = getattr(origin, "symbolic", False) and it.position == 0
+    if count < (0 if origin.may_be_empty else 1 if dynamic else MIN_TRIP_COUNT):
+        return False
+    try:
+        check_instructions(tx, head + 1, exit_index, head, exit_index)
+        with Snapshot(tx) as snapshot:
+            runner = _capture(tx, origin, it.position, count, head, exit_index, snapshot)
+            snapshot.keep()
+    except KindChanges as why:
+        if it.position == 0 and count > MIN_TRIP_COUNT and _least_count(origin) >= 2:
+            # Peel: the first iteration unrolls (its item only is made), the rest is tried again.
+            it.origin, it.peeled = origin, str(why)
+            it.items = [origin.item(tx.state, Const(0))]
+            return False
+        tx.state.loops.append(LoopRecord(tx.code.co_filename, where, count, False,
+                                         reason=_reason(it, why)))  # fmt: skip
+        return False
+    except NotCaptured as why:
+        tx.state.loops.append(LoopRecord(tx.code.co_filename, where, count, False,
+                                         reason=_reason(it, why)))  # fmt: skip
+        return False
+    tx.state.loops.append(LoopRecord(tx.code.co_filename, where, count, True,
+                                     runner.body.op_count(), body=runner.source,
+                                     count_from=_count_from(origin) if dynamic else "",
+                                     peeled=it.peeled))  # fmt: skip
+    tx.pop()
+    it.items, it.pending, it.position = [], None, 0
+    iteration.exhaust_taken(origin)
+    tx.ip = exit_index
+    return True
+
+
+def _reason(it: Iterator, why: NotCaptured) -> str:
+    if it.peeled:
+        return f"{why} (and before its first iteration: {it.peeled})"
+    return str(why)
+
+
+def _count_from(origin) -> str:
+    if origin.may_be_empty:
+        return "an enclosing loop's index"
+    sizes = [_size_text(size) for size in _sizes(origin)]
+    return sizes[0] if len(sizes) == 1 else f"the least of {', '.join(sizes)}"
+
+
+def _least_count(origin) -> int:
+    """The fewest iterations the loop can run when the entry is reused (its guards assure
+    them): a peeled first iteration needs at least one more to follow."""
+    if isinstance(origin, iteration.ZipItems):
+        return min(_least_count(inner) for inner in origin.inners)
+    if isinstance(origin, iteration.RowItems):
+        return origin.rows.at_least if origin.rows is not None else origin.count
+    if isinstance(origin, iteration.RangeItems):
+        if not origin.symbolic:
+            return origin.count
+        stop = origin.stop  # a guarded argument gives one iteration at least, a dim two
+        return 0 if origin.may_be_empty else 1 if stop.source is not None else stop.at_least
+    return _least_count(origin.inner)
+
+
+def _over_rows(origin) -> bool:
+    """The items are an array's rows (alone, or numbered by ``enumerate``)."""
+    if isinstance(origin, iteration.RowItems):
+        return True
+    return isinstance(origin, iteration.FromInner) and _over_rows(origin.inner)
+
+
+def _sizes(origin) -> list[SymInt]:
+    """The dynamic sizes a symbolic trip count is made of."""
+    if isinstance(origin, iteration.ZipItems):
+        return [size for inner in origin.inners for size in _sizes(inner)]
+    if isinstance(origin, iteration.RowItems):
+        return [origin.rows] if origin.rows is not None else []
+    if isinstance(origin, iteration.RangeItems):
+        return [origin.stop] if isinstance(origin.stop, SymInt) else []
+    return _sizes(origin.inner)
+
+
+def _size_text(size: SymInt) -> str:
+    if size.source is not None:
+        return f"{size.source.name()} (a graph input)"
+    (name, dim), *_ = size.deps
+    return f"{name}.shape[{dim}] (a dynamic dim)"
+
+
+def _capture(tx, origin, first: int, count: int, head: int, exit_index: int,
+             snapshot: Snapshot) -> ForRunner:  # fmt: skip
+    """Trace the body once into its own graph and put the loop node into the trace. Raises
+    NotCaptured (``snapshot`` puts everything back)."""
+    state = tx.state
+    body = BodyTrace(tx, head + 1, exit_index, snapshot, "loop")
+    targets = _targets(body.instrs)
+    # Locals the body may read before writing them (the loop's targets are written first).
+    loaded = body.loaded - set(targets)
+    entry = body.read_inputs()
+
+    def used_as_int():
+        raise NotCaptured("the body uses the loop index as a Python int (a branch, size or key)")
+
+    k = SymInt(body.input("k", first), first, frozenset(), on_concrete=(used_as_int,))
+    carried = {
+        name: v
+        for name, v in entry.items()
+        if name in loaded and (carriable(v) or python_number(v))
+    }
+    placeholders = body.carry(carried)
+    if body.run(head, lambda: [origin.item(state, k)], index_callback=used_as_int):
+        raise NotCaptured("the body leaves values on the stack")
+    steps = _counter_steps(tx, placeholders)
+    live_after = analysis.live_locals_at(tx.code, tx.instrs[exit_index].offset)
+    # Targets no statement of the body writes again: after the loop, they hold the last item.
+    after = {name for name in targets if name in live_after and body.stores.count(name) == 1}
+    outputs = _outputs(tx, [n for n in body.stored if n not in after], loaded, entry,
+                       placeholders, live_after)  # fmt: skip
+    if origin.may_be_empty and (outputs or after):
+        raise NotCaptured("its trip count follows an enclosing loop's index (it may run zero "
+                          "times), and it gives back values")  # fmt: skip
+    read = body.finish([v for _, v in outputs], origin.values())
+    check_written_carries(tx, snapshot.watch, placeholders, read)
+    runner = ForRunner(body.graph, len(carried), over_rows=_over_rows(origin))
+    # The examples went through the first iteration as the body was traced: put back what it
+    # wrote and run the whole loop on them, so that the trace goes on with the loop's real
+    # results (which the graph's first call takes instead of running the loop again).
+    snapshot.watch.undo_writes()
+    example = run_on_examples(runner, state, (first, count), (*carried.values(), *read))
+    count_value = origin.count_value(state)
+    if first and not isinstance(count_value, Const):  # after a peeled first iteration
+        count_value = ops.symint_op(state, operator.sub, count_value, Const(first), "rest")
+    elif first:
+        count_value = Const(count)
+    args = (Const(first), count_value, *carried.values(), *read)
+    body.add_node(
+        runner,
+        args,
+        example,
+        [name for name, _ in outputs],
+        "loop",
+        counted=not isinstance(count_value, Const),
+    )
+    for name, step in steps.items():  # known from the trip count, as unrolling would know it
+        tx.locals[name] = _counter_after(state, carried[name].value, step, count_value)
+    if after:  # the targets keep the last item, as after any loop
+        position = (
+            Const(first + count - 1)
+            if isinstance(count_value, Const)
+            else ops.symint_op(state, operator.sub, count_value, Const(1), "last")
+        )
+        last = _unpack(origin.item(state, position), targets)
+        tx.locals.update({name: last[name] for name in after})
+    return runner
+
+
+def _counter_steps(tx, placeholders: dict[str, Value]) -> dict[str, int]:
+    """The int counters the body moves by a constant step in every iteration (``n += 2``,
+    ``n = n - 1``), by name."""
+    steps = {}
+    for name, placeholder in placeholders.items():
+        end = tx.locals.get(name)
+        if not isinstance(placeholder, SymInt) or not isinstance(end, SymInt):
+            continue
+        node = end.node
+        if node.op != "call" or node.target not in (operator.add, operator.sub):
+            continue
+        a, b = node.args
+        if a is placeholder.node and type(b) is int:
+            steps[name] = b if node.target is operator.add else -b
+        elif b is placeholder.node and type(a) is int and node.target is operator.add:
+            steps[name] = a
+    return steps
+
+
+def _counter_after(state, start: int, step: int, count: Value) -> Value:
+    """A counter's value after the loop: ``start + step * count``, a Python int when the trip
+    count is one (else an int of the graph, computed from the count)."""
+    if isinstance(count, Const):
+        return Const(start + step * count.value)
+    moved = ops.symint_op(state, operator.mul, count, Const(step), "moved")
+    return ops.symint_op(state, operator.add, moved, Const(start), "counter")
+
+
+def _targets(body_instrs) -> list[str]:
+    """The loop's target names, written first in each iteration: ``for x in`` or
+    ``for a, b in`` (a nested unpacking has no names here: it is written later)."""
+    first = body_instrs[0] if body_instrs else None
+    if first is not None and first.opname == "STORE_FAST":
+        return [first.arg]
+    if first is not None and first.opname == "UNPACK_SEQUENCE":
+        stores = body_instrs[1 : 1 + first.arg]
+        if all(ins.opname == "STORE_FAST" for ins in stores):
+            return [ins.arg for ins in stores]
+    return []
+
+
+def _unpack(item: Value, targets: list[str]) -> dict[str, Value]:
+    if len(targets) == 1:
+        return {targets[0]: item}
+    return dict(zip(targets, item.items, strict=True))
+
+
+def _outputs(tx, stored, loaded, entry, placeholders, live_after) -> list[tuple[str, Value]]:
+    """The locals the loop node gives back, checking that each iteration starts as the first
+    did: carried values keep their kind, dtype and shape, other locals read in the body keep
+    their value."""
+    carried, extra = [], []
+    for name in stored:
+        end = tx.locals.get(name, UNBOUND)
+        if check_restart(name, end, placeholders, entry, loaded):
+            carried.append((name, end))
+        elif name in live_after and isinstance(end, NumpyValue):
+            extra.append((name, end))
+        elif name in live_after and not isinstance(end, Const):
+            raise NotCaptured(f"{name} ({end.describe()}) is used after the loop")
+    return carried + extra  # carried first, in the order the body takes them
