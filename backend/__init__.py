@@ -2,7 +2,10 @@
 
 A backend is ``(graph, example_inputs) -> callable``; the callable takes the graph's inputs
 positionally and returns the tuple the graph's output node lists. ``lookup_backend`` accepts a
-registered name or any such callable.
+registered name or any such callable. Of the tracer a backend reads only the graph IR
+(`tcompile.tracer.ir`; tests/test_layering.py checks it): `eager` (the graph's printed Python,
+with a `memory_plan`), `triton` (fused kernels), and `lowering_kinds`, how each canonical
+operation lowers to a kernel kind.
 """
 
 from __future__ import annotations

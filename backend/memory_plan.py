@@ -29,7 +29,9 @@ from __future__ import annotations
 import operator
 from dataclasses import dataclass, field
 
-from tcompile.tracer.ir.graph import Graph, Node, nodes_in
+from tcompile.tracer.ir.graph import Graph
+from tcompile.tracer.ir.loop_nodes import LOOP_OPS
+from tcompile.tracer.ir.node import Node, nodes_in
 from tcompile.tracer.ir.numpy_table import elementwise_ufunc, returns_new_memory
 
 
@@ -39,12 +41,16 @@ class MemoryPlan:
 
     out: dict[Node, Node] = field(default_factory=dict)  # node -> the operand it writes into
     release: dict[Node, list[Node]] = field(default_factory=dict)  # node -> names dead after it
+    bodies: dict[Node, MemoryPlan] = field(default_factory=dict)  # loop node -> its body's plan
 
     def buffer_of(self, node: Node) -> Node | None:
         return self.out.get(node)
 
     def released_after(self, node: Node) -> list[Node]:
         return self.release.get(node, [])
+
+    def of_body(self, node: Node) -> MemoryPlan:
+        return self.bodies[node]
 
 
 def plan_memory(graph: Graph) -> MemoryPlan:
@@ -55,6 +61,7 @@ def plan_memory(graph: Graph) -> MemoryPlan:
             if node not in users[used]:
                 users[used].append(node)
     plan = MemoryPlan()
+    plan.bodies = {n: plan_memory(n.target.body) for n in graph.nodes if n.op in LOOP_OPS}
     written = {w for node in graph.nodes if node.mutates for w in _written_operands(node)}
     for node in graph.nodes:
         if not node.has_value or node.op == "input":

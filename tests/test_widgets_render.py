@@ -12,7 +12,7 @@ from widget_cells import run_cell
 
 import tcompile as tc
 from tcompile.tracer.errors import BREAK_KINDS, BreakRecord
-from tcompile.tracer.ir.graph import FrameLoc, nodes_in
+from tcompile.tracer.ir.node import FrameLoc, nodes_in
 from tcompile.widgets import (
     CellOptions,
     CellRun,

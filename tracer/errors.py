@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .ir.graph import FrameLoc
+from .ir.node import FrameLoc
 
 # The three strategies of the seed document on fullgraph (shared/seeds/002_*).
 HINT_ESCAPE = (

@@ -9,8 +9,9 @@ backslashes and line breaks need escaping.
 
 from __future__ import annotations
 
-from tcompile.tracer.ir.graph import STATEMENT_OPS, Graph, Node, nodes_in
-from tcompile.tracer.ir.loop_runners import LoopRunner
+from tcompile.tracer.ir.graph import Graph
+from tcompile.tracer.ir.loop_nodes import LOOP_OPS
+from tcompile.tracer.ir.node import STATEMENT_OPS, Node, nodes_in
 
 _MAX_TEXT = 48  # characters of an op's expression shown in its box
 
@@ -59,7 +60,7 @@ def _id(node: Node) -> str:
 
 def _label(graph: Graph, node: Node, labels) -> str:
     parts = [node.name, _computes(graph, node)]
-    if isinstance(node.target, LoopRunner):
+    if node.op in LOOP_OPS:
         parts.append(f"loop node: its body of {node.target.body.op_count()} ops runs per iteration")
     elif _mutates(node):
         parts.append("in-place")
@@ -114,6 +115,6 @@ def _written(node: Node) -> list[Node]:
 def _style(node: Node) -> list[str]:
     if node.op in ("input", "output"):
         return [_STYLE[node.op]]
-    if isinstance(node.target, LoopRunner):
+    if node.op in LOOP_OPS:
         return [_STYLE["loop"]]
     return [_STYLE["mutates"]] if _mutates(node) else []

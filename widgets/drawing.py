@@ -17,7 +17,8 @@ from collections import Counter
 from dataclasses import dataclass
 
 from tcompile.tracer.ir import operators
-from tcompile.tracer.ir.graph import Graph, Node
+from tcompile.tracer.ir.graph import Graph
+from tcompile.tracer.ir.node import Node
 
 from .dot import graph_to_dot
 from .svg import DRAW_BUDGET_S, DrawingTooSlow, GraphvizError, render_svg

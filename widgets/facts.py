@@ -8,7 +8,8 @@ or a break counts the same in each.
 from __future__ import annotations
 
 from tcompile.tracer.errors import BreakRecord
-from tcompile.tracer.ir.graph import FrameLoc, Graph
+from tcompile.tracer.ir.graph import Graph
+from tcompile.tracer.ir.node import FrameLoc
 from tcompile.tracer.report import EAGER, GRAPH, PLAIN, CompileReport
 
 from .model import CellRun, CellSource

@@ -14,8 +14,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from html import escape
 
-from tcompile.tracer.ir.graph import Graph, Node
-from tcompile.tracer.ir.loop_runners import LoopRunner
+from tcompile.tracer.ir.graph import Graph
+from tcompile.tracer.ir.loop_nodes import LOOP_OPS
+from tcompile.tracer.ir.node import Node
 from tcompile.tracer.report import EAGER, ERROR, GRAPH
 
 from .blocks import plural
@@ -247,7 +248,7 @@ class _Classifier:
             cell_lines = [loc.lineno for loc in node.stack if in_cell(loc, self.source)]
             if len(cell_lines) < len(node.stack):
                 self.others.add_op(node, name)
-            if isinstance(node.target, LoopRunner):
+            if node.op in LOOP_OPS:
                 body = f"loop node of {name.removeprefix('loop node of ')}"
                 self.add_graph(node.target.body, body, title, headers, depth + 1)
             if not cell_lines:
@@ -402,10 +403,10 @@ class _Others:
 
 
 def _of_loop_node(node: Node) -> bool:
-    if isinstance(node.target, LoopRunner):
+    if node.op in LOOP_OPS:
         return True
     return node.op == "getitem" and isinstance(node.args[0], Node) \
-        and isinstance(node.args[0].target, LoopRunner)  # fmt: skip
+        and node.args[0].op in LOOP_OPS  # fmt: skip
 
 
 def _continue_statements(lines: dict[int, Line], shape: _Shape) -> None:

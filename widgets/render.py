@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from html import escape
 
 from tcompile.tracer.errors import HINT_FULLGRAPH_OFF, BreakRecord, Unsupported
-from tcompile.tracer.ir.graph import FrameLoc, Graph
+from tcompile.tracer.ir.graph import Graph
+from tcompile.tracer.ir.node import FrameLoc
 from tcompile.tracer.report import ERROR, GRAPH, CompileReport
 
 from . import blocks, drawing, facts, kernels_tab, line_map

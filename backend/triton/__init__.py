@@ -78,8 +78,8 @@ def _infos(program) -> tuple[KernelInfo, ...]:
                                                           "device buffers",))
         for step in program.steps if isinstance(step, LibraryCall)
     ) + tuple(
-        KernelInfo(f"{step.node.target.__name__} {step.node.target.body.name}", "loop",
-                   step.node.target.source, _lines(step.node), notes=(LOOP_NOTE,),
+        KernelInfo(f"{step.node.op} {step.node.target.body.name}", "loop",
+                   step.node.target.body.python_code(), _lines(step.node), notes=(LOOP_NOTE,),
                    parts=functools.partial(_body_infos, program.bodies[id(step)]))
         for step in program.steps if isinstance(step, DeviceLoop)
     ) + tuple(

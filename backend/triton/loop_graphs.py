@@ -24,8 +24,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tcompile.tracer.ir.loop_runners import ForRunner
-
 from . import device
 from .lowering import Launch, LibraryCall
 
@@ -85,7 +83,7 @@ def recordable(step, body, dev) -> bool:
     programs launch kernels and library calls only."""
     if dev.kind != "cuda" or os.environ.get("TCOMPILE_CUDA_GRAPHS", "1") == "0":
         return False
-    if type(step.node.target) is not ForRunner or not body.programs:
+    if step.node.op != "loop" or not body.programs:
         return False
     return all(program is not None and all(isinstance(s, Launch | LibraryCall) for s in program.steps)
                for program in body.programs.values())  # fmt: skip

@@ -17,9 +17,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tcompile.tracer.ir import numpy_table, operators
-from tcompile.tracer.ir.graph import Graph, Node, TensorMeta, memory_order, nodes_in
-from tcompile.tracer.ir.loop_runners import LoopRunner, WhileRunner
+from tcompile.tracer.ir.graph import Graph
+from tcompile.tracer.ir.loop_nodes import LOOP_OPS, WhileLoop
+from tcompile.tracer.ir.node import Node, TensorMeta, memory_order, nodes_in
 
+from .. import lowering_kinds
 from . import loop_ir as ir
 from . import pointwise, ufuncs
 from .pointwise import Unlowerable
@@ -294,7 +296,7 @@ class _Lowering:
     def _lower(self, node: Node):  # noqa: C901 - a dispatch over node kinds: a lowering registry replaces it (issue 21.6)
         if node.errstate and any(v in ("raise", "call") for _, v in node.errstate):
             raise Unlowerable("traced under np.errstate(...='raise'): NumPy must see the error")
-        if node.op == "call" and isinstance(node.target, LoopRunner):
+        if node.op in LOOP_OPS:
             return self._loop(node)
         if node.op == "call" and getattr(node.target, "__self__", None) is np.add \
                 and node.target.__name__ == "at":  # fmt: skip
@@ -319,18 +321,18 @@ class _Lowering:
         operator_ = operators.of_function(node.target) if node.op == "call" else None
         if operator_ is not None and operator_.ufunc is not None and not node.kwargs:
             return self._ufunc(node, operator_.ufunc)  # NumPy scalars: the ufunc's arithmetic
-        kind = numpy_table.lowering_kind(node.op, node.target, node.args)
-        if kind == numpy_table.POINTWISE:
+        kind = lowering_kinds.lowering_kind(node.op, node.target, node.args)
+        if kind == lowering_kinds.POINTWISE:
             return self._pointwise(node)
-        if kind == numpy_table.REDUCTION:
+        if kind == lowering_kinds.REDUCTION:
             return self._reduction(node)
-        if kind == numpy_table.VIEW:
+        if kind == lowering_kinds.VIEW:
             return self._view(node)
-        if kind == numpy_table.GATHER and node.op == "getitem":
+        if kind == lowering_kinds.GATHER and node.op == "getitem":
             return self._gather(node)
-        if node.op == "setitem" and kind == numpy_table.SCATTER:
+        if node.op == "setitem" and kind == lowering_kinds.SCATTER:
             return self._setitem(node)
-        if kind in (numpy_table.MATMUL, numpy_table.SCAN):
+        if kind in (lowering_kinds.MATMUL, lowering_kinds.SCAN):
             return self._library(node, kind)
         raise Unlowerable(f"{_describe(node)} is not lowered to Triton ({kind})")
 
@@ -1076,7 +1078,7 @@ def written_nodes(graph: Graph) -> set[Node]:
         for node in graph.nodes:
             if (
                 node in written
-                and node.op in ("getitem", "call")
+                and node.op in ("getitem", "call", *LOOP_OPS)  # a loop may give back its arguments
                 and node.args
                 and isinstance(node.args[0], Node)
                 and not numpy_table.returns_new_memory(node.op, node.target)
@@ -1104,7 +1106,7 @@ def _is_view(node) -> bool:
         and node.op in ("getitem", "call")
         and bool(node.args)
         and isinstance(node.args[0], Node)
-        and numpy_table.lowering_kind(node.op, node.target, node.args) == numpy_table.VIEW
+        and lowering_kinds.lowering_kind(node.op, node.target, node.args) == lowering_kinds.VIEW
     )
 
 
@@ -1124,11 +1126,11 @@ def _check_loop_identity(node: Node, used_later) -> None:
     already (a body giving back its inputs themselves or views of them, a while loop whose zero
     iterations give back an input or a value used later), the graph runs in NumPy as a whole:
     identity and aliasing follow from the run, not from the plan."""
-    runner = node.target
-    if any(_memory_of_input(made) for made in runner.returned()):
+    loop = node.target
+    if any(_memory_of_input(made) for made in loop.returned()):
         raise WholeGraphInNumPy("a loop's body gives back its inputs (or views of them)")
-    if isinstance(runner, WhileRunner):
-        for arg in node.args[1 : 1 + runner.carried]:
+    if isinstance(loop, WhileLoop):
+        for arg in node.args[1 : 1 + loop.carried]:
             if isinstance(arg, Node) and (
                 arg.op == "input" or (arg.tensor and arg.tensor.view_of) or used_later(arg)
             ):
@@ -1151,7 +1153,7 @@ def _memory_of_input(node: Node) -> bool:
         if isinstance(out, Node):
             node = out
         elif node.op == "inplace" or (
-            node.op in ("getitem", "call", "method")
+            node.op in ("getitem", "call", "method", *LOOP_OPS)
             and node.args
             and isinstance(node.args[0], Node)
             and not numpy_table.returns_new_memory(node.op, node.target)

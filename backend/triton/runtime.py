@@ -16,12 +16,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tcompile.tracer.ir.graph import Graph, Node
+from tcompile.tracer.ir.graph import Graph
 from tcompile.tracer.ir.graph_failure import fp_errors_raise
 
 from ..eager import eager_backend
 from . import autotune, codegen, device, fusion, loop_graphs, pointwise
 from . import loop_ir as ir
+from .host_nodes import replay_view, run_node
 from .kernel_source import load_kernel, load_module
 from .lowering import (
     DeviceLoop,
@@ -384,7 +385,7 @@ class _Call:
         args = [self._host_arg(a) for a in step.args]
         kwargs = {k: self._host_arg(v) for k, v in step.kwargs.items()}
         with np.errstate(**dict(node.errstate)):  # as it was traced
-            result = _run_node(node, args, kwargs)
+            result = run_node(node, args, kwargs)
         for buffer in step.writes:  # the host copy was written: the device copy follows it
             _copy_into(self._tensor(buffer), self.host[id(buffer)])
         if len(step.results) == 1:
@@ -434,7 +435,7 @@ class _Call:
             if out.view is None and out.replay is None:
                 return value
             if type(value) is np.ndarray:  # NumPy makes the view from the caller's array
-                return _replay(out.replay, self.inputs)
+                return replay_view(out.replay, self.inputs)
             offset, strides, shape = out.view  # a device array: a view of its own memory
             own = device.to_device_tensor(value, self.device).as_strided(shape, strides, offset)
             return device.from_device_tensor(own, self.kind, scalar=out.scalar, device=self.device)
@@ -444,7 +445,7 @@ class _Call:
             return self.host[id(source)]
         if out.replay is not None:  # NumPy makes the view from the value the buffer holds
             base = self._host_array(BufferTensor.whole(source))
-            return _replay(out.replay, self.inputs, (out.base, base))
+            return replay_view(out.replay, self.inputs, (out.base, base))
         if self.kind == "numpy" and out.view is None and id(source) in self.host:
             # an extern's result as NumPy made it, or the host copy an extern read: that one is
             # an array, even of a value the trace saw as a NumPy scalar
@@ -481,45 +482,6 @@ def _copy_into(tensor, host: np.ndarray) -> None:
     if tensor.device.type == "cpu" and tensor.data_ptr() == host.__array_interface__["data"][0]:
         return  # the interpreter's tensor is that memory
     tensor.copy_(torch.from_numpy(np.ascontiguousarray(host)))
-
-
-def _run_node(node: Node, args: list, kwargs: dict):
-    """The node's NumPy operation on host values (what the eager backend would print)."""
-    if node.op == "call":
-        return node.target(*args, **kwargs)
-    if node.op == "getitem":
-        return args[0][args[1]]
-    if node.op == "setitem":
-        args[0][args[1]] = args[2]
-        return None
-    if node.op == "method":
-        return getattr(args[0], node.target)(*args[1:], **kwargs)
-    if node.op == "attr":
-        return getattr(args[0], node.target)
-    if node.op == "inplace":
-        return node.target(args[0], args[1])
-    raise AssertionError(node.op)
-
-
-def _replay(node: Node, inputs, made: tuple = ()) -> object:
-    """The graph's view ``node``, made by NumPy from the caller's arrays (so that a view of one
-    is one), or from ``made``: ``(base, array)``, the value computed here that it views."""
-    graph_inputs = [n for n in node.graph.nodes if n.op == "input"]
-    known = dict([made]) if made else {}
-
-    def value(arg):
-        if isinstance(arg, Node):
-            if arg in known:
-                return known[arg]
-            if arg.op == "input":
-                return inputs[graph_inputs.index(arg)]
-            return _run_node(arg, [value(a) for a in arg.args],
-                             {k: value(v) for k, v in arg.kwargs.items()})  # fmt: skip
-        if isinstance(arg, (tuple, list)):
-            return type(arg)(value(a) for a in arg)
-        return arg
-
-    return value(node)
 
 
 def _view_at(base: np.ndarray, offset: int, shape, strides, buffer: ir.Buffer) -> np.ndarray:
@@ -575,7 +537,7 @@ def describe(program: Program) -> str:
             lines.append(f"host {getattr(step.fn, '__name__', step.fn)} -> {step.result.name}")
         elif isinstance(step, DeviceLoop):
             results = ", ".join(getattr(r, "name", None) or r.buffer.name for r in step.results)
-            lines.append(f"{step.node.target.__name__} {step.node.target.body.name}: its body's "
+            lines.append(f"{step.node.op} {step.node.target.body.name}: its body's "
                          f"kernels launched per iteration on the device -> {results}")  # fmt: skip
     outputs = ", ".join(_output_text(o) for o in program.plan.outputs)
     lines.append(f"return ({outputs})")

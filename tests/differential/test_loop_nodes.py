@@ -4,7 +4,7 @@
 
 Every case runs eagerly and compiled over fresh arguments (results bitwise, mutated inputs,
 exceptions, warnings, aliasing), on the eager backend and on the default one, and every case
-also pins whether its loop became a loop node: the number of `LoopRunner` targets in the graphs
+also pins whether its loop became a loop node: the number of `LoopSpec` targets in the graphs
 (nested bodies included), what the printed graph calls (``_loop_N(...)``), and a bound on the
 graph's size, so that a captured loop of 1,000 iterations stays a graph of a handful of ops.
 
@@ -24,7 +24,7 @@ import pytest
 from diffharness import C, case_id, check, max_recompiles
 
 import tcompile as tc
-from tcompile.tracer.ir.loop_runners import LoopRunner
+from tcompile.tracer.ir.loop_nodes import LoopSpec
 
 # Kernels of the benchmark corpus (plain NumPy), whose capture bench/loops.py measures.
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
@@ -37,7 +37,7 @@ def loop_runners(graph) -> list:
     """The loop nodes' targets in ``graph`` and, recursively, in their bodies."""
     found = []
     for node in graph.nodes:
-        if isinstance(node.target, LoopRunner):
+        if isinstance(node.target, LoopSpec):
             found.append(node.target)
             found += loop_runners(node.target.body)
     return found

@@ -179,8 +179,8 @@ def _ufunc_calls(ufunc: np.ufunc):
 
 
 _CALLS = {
-    **{id(f): _reduction_calls for f in numpy_table._LOWERING[numpy_table.REDUCTION]},
-    **{id(f): _scan_calls for f in numpy_table._LOWERING[numpy_table.SCAN]},
+    **{id(f): _reduction_calls for f in numpy_table.REDUCTIONS},
+    **{id(f): _scan_calls for f in numpy_table.SCANS},
     **{id(f): _product_calls for f in (np.matmul, np.dot, np.inner, np.vdot)},
     id(np.tensordot): _tensordot_calls,
     id(np.where): _where_calls,

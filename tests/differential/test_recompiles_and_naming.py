@@ -522,6 +522,23 @@ def test_printed_graph_binds_no_builtin_or_numpy_name(fn):
         assert not clash, f"graph binds {sorted(clash)}:\n{src}"
 
 
+def _in_order(statements):
+    """The parts of ``statements`` in the order they run: a loop's (or with-block's) header
+    before its body (a ``for`` target is bound before the body reads it)."""
+    for stmt in statements:
+        if isinstance(stmt, ast.For):
+            yield from (stmt.iter, stmt.target)
+            yield from _in_order(stmt.body)
+        elif isinstance(stmt, ast.While | ast.If):
+            yield stmt.test
+            yield from _in_order(stmt.body + stmt.orelse)
+        elif isinstance(stmt, ast.With):
+            yield from stmt.items
+            yield from _in_order(stmt.body)
+        else:
+            yield stmt
+
+
 @pytest.mark.parametrize("fn", NAMING, ids=lambda f: f.__name__)
 def test_printed_graph_reads_no_name_it_rebinds(fn):
     """No global the graph reads (np, builtins, helpers) is also bound inside it."""
@@ -531,7 +548,7 @@ def test_printed_graph_reads_no_name_it_rebinds(fn):
         loads_before_store = set()
         for func in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]:
             stored: set[str] = {a.arg for a in func.args.args}
-            for stmt in func.body:
+            for stmt in _in_order(func.body):
                 for node in ast.walk(stmt):
                     if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                         if node.id not in stored and node.id in bound:

@@ -15,13 +15,13 @@ import pytest
 from diffharness import C, case_id, check, max_recompiles
 
 import tcompile as tc
-from tcompile.tracer.ir.loop_runners import WhileRunner
+from tcompile.tracer.ir.loop_nodes import WhileLoop
 
 
 def while_nodes(graph) -> list:
     found = []
     for node in graph.nodes:
-        if isinstance(node.target, WhileRunner):
+        if isinstance(node.target, WhileLoop):
             found.append(node.target)
         if hasattr(node.target, "body"):
             found += while_nodes(node.target.body)

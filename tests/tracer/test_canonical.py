@@ -10,7 +10,7 @@ import pytest
 from harness import check_same
 
 import tcompile as tc
-from tcompile.tracer.ir import numpy_table
+from tcompile.backend.lowering_kinds import lowering_kind
 from tcompile.tracer.ir.operators import power_ufunc
 
 
@@ -157,8 +157,8 @@ def test_power_ufunc_is_the_computation_numpy_runs_for_the_operator(dtype, expon
         (lambda x: np.sort(x), "extern"),
     ],
 )
-def test_the_numpy_table_says_how_each_canonical_op_lowers(fn, kind):
+def test_the_lowering_table_says_how_each_canonical_op_lowers(fn, kind):
     graph, _ = graph_of(fn, X)
     nodes = [n for n in graph.nodes if n.op not in ("input", "output")]
-    kinds = {numpy_table.lowering_kind(n.op, n.target, n.args) for n in nodes}
+    kinds = {lowering_kind(n.op, n.target, n.args) for n in nodes}
     assert kind in kinds, kinds

@@ -10,7 +10,9 @@ import operator
 import numpy as np
 import pytest
 
-from tcompile.tracer.ir.graph import FrameLoc, Graph, TensorMeta, literal_text, nodes_in
+from tcompile.tracer.ir.graph import Graph
+from tcompile.tracer.ir.node import FrameLoc, TensorMeta, nodes_in
+from tcompile.tracer.ir.printer import literal_text
 
 HERE = FrameLoc("/home/user/cell.py", 3, "f")
 X = np.arange(4.0)

@@ -9,7 +9,7 @@ from harness import check_same
 
 import tcompile as tc
 from tcompile.tracer.ir.compiled_graph import CompiledGraph
-from tcompile.tracer.ir.graph import TensorMeta
+from tcompile.tracer.ir.node import TensorMeta
 
 
 def compiled_report(fn, *args, backend="eager"):

@@ -26,7 +26,9 @@ from ..glue.continuation import Continuation, plan
 from ..glue.function import GlueFunction, live_example_inputs
 from ..interpreter.translator import Translator
 from ..ir.compiled_graph import CompiledGraph
-from ..ir.graph import FrameLoc, Graph
+from ..ir.first_run import replay_first_calls
+from ..ir.graph import Graph, loop_function_name
+from ..ir.node import FrameLoc
 from ..state.guards import Guard, build_check_function, order_guards
 from ..state.trace_state import TraceState
 from ..state.wrapping import DynamicPolicy
@@ -161,6 +163,8 @@ def compile_frame(fn, args, kwargs, options: FrameOptions, phases: report.Phases
             if made.graph.op_count() or made.graph.output.args[0]
             else None
         )  # fmt: skip
+    if compiled_graph is not None and compiled_graph.loop_functions is not None:
+        _replay_first_runs(state, made.graph, compiled_graph.loop_functions)
     with phases.time("guards"):
         state.inputs.guard_mutable_aliasing()
         check, check_code = make_check(fn, state.guards.items, options.closure_param)
@@ -215,3 +219,11 @@ def _eager_entry(fn, state, record, reason: str, options: FrameOptions, phases) 
         check, check_code = make_check(fn, guards, options.closure_param)
     return Entry(check, options.eager_run, guards, break_record=record, eager_reason=reason,
                  sources={"guards": check_code}, phases=phases)  # fmt: skip
+
+
+def _replay_first_runs(state, graph, functions) -> None:
+    """The graph's first call takes each loop's run on the examples, kept by the trace, instead
+    of running the loop again (`first_run`)."""
+    kept = {loop_function_name(node, graph.name): run for node, run in state.first_runs.items()
+            if node.graph is graph and node in graph.nodes}  # fmt: skip
+    replay_first_calls(functions, kept)

@@ -27,7 +27,7 @@ from ..bytecode.routing import routed_copy
 from ..bytecode.signature import bind
 from ..config import config
 from ..errors import BREAK_KINDS, BreakRecord, GraphBreak, TCompileError, Unsupported
-from ..ir.graph import FrameLoc
+from ..ir.node import FrameLoc
 from ..state.guards import first_failure, mismatched_dims, same_constant
 from ..state.wrapping import DynamicPolicy
 from ..user_code import GENERATOR_FLAGS, is_user_function

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from .. import report
 from ..errors import BreakRecord
+from ..ir.loop_nodes import LOOP_OPS
 from .entry import compile_function, reset_all
 
 
@@ -42,7 +43,7 @@ class ExplainOutput:
             lines.append("Ops per Graph:")
             for i, ops in enumerate(self.ops_per_graph, 1):
                 lines.append(f"  Ops {i}:")
-                lines.extend(f"    {op}" for op in ops)
+                lines.extend(f"    {line}" for op in ops for line in op.splitlines())
         if self.loops:
             lines.append("Loops:")
             lines.extend(f"  {loop.describe()}" for loop in self.loops)
@@ -85,10 +86,18 @@ def explain(fn, rebuild, *, backend, dynamic=None):
             out.compile_time += rep.compile_time
         out.graph_count = len(out.graphs)
         out.graph_break_count = len(out.break_reasons)
-        out.ops_per_graph = [
-            [g.format_node(n) for n in g.nodes if n.op not in ("input", "output")]
-            for g in out.graphs
-        ]
+        out.ops_per_graph = [_ops(g) for g in out.graphs]
         return out
 
     return run
+
+
+def _ops(graph) -> list[str]:
+    """The graph's operations as it prints them; a loop node's with its loop, body inside."""
+    return [
+        f"{graph.loop_code(n)}\n{graph.format_node(n)}"
+        if n.op in LOOP_OPS
+        else graph.format_node(n)
+        for n in graph.nodes
+        if n.op not in ("input", "output")
+    ]

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import TCompileError
 from ..ir import numpy_table as table
-from ..ir.graph import FrameLoc
+from ..ir.node import FrameLoc
 from ..semantics import operations as ops
 from ..state.examples import as_example
 from ..state.trace_state import TraceState

@@ -21,7 +21,7 @@ from ..bytecode.instructions import original as original_instructions
 from ..bytecode.reader import Instruction, normalize
 from ..errors import GraphBreak, RestartTrace, StopTrace, TCompileError, UserErrorInTrace
 from ..ir import operators
-from ..ir.graph import FrameLoc
+from ..ir.node import FrameLoc
 from ..ir.static_lookup import static_lookup
 from ..loops import for_loops as loops
 from ..loops import while_loops

@@ -1,13 +1,15 @@
 """The graph IR: what the tracer hands a backend, and all a backend reads of the tracer. It
 imports nothing else of tcompile (tests/test_layering.py checks it).
 
-  graph           the graph: nodes that print as runnable Python calling NumPy; FrameLoc, the
-                  user's frame a node came from; the node risks
+  graph           the graph: nodes that print as runnable Python calling NumPy
+  node            one node, its value's type (TensorMeta), the user's frame it came from
+                  (FrameLoc), its risk
+  printer         nodes as Python text
   operators       Python's operators, their functions and ufuncs
   canonical       one spelling per operation
-  numpy_table     what of NumPy goes into a graph: pure, in place, data-dependent, its risk
+  numpy_table     what of NumPy goes into a graph: pure, in place, data-dependent
   graph_passes    passes that keep results bit for bit (CSE)
-  loop_runners    the targets of loop nodes: the body graph run per iteration
+  loop_nodes      the targets of loop and while_loop nodes: plain data, printed as loops
   first_run       a loop's run on the examples, kept for the graph's first call
   compiled_graph  what a backend returns for a graph
   graph_failure   a graph that raises at run time: undo its writes, run eagerly

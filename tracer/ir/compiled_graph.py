@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -14,6 +14,10 @@ class CompiledGraph:
     eager backend; "kernels" and "launcher" for Triton); ``details`` holds what the report
     views show of it beyond code (the Triton backend's kernel groups and fusion decisions).
 
+    ``loop_functions``, where a backend's code looks up each loop node's function by the name
+    the graph prints it under (the eager backend: its code's globals), lets the trace's run of a
+    loop stand in for the loop's first call (`first_run.replay_first_calls`).
+
     A backend may also return a plain callable (a user's backend, as torch.compile allows):
     `CompiledGraph.of` wraps it.
     """
@@ -22,6 +26,7 @@ class CompiledGraph:
     backend: str
     sources: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     details: tuple = ()
+    loop_functions: MutableMapping | None = None
 
     @staticmethod
     def of(result, backend) -> CompiledGraph:

@@ -19,6 +19,7 @@ again.
 from __future__ import annotations
 
 import struct
+from collections.abc import MutableMapping
 
 import numpy as np
 
@@ -46,6 +47,22 @@ class FirstRun:
         for r in self.results:
             results.append(r.pick(args, results) if isinstance(r, _Same) else r)
         return tuple(results)
+
+
+def replay_first_calls(functions: MutableMapping, kept: dict) -> None:
+    """Each loop function ``functions[name]`` gets, for its first call only, the `FirstRun` kept
+    under ``name``: the kept results when its arguments are the trace's, else the loop."""
+    for name, first_run in kept.items():
+        functions[name] = _first_call(functions, name, functions[name], first_run)
+
+
+def _first_call(functions: MutableMapping, name: str, loop, first_run: FirstRun):
+    def first_call(*args):
+        functions[name] = loop  # every later call runs the loop
+        results = first_run.replay(args)
+        return loop(*args) if results is None else results
+
+    return first_call
 
 
 class _Same:

@@ -13,7 +13,15 @@ Node kinds (``Node.op``), the only ones there are:
   ``setitem``  statement ``args[0][args[1]] = args[2]``: mutates ``args[0]``; no value.
   ``inplace``  statement ``args[0] <op>= args[1]`` (``target`` an ``operator.i*`` function):
                mutates ``args[0]`` in place; no value of its own.
+  ``loop``     ``for`` over iterations ``args[0]`` to ``args[0] + args[1] - 1`` of the body graph
+               ``target.body`` (a `loop_nodes.ForLoop`), carrying ``args[2:2 + carried]``,
+               reading the rest; the tuple of the last iteration's outputs is its value.
+  ``while_loop`` the same body run while ``args[0]`` (then the condition the body computes)
+               is true (`loop_nodes.WhileLoop`); its value is the carried values' tuple.
   ``output``   ``return args[0]`` (a tuple of nodes); always last.
+
+A loop node prints as the call of its loop's function, defined before the graph's: a real
+``for`` or ``while`` statement with the body's statements inside.
 
 A ``call`` or ``method`` node with ``mutates=True`` also writes into one of its arguments
 (``np.add(a, b, out=c)``, ``x.sort()``): like a statement, it is never dropped as dead code.
@@ -27,153 +35,18 @@ from __future__ import annotations
 
 import builtins
 import keyword
-import linecache
-import math
-import types
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from . import canonical, file_labels, operators
+from . import loop_nodes
+from .line_numbers import compile_at_user_lines
+from .loop_nodes import LOOP_OPS
+from .node import RAISE, SILENT, STATEMENT_OPS, Node, nodes_in
+from .printer import Printer, comment
 
-
-@dataclass(frozen=True)
-class FrameLoc:
-    """One frame of the user's stack at a break or a graph node: where in their code."""
-
-    filename: str
-    lineno: int
-    funcname: str
-
-    @property
-    def source_line(self) -> str:
-        return linecache.getline(self.filename, self.lineno).strip()
-
-    def render(self) -> str:
-        text = f'  File "{self.filename}", line {self.lineno}, in {self.funcname}'
-        src = self.source_line
-        return f"{text}\n    {src}" if src else text
-
-
-# How a node can fail at run time (its ``risk``; state/effects.py decides it when tracing).
-SILENT, FP, RAISE = "silent", "fp", "raise"
-
-STATEMENT_OPS = frozenset({"setitem", "inplace"})
 # Names a node may not take: the printed code uses some, and the others would read as builtins.
 _RESERVED = frozenset({"np", "self", "forward", *dir(builtins)})
-
-
-@dataclass(frozen=True)
-class TensorMeta:
-    """What a node's value is, read off its example where it was traced.
-
-    ``kind`` is "array" (an ndarray; a 0-d one has ``shape == ()``), "scalar" (a NumPy scalar,
-    as a full reduction returns) or "python" (anything else; ``type_name`` says what).
-    ``shape`` holds ints, and for sizes known only at run time (dynamic shapes) the dim's name
-    (``"s0"``) where it is an input's, else None; ``strides`` are the example's (None where a
-    size is symbolic), so two arrays with equal metas have one layout; where sizes are
-    symbolic, ``order`` keeps the layout of an example whose elements are dense (its
-    `memory_order`: a transposed result stays Fortran-ordered at every size). ``view_of``
-    names the graph input whose memory the value shares, if any; ``placement`` says where an
-    input that is not a NumPy array lives (a torch tensor, a CuPy array: see `device_arrays`).
-    """
-
-    kind: str
-    dtype: np.dtype | None = None
-    shape: tuple = ()
-    strides: tuple | None = None
-    view_of: str | None = None
-    type_name: str = ""
-    placement: str | None = None  # where a graph input lives when it is not NumPy ("torch")
-    order: tuple[int, ...] | None = None
-
-    @staticmethod
-    def of(value, symbolic: bool = False) -> TensorMeta:
-        if isinstance(value, np.ndarray):
-            if symbolic:
-                order = memory_order(value.shape, value.strides, value.itemsize)
-                return TensorMeta("array", value.dtype, (None,) * value.ndim, None, order=order)
-            return TensorMeta("array", value.dtype, value.shape, value.strides)
-        if isinstance(value, np.generic):
-            return TensorMeta("scalar", value.dtype, type_name=type(value).__name__)
-        return TensorMeta("python", type_name=type(value).__name__)
-
-    @property
-    def is_static_array(self) -> bool:
-        return self.kind == "array" and self.strides is not None
-
-    @property
-    def contiguous(self) -> bool | None:
-        """C-contiguous (None when the layout is only known at run time)."""
-        if self.kind != "array" or self.strides is None:
-            return None
-        expected, step = [], self.dtype.itemsize
-        for size in reversed(self.shape):
-            expected.append(step)
-            step *= max(size, 1)
-        return all(s == e for s, e, n in zip(self.strides, reversed(expected), self.shape) if n > 1)
-
-    def text(self) -> str:
-        """Short type text for comments: ``f32[4, 8]``, ``f64[s0, 3]``, ``np.float64``, ``int``."""
-        if self.kind == "array":
-            dims = ", ".join("?" if d is None else str(d) for d in self.shape)
-            where = f" ({self.placement})" if self.placement else ""
-            return f"{_short_dtype(self.dtype)}[{dims}]{where}"
-        if self.kind == "scalar":
-            return f"np.{self.type_name}"
-        return self.type_name
-
-
-@dataclass(eq=False)
-class Node:
-    graph: Graph
-    name: str
-    op: str
-    target: object
-    args: tuple = ()
-    kwargs: dict = field(default_factory=dict)
-    meta: str = ""
-    stack: tuple[FrameLoc, ...] = ()
-    mutates: bool = False
-    errstate: tuple = ()  # np.errstate settings in force (sorted (key, value) pairs)
-    risk: str = RAISE  # how it can fail at run time: SILENT, FP or RAISE
-    writes_inputs: tuple = ()  # the graph inputs whose memory it writes
-    tensor: TensorMeta | None = None  # its value, where the trace had an example of it
-
-    def __repr__(self) -> str:
-        return f"%{self.name}"
-
-    @property
-    def has_value(self) -> bool:
-        """Whether later nodes can use this node's value: not for statements, nor for calls
-        with ``out=`` (their value is the ``out`` array: users name that array's node)."""
-        return self.op not in STATEMENT_OPS and self.op != "output" and "out" not in self.kwargs
-
-
-def memory_order(shape: tuple, strides: tuple, itemsize: int) -> tuple[int, ...] | None:
-    """An array's dims from the fastest-varying in memory to the slowest, when its elements
-    are dense (C order is ``(n - 1, ..., 0)``, a transposed C array's ``(0, ..., n - 1)``; a
-    size-1 dim goes as in C order), else None (a slice with a step, a broadcast)."""
-    order = tuple(sorted(range(len(shape)), key=lambda d: (strides[d], -d)))
-    expected = itemsize
-    for d in order:
-        if shape[d] > 1 and strides[d] != expected:
-            return None
-        expected *= max(shape[d], 1)
-    return order
-
-
-def describe_value(value: object) -> str:
-    """Short type text for comments: ``f32[4, 8]``, ``np.float64``, ``int``."""
-    return TensorMeta.of(value).text()
-
-
-def _short_dtype(dtype: np.dtype) -> str:
-    kind = {"f": "f", "i": "i", "u": "u", "c": "c", "b": "bool"}.get(dtype.kind)
-    if kind == "bool":
-        return "bool"
-    return f"{kind}{dtype.itemsize * 8}" if kind else str(dtype)
 
 
 class Graph:
@@ -248,7 +121,7 @@ class Graph:
                 assert all(n.op == "input" for n in self.nodes[:i]), f"input {node} after an op"
             if node.op == "output":
                 assert i == len(self.nodes) - 1, "output is not the last node"
-            for used in _nodes_in((node.args, node.kwargs)):
+            for used in nodes_in((node.args, node.kwargs)):
                 assert used.graph is self, f"{node} uses {used} of another graph"
                 assert id(used) in seen, f"{node} uses {used} before it is defined"
                 assert used.has_value, f"{node} uses the value of statement {used}"
@@ -264,7 +137,7 @@ class Graph:
             keep = keep or node.risk != SILENT
             if keep or id(node) in live:
                 live.add(id(node))
-                live.update(id(n) for n in _nodes_in((node.args, node.kwargs)))
+                live.update(id(n) for n in nodes_in((node.args, node.kwargs)))
         self.nodes = [n for n in self.nodes if id(n) in live]
 
     # -- printing -----------------------------------------------------------------------------
@@ -274,259 +147,117 @@ class Graph:
 
         ``plan`` (a backend's memory plan) adds ``out=`` buffers and ``del`` statements: its
         ``buffer_of(node)`` is the node whose array ``node`` writes into, ``released_after(node)``
-        the nodes whose names die after ``node``'s statement."""
-        params = ", ".join(n.name for n in self.inputs)
-        lines = [f"def {self.name}({params}):"]
+        the nodes whose names die after ``node``'s statement, ``of_body(node)`` a loop body's
+        own plan. Each loop node's function (`loop_nodes.function_lines`) comes first."""
+        lines = self.code_lines(namespace, comments=comments, plan=plan)
+        return "\n".join(text for text, _ in lines) + "\n"
+
+    def code_lines(self, namespace: dict | None = None, *, comments: bool = True,
+                   plan=None) -> list[tuple[str, Node | None]]:  # fmt: skip
+        """`python_code` line by line, each with the node it was printed for (None for the
+        graph function's ``def``): a line's place in the user's code is its node's."""
+        return [(text, node) for text, node, _ in self._lines(namespace, comments, plan)]
+
+    def _lines(self, namespace: dict | None, comments: bool, plan=None) -> list:
+        """(text, node, whether it is the node's statement) per line of `python_code`."""
+        loops: list = []  # the loop nodes' functions, nested ones first
+        lines = self._function_lines(self._printer(namespace), self.name, comments, plan, loops)
+        return loops + lines
+
+    def _function_lines(self, printer, name: str, comments: bool, plan, loops: list) -> list:
+        lines: list = [(f"def {name}({', '.join(n.name for n in self.inputs)}):", None, False)]
         errstate: tuple = ()
-        for node, text in self.statements(namespace, comments=comments, plan=plan):
+        for node in self.nodes:
+            if node.op == "input":
+                continue
             wanted = node.errstate if node.op != "output" else ()
             if wanted != errstate:  # ops traced under np.errstate run under it
                 if wanted:
-                    lines.append(f"    with np.errstate(**{dict(wanted)!r}):")
+                    lines.append((f"    with np.errstate(**{dict(wanted)!r}):", node, False))
                 errstate = wanted
             indent = "        " if errstate else "    "
-            lines.append(indent + text)
+            if node.op in LOOP_OPS:
+                body_plan = plan.of_body(node) if plan else None
+                loop_name = loop_function_name(node, name)
+                loops.extend(_loop_lines(node.target, loop_name, printer, comments, body_plan,
+                                         loops, node))  # fmt: skip
+            buffer = plan.buffer_of(node) if plan else None
+            text = printer.statement(node, buffer, loop_function_name(node, name))
+            if comments and node.op != "output":
+                text = f"{text:<40}  # {comment(node)}"
+            lines.append((indent + text, node, True))
             released = plan.released_after(node) if plan else ()
             if released:
-                lines.append(f"{indent}del {', '.join(n.name for n in released)}")
+                lines.append((f"{indent}del {', '.join(n.name for n in released)}", node, False))
         if self.output is None:
-            lines.append("    return ()")
-        return "\n".join(lines) + "\n"
+            lines.append(("    return ()", None, False))
+        return lines
 
-    def statements(self, namespace: dict | None = None, *, comments: bool = True,
-                   plan=None) -> Iterator[tuple[Node, str]]:  # fmt: skip
+    def statements(self, namespace: dict | None = None, *,
+                   comments: bool = True) -> Iterator[tuple[Node, str]]:  # fmt: skip
         """(node, its statement as `python_code` prints it, unindented) for every node but the
         inputs, in order: what a view of the code line by line shows (the widget's line map
-        lists a source line's ops by it). Constants are bound in the order of the whole graph,
-        so a statement's names are those of the printed code."""
+        lists a source line's ops by it; a loop node's statement is the call of its function).
+        Constants are bound in the order of the whole graph, so a statement's names are those
+        of the printed code."""
+        for text, node, statement in self._lines(namespace, comments):
+            if statement and node.graph is self:
+                yield node, text.strip()
+
+    def _printer(self, namespace: dict | None) -> Printer:
         ns = namespace if namespace is not None else {}
         ns.setdefault("np", np)
         if self.module is not None:
             ns.setdefault("__name__", self.module)
-        printer = _Printer(ns)
-        for node in self.nodes:
-            if node.op == "input":
-                continue
-            text = printer.statement(node, plan.buffer_of(node) if plan else None)
-            if comments and node.op != "output":
-                text = f"{text:<40}  # {_comment(node)}"
-            yield node, text
+        return Printer(ns)
 
     def format_node(self, node: Node) -> str:
         """One node as the Python statement it prints as."""
-        return _Printer({"np": np}).statement(node)
+        return Printer({"np": np}).statement(node, None, loop_function_name(node, self.name))
+
+    def loop_code(self, node: Node) -> str:
+        """A loop node's function as the graph prints it (without comments; the functions of
+        the loops inside it first)."""
+        loops: list = []
+        lines = _loop_lines(node.target, loop_function_name(node, self.name),
+                            Printer({"np": np}), False, None, loops, node)  # fmt: skip
+        return "\n".join(text for text, _, _ in loops + lines if text)
 
     def __str__(self) -> str:
         header = "".join(f"# input {n.name}: {n.target}  {n.meta}\n" for n in self.inputs)
         return header + self.python_code()
 
 
-_OPS = {"input", "call", "method", "attr", "getitem", "setitem", "inplace", "output"}
+def _loop_lines(loop, name: str, printer: Printer, comments: bool, plan, loops: list,
+                node: Node | None) -> list:  # fmt: skip
+    """A loop node's function ``name``: its body's statements inside a ``for`` or ``while``
+    (the loops inside the body go to ``loops``)."""
+    body = loop.body
+    lines = body._function_lines(printer, name, comments, plan, loops)
+    outputs = [printer.arg(v) for v in body.output.args[0]]
+    statements = [(text, n) for text, n, _ in lines[1:-1]]
+    made = loop_nodes.function_lines(loop, name, [n.name for n in body.inputs], statements,
+                                     outputs, node)  # fmt: skip
+    return [(text, n, False) for text, n in made] + [("", None, False)]
 
 
-def _comment(node: Node) -> str:
-    where = node.stack[-1] if node.stack else None
-    loc = (
-        f"  {file_labels.label(where.filename)}:{where.lineno} in {where.funcname}" if where else ""
-    )
-    return f"{node.meta}{loc}"
+def loop_function(loop) -> Callable:
+    """A loop's function alone, as a graph prints it (no memory plan): the trace runs the loop
+    on its examples with it."""
+    namespace: dict = {"np": np}
+    if loop.body.module is not None:
+        namespace["__name__"] = loop.body.module
+    loops: list = []
+    lines = _loop_lines(loop, "_loop", Printer(namespace), False, None, loops, None)
+    code = [(text, node) for text, node, _ in loops + lines]
+    exec(compile_at_user_lines("_loop", code), namespace)  # noqa: S102 - the body's own code
+    return namespace["_loop"]
 
 
-def _nodes_in(obj):
-    if isinstance(obj, Node):
-        yield obj
-    elif isinstance(obj, (tuple, list)):
-        for item in obj:
-            yield from _nodes_in(item)
-    elif isinstance(obj, dict):
-        for item in obj.values():
-            yield from _nodes_in(item)
-    elif isinstance(obj, slice):
-        yield from _nodes_in((obj.start, obj.stop, obj.step))
+def loop_function_name(node: Node, within: str) -> str:
+    """The name a loop node's function prints under, in the function named ``within`` (the
+    graph's, or an enclosing loop's): unique among all of a graph's loops."""
+    return f"{within}_{node.name}_fn" if within.startswith("_") else f"_{node.name}_fn"
 
 
-def nodes_in(obj) -> list[Node]:
-    return list(_nodes_in(obj))
-
-
-def follows_any(node, sources: list[Node]) -> Node | None:
-    """The first of ``sources`` that ``node`` is or is computed from, if any."""
-    wanted = {id(n): n for n in sources}
-    seen, todo = set(), [node] if isinstance(node, Node) else []
-    while todo:
-        current = todo.pop()
-        if id(current) in wanted:
-            return wanted[id(current)]
-        if id(current) not in seen:
-            seen.add(id(current))
-            todo += nodes_in((current.args, current.kwargs))
-    return None
-
-
-def substitute(obj, replaced: dict[int, Node]):
-    """``obj`` (a node, or arguments holding nodes) with each node whose id is a key of
-    ``replaced`` replaced by its value."""
-    if isinstance(obj, Node):
-        return replaced.get(id(obj), obj)
-    if isinstance(obj, tuple):
-        return tuple(substitute(v, replaced) for v in obj)
-    if isinstance(obj, list):
-        return [substitute(v, replaced) for v in obj]
-    if isinstance(obj, dict):
-        return {k: substitute(v, replaced) for k, v in obj.items()}
-    if isinstance(obj, slice):
-        return slice(*(substitute(p, replaced) for p in (obj.start, obj.stop, obj.step)))
-    return obj
-
-
-# Ufuncs written as the operators that run them on ndarrays (``np.add(a, b)``: ``a + b``).
-_UFUNC_OPERATORS = {op.ufunc: op for op in operators.OPERATORS if op.ufunc is not None}
-_ATTRIBUTE_SPELLING = {np.transpose: "T", np.real: "real", np.imag: "imag"}
-
-
-def _holds_array(arg) -> bool:
-    return isinstance(arg, Node) and arg.tensor is not None and arg.tensor.kind == "array"
-
-
-class _Printer:
-    """Turns nodes and constant arguments into Python text; binds non-literals in ``ns``."""
-
-    def __init__(self, ns: dict):
-        self.ns = ns
-        self.bound: dict[int, str] = {id(v): k for k, v in ns.items()}
-
-    def statement(self, node: Node, buffer: Node | None = None) -> str:
-        if buffer is not None:  # an element-wise ufunc writing into a dead operand's array
-            call = f"{self.callable(node.target)}({self.call_args(node.args, node.kwargs)}, out={buffer.name})"
-            return f"{node.name} = {call}"
-        if node.op == "output":
-            return f"return {self.arg(node.args[0])}"
-        if node.op == "setitem":
-            obj, index, value = node.args
-            return f"{self.arg(obj)}[{self.index(index)}] = {self.arg(value)}"
-        if node.op == "inplace":
-            op = operators.of_function(node.target)
-            return f"{self.arg(node.args[0])} {op.symbol}= {self.arg(node.args[1])}"
-        if "out" in node.kwargs and node.op == "call":  # its value is the ``out`` array
-            op = _UFUNC_OPERATORS.get(node.target) if canonical.hashable(node.target) else None
-            if op is not None and op.inplace and node.kwargs == {"out": node.args[0]} \
-                    and len(node.args) == 2:  # fmt: skip
-                return f"{self.arg(node.args[0])} {op.symbol}= {self.arg(node.args[1])}"
-            return self.expression(node)
-        return f"{node.name} = {self.expression(node)}"
-
-    def expression(self, node: Node) -> str:
-        """The node's value, spelled the fastest exact way: canonical ufuncs on arrays as
-        operators (``a + b``), np functions with an equal ndarray method as that method
-        (``a.sum(axis=0)``: no dispatch through ``np.sum``), see `canonical`."""
-        args, kwargs = node.args, node.kwargs
-        if node.op == "attr":
-            return f"{self.arg(args[0])}.{node.target}"
-        if node.op == "getitem":
-            return f"{self.arg(args[0])}[{self.index(args[1])}]"
-        if node.op == "method":
-            return f"{self.arg(args[0])}.{node.target}({self.call_args(args[1:], kwargs)})"
-        target = node.target
-        on_array = bool(args) and _holds_array(args[0])
-        if not canonical.hashable(target):
-            return f"{self.callable(target)}({self.call_args(args, kwargs)})"
-        op = operators.of_function(target) or _UFUNC_OPERATORS.get(target)
-        if (
-            op is not None
-            and not kwargs
-            and op.symbol != "abs"
-            and len(args) == op.arity
-            and (target is op.fn or any(_holds_array(a) for a in args))
-            # CPython folds an operator on literals when it compiles the text: one that warns
-            # (``~True``) would warn there, once, instead of on every run
-            and not all(literal_text(a) is not None for a in args)
-        ):
-            if op.arity == 2:
-                return f"{self.arg(args[0])} {op.symbol} {self.arg(args[1])}"
-            return f"{op.symbol}{self.arg(args[0])}"
-        if on_array and target in _ATTRIBUTE_SPELLING and len(args) == 1 and not kwargs:
-            return f"{self.arg(args[0])}.{_ATTRIBUTE_SPELLING[target]}"
-        spelling = canonical.method_spelling(target, args, kwargs) if on_array else None
-        if spelling is not None:
-            name, rest, named = spelling
-            return f"{self.arg(args[0])}.{name}({self.call_args(rest, named)})"
-        if on_array and isinstance(target, types.MethodDescriptorType) \
-                and target.__objclass__ is np.ndarray:  # fmt: skip
-            return f"{self.arg(args[0])}.{target.__name__}({self.call_args(args[1:], kwargs)})"
-        return f"{self.callable(target)}({self.call_args(args, kwargs)})"
-
-    def call_args(self, args, kwargs) -> str:
-        parts = [self.arg(a) for a in args] + [f"{k}={self.arg(v)}" for k, v in kwargs.items()]
-        return ", ".join(parts)
-
-    def index(self, index) -> str:
-        if isinstance(index, tuple) and index:
-            text = ", ".join(self.index_item(i) for i in index)
-            return text + ("," if len(index) == 1 else "")
-        return self.index_item(index)
-
-    def index_item(self, item) -> str:
-        if isinstance(item, slice):
-            parts = ["" if p is None else self.arg(p) for p in (item.start, item.stop, item.step)]
-            return ":".join(parts[:2]) + (f":{parts[2]}" if item.step is not None else "")
-        if item is Ellipsis:
-            return "..."
-        return self.arg(item)
-
-    def callable(self, target) -> str:
-        name = numpy_name(target)
-        return name if name is not None else self.bind(target, getattr(target, "__name__", "fn"))
-
-    def arg(self, value) -> str:
-        if isinstance(value, Node):
-            return value.name
-        if isinstance(value, tuple):
-            inner = ", ".join(self.arg(v) for v in value)
-            return f"({inner},)" if len(value) == 1 else f"({inner})"
-        if isinstance(value, list):
-            return "[" + ", ".join(self.arg(v) for v in value) + "]"
-        if isinstance(value, dict) and all(isinstance(k, str) for k in value):
-            return "{" + ", ".join(f"{k!r}: {self.arg(v)}" for k, v in value.items()) + "}"
-        if isinstance(value, slice):
-            return f"slice({self.arg(value.start)}, {self.arg(value.stop)}, {self.arg(value.step)})"
-        literal = literal_text(value)
-        if literal is not None:
-            return literal
-        name = numpy_name(value)
-        return name if name is not None else self.bind(value, "c")
-
-    def bind(self, value, hint: str) -> str:
-        key = id(value)
-        if key not in self.bound:
-            name = f"_{hint}_{len(self.bound)}" if hint.isidentifier() else f"_c_{len(self.bound)}"
-            self.ns[name] = value
-            self.bound[key] = name
-        return self.bound[key]
-
-
-def literal_text(value) -> str | None:
-    """Python source that evaluates to exactly ``value``, for literal constants; else None."""
-    if value is None or value is Ellipsis or type(value) in (bool, int, str, bytes):
-        return "..." if value is Ellipsis else repr(value)
-    if type(value) is float and not math.isnan(value):  # a NaN's sign and payload have no text
-        if math.isinf(value):
-            return "float('inf')" if value > 0 else "-float('inf')"
-        return repr(value)
-    return None  # complex too: repr(complex(0.0, -0.0)) == "-0j" reads back as (-0-0j)
-
-
-def numpy_name(obj) -> str | None:
-    """``np.<path>`` text for NumPy's public functions, ufuncs, ufunc methods and types."""
-    if isinstance(obj, np.dtype):
-        return f"np.dtype({obj.str!r})" if obj.isbuiltin else None
-    if isinstance(obj, types.BuiltinMethodType) and isinstance(obj.__self__, np.ufunc):
-        base = numpy_name(obj.__self__)
-        return f"{base}.{obj.__name__}" if base else None
-    name = getattr(obj, "__name__", None)
-    if not isinstance(name, str):
-        return None
-    for prefix, module in (("np", np), ("np.linalg", np.linalg), ("np.fft", np.fft)):
-        # (the module's dict: NumPy's __getattr__ warns for some names, ``np.str``)
-        if vars(module).get(name) is obj:
-            return f"{prefix}.{name}"
-    return None
+_OPS = {"input", "call", "method", "attr", "getitem", "setitem", "inplace", "output", *LOOP_OPS}

@@ -29,7 +29,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import quiet
-from .graph import FP, RAISE, SILENT, Graph, Node
+from .graph import Graph
+from .node import FP, RAISE, SILENT, Node
 
 try:  # NumPy >= 2: the errstate lives in a context variable; the default is one object
     from numpy._core._ufunc_config import _extobj_contextvar as _ERRSTATE

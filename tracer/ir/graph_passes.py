@@ -9,7 +9,8 @@ import types
 import numpy as np
 
 from . import numpy_table, operators
-from .graph import STATEMENT_OPS, Graph, Node, nodes_in, substitute
+from .graph import Graph
+from .node import STATEMENT_OPS, Node, nodes_in, substitute
 
 
 def eliminate_common_subexpressions(graph: Graph) -> int:

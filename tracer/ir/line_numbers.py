@@ -21,43 +21,32 @@ def place_at_user_lines(fn: ast.FunctionDef, statements: list[ast.stmt],
     fn.end_lineno = max([first] + [line for line in lines if line])
 
 
-def compile_at_user_lines(graph, source: str, plan=None, rewrite=None):
-    """``source``, the graph printed as a Python function (with a backend's memory ``plan``),
-    compiled under the user's file with each statement at the user's line its node came from:
-    an error raised or a warning shown inside the graph points at the user's code.
-    ``rewrite(function_def)`` may change the function's tree once its lines are placed."""
-    filename, lines = _user_lines(graph, plan)
+def compile_at_user_lines(name: str, lines: list):
+    """A graph's Python (``lines``: `Graph.code_lines`, each line with the node it was printed
+    for) compiled under the user's file, each line at the user's line its node came from: an
+    error raised or a warning shown inside the graph points at the user's code. ``name`` names
+    the code where no node has a place in a file."""
+    source = "\n".join(text for text, _ in lines) + "\n"
+    filename, user_lines = _user_lines([node for _, node in lines])
     tree = ast.parse(source)
     if filename is not None:
-        fn = tree.body[0]
-        first = min((line for line in lines if line), default=1)
-        place_at_user_lines(fn, list(_flatten(fn.body)), lines, first)
-    if rewrite is not None:
-        tree.body[0] = ast.fix_missing_locations(rewrite(tree.body[0]))
-    return compile(tree, filename or f"<tcompile graph {graph.name}>", "exec")
+        first = min((line for line in user_lines if line), default=1)
+        for node in ast.walk(tree):
+            if hasattr(node, "lineno"):
+                line = user_lines[node.lineno - 1] or first
+                node.lineno = node.end_lineno = line
+                node.end_col_offset = max(node.col_offset, node.end_col_offset or 0)
+    return compile(tree, filename or f"<tcompile graph {name}>", "exec")
 
 
-def _user_lines(graph, plan) -> tuple[str | None, list[int | None]]:
-    """The user's file, and per printed statement the closest line of that file (a ``del``
-    after a node's statement gets the node's line)."""
-    nodes = [n for n in graph.nodes if n.op != "input"]
-    roots = [n.stack[0].filename for n in nodes if n.stack]
+def _user_lines(nodes: list) -> tuple[str | None, list[int | None]]:
+    """The user's file (the outermost frame's), and per node the closest line of that file."""
+    roots = [n.stack[0].filename for n in nodes if n is not None and n.stack]
     if not roots:
         return None, []
     filename = roots[0]
     lines = []
     for node in nodes:
-        same_file = [loc.lineno for loc in node.stack if loc.filename == filename]
+        same_file = [loc.lineno for loc in node.stack if loc.filename == filename] if node else []
         lines.append(same_file[-1] if same_file else None)
-        if plan is not None and plan.released_after(node):
-            lines.append(lines[-1])
     return filename, lines
-
-
-def _flatten(body):
-    """Statements in printing order, entering ``with np.errstate(...)`` blocks."""
-    for stmt in body:
-        if isinstance(stmt, ast.With):
-            yield from _flatten(stmt.body)
-        else:
-            yield stmt

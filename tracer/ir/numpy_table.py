@@ -237,56 +237,10 @@ def elementwise_ufunc(target) -> np.ufunc | None:
     return target if is_elementwise else None
 
 
-# -- what backends do with an operation -------------------------------------------------------
-# How a backend lowers each canonical operation (see `canonical`); everything else is EXTERN:
-# run by the array library as it is, marked so in the report.
-POINTWISE, REDUCTION, SCAN, VIEW, GATHER, SCATTER, MATMUL, EXTERN = (
-    "pointwise", "reduction", "scan", "view", "gather", "scatter", "matmul", "extern",
-)  # fmt: skip
-_LOWERING = {
-    POINTWISE: (np.where, np.clip, np.ndarray.astype, np.copy, np.ndarray.copy,
-                np.ndarray.flatten, np.concatenate, np.stack, np.outer),
-    REDUCTION: (np.sum, np.mean, np.prod, np.max, np.min, np.argmax, np.argmin, np.any, np.all,
-                np.var, np.std),
-    SCAN: (np.cumsum, np.cumprod),
-    VIEW: (np.transpose, np.reshape, np.expand_dims, np.squeeze, np.broadcast_to, np.swapaxes,
-           np.moveaxis, np.ravel, np.real, np.imag),
-    GATHER: (np.take, np.take_along_axis),
-    MATMUL: (np.matmul, np.dot, np.einsum, np.tensordot, np.inner, np.vdot),
-}  # fmt: skip
-_LOWERING_BY_ID = {id(fn): kind for kind, fns in _LOWERING.items() for fn in fns}
-_UFUNC_METHOD_LOWERING = {"reduce": REDUCTION, "accumulate": SCAN, "at": SCATTER}
-
-
-def lowering_kind(op: str, target, args: tuple = ()) -> str:
-    """How a backend lowers a canonical graph operation: pointwise, reduction, scan, view,
-    gather, scatter, matmul, or extern. ``args`` are the node's (an index decides getitem's)."""
-    if op in ("getitem", "setitem"):
-        data_index = any(getattr(n, "tensor", None) is not None and n.tensor.kind == "array"
-                         for n in _leaves(args[1]))  # fmt: skip
-        if op == "getitem":
-            return GATHER if data_index else VIEW
-        return SCATTER
-    if op != "call":
-        return EXTERN
-    if id(target) in _LOWERING_BY_ID:
-        return _LOWERING_BY_ID[id(target)]
-    if isinstance(target, np.ufunc):
-        return POINTWISE if target.signature is None else EXTERN
-    if isinstance(target, types.BuiltinMethodType) and isinstance(target.__self__, np.ufunc):
-        return _UFUNC_METHOD_LOWERING.get(target.__name__, EXTERN)
-    return EXTERN
-
-
-def _leaves(obj):
-    if isinstance(obj, (tuple, list)):
-        for item in obj:
-            yield from _leaves(item)
-    elif isinstance(obj, slice):
-        yield from _leaves((obj.start, obj.stop, obj.step))
-    else:
-        yield obj
-
+# NumPy's reductions and scans: a new array (or scalar) of fewer or as many elements.
+REDUCTIONS = (np.sum, np.mean, np.prod, np.max, np.min, np.argmax, np.argmin, np.any, np.all,
+              np.var, np.std)  # fmt: skip
+SCANS = (np.cumsum, np.cumprod)
 
 # Operations whose result never shares memory with an argument: a claim the memory plan
 # relies on, proven over argument variants by tests/differential/test_memory_claims.py.
@@ -294,9 +248,9 @@ def _leaves(obj):
 # (``"ij->ji"``, ``"ii->i"``, ``"i->i"``).
 _NEW_MEMORY = frozenset(
     id(fn)
-    for fn in (*_LOWERING[REDUCTION], *_LOWERING[SCAN], np.matmul, np.dot, np.tensordot,
-               np.inner, np.vdot, np.where, np.clip, np.concatenate, np.stack, np.copy,
-               np.ndarray.copy, np.ndarray.flatten)
+    for fn in (*REDUCTIONS, *SCANS, np.matmul, np.dot, np.tensordot, np.inner, np.vdot,
+               np.where, np.clip, np.concatenate, np.stack, np.copy, np.ndarray.copy,
+               np.ndarray.flatten)
 )  # fmt: skip
 
 

@@ -11,7 +11,7 @@ dtype and shape, the body changed no list, object, iterator or cell made before 
 (writes into arrays are fine: the loop node writes them), used ``k`` only as a graph value
 (never as a Python int: no branch, size or slice bound follows it) and did not leave the loop
 (``break``, ``return``). The outer graph then gets one node, ``loop(k0, count, *carried,
-*read)``, that runs the body's Python once per iteration (`loop_runners.ForRunner`), and the
+*read)``, that runs the body's Python once per iteration (`loop_nodes.ForLoop`, printed as a ``for`` statement), and the
 trace goes on after the loop with its results (an int counter moved by a constant step is a
 Python int again, computed from the trip count). The count is a graph input when the range's
 stop is a dynamic int argument. Anything else unrolls the loop as before, and `LoopRecord`
@@ -26,7 +26,7 @@ from __future__ import annotations
 import operator
 
 from ..bytecode import analysis
-from ..ir.loop_runners import ForRunner
+from ..ir.loop_nodes import ForLoop
 from ..semantics import iteration
 from ..semantics import operations as ops
 from ..values.arrays import NumpyValue, SymInt
@@ -43,7 +43,6 @@ from .loop_body import (
     check_restart,
     check_written_carries,
     python_number,
-    run_on_examples,
 )
 
 MIN_TRIP_COUNT = 2  # a loop of one iteration gains nothing from a loop node
@@ -65,7 +64,7 @@ def capture(tx, inst, it: Iterator) -> bool:
     try:
         check_instructions(tx, head + 1, exit_index, head, exit_index)
         with Snapshot(tx) as snapshot:
-            runner = _capture(tx, origin, it.position, count, head, exit_index, snapshot)
+            loop = _capture(tx, origin, it.position, count, head, exit_index, snapshot)
             snapshot.keep()
     except KindChanges as why:
         if it.position == 0 and count > MIN_TRIP_COUNT and _least_count(origin) >= 2:
@@ -81,7 +80,7 @@ def capture(tx, inst, it: Iterator) -> bool:
                                          reason=_reason(it, why)))  # fmt: skip
         return False
     tx.state.loops.append(LoopRecord(tx.code.co_filename, where, count, True,
-                                     runner.body.op_count(), body=runner.source,
+                                     loop.body.op_count(), body=loop.body.python_code(),
                                      count_from=_count_from(origin) if dynamic else "",
                                      peeled=it.peeled))  # fmt: skip
     tx.pop()
@@ -145,7 +144,7 @@ def _size_text(size: SymInt) -> str:
 
 
 def _capture(tx, origin, first: int, count: int, head: int, exit_index: int,
-             snapshot: Snapshot) -> ForRunner:  # fmt: skip
+             snapshot: Snapshot) -> ForLoop:  # fmt: skip
     """Trace the body once into its own graph and put the loop node into the trace. Raises
     NotCaptured (``snapshot`` puts everything back)."""
     state = tx.state
@@ -178,12 +177,12 @@ def _capture(tx, origin, first: int, count: int, head: int, exit_index: int,
                           "times), and it gives back values")  # fmt: skip
     read = body.finish([v for _, v in outputs], origin.values())
     check_written_carries(tx, snapshot.watch, placeholders, read)
-    runner = ForRunner(body.graph, len(carried), over_rows=_over_rows(origin))
+    loop = ForLoop(body.graph, len(carried), over_rows=_over_rows(origin))
     # The examples went through the first iteration as the body was traced: put back what it
     # wrote and run the whole loop on them, so that the trace goes on with the loop's real
     # results (which the graph's first call takes instead of running the loop again).
     snapshot.watch.undo_writes()
-    example = run_on_examples(runner, state, (first, count), (*carried.values(), *read))
+    example = body.run_on_examples(loop, (first, count), (*carried.values(), *read))
     count_value = origin.count_value(state)
     if first and not isinstance(count_value, Const):  # after a peeled first iteration
         count_value = ops.symint_op(state, operator.sub, count_value, Const(first), "rest")
@@ -191,7 +190,7 @@ def _capture(tx, origin, first: int, count: int, head: int, exit_index: int,
         count_value = Const(count)
     args = (Const(first), count_value, *carried.values(), *read)
     body.add_node(
-        runner,
+        loop,
         args,
         example,
         [name for name, _ in outputs],
@@ -208,7 +207,7 @@ def _capture(tx, origin, first: int, count: int, head: int, exit_index: int,
         )
         last = _unpack(origin.item(state, position), targets)
         tx.locals.update({name: last[name] for name in after})
-    return runner
+    return loop
 
 
 def _counter_steps(tx, placeholders: dict[str, Value]) -> dict[str, int]:

@@ -13,17 +13,10 @@ import numpy as np
 
 from ..errors import GraphBreak, RestartTrace, StopTrace, UserErrorInTrace
 from ..ir import file_labels
-from ..ir.graph import (
-    FP,
-    RAISE,
-    SILENT,
-    Graph,
-    Node,
-    TensorMeta,
-    describe_value,
-    nodes_in,
-    substitute,
-)
+from ..ir.first_run import FirstRun, run_keeping
+from ..ir.graph import Graph, loop_function
+from ..ir.loop_nodes import LoopSpec
+from ..ir.node import FP, RAISE, SILENT, Node, TensorMeta, describe_value, nodes_in, substitute
 from ..state import graph_calls
 from ..state.examples import as_example
 from ..values.arrays import ArrayValue, NumpyValue, ScalarValue, SymFloat, SymInt
@@ -190,6 +183,7 @@ class BodyTrace:
         self.stored = sorted(set(self.stores))
         self.loaded = {ins.arg for ins in self.instrs if ins.opname == "LOAD_FAST"}
         self.graph = Graph(f"{tx.state.graph.name}_{name}", module=tx.state.graph.module)
+        self.first_run: FirstRun | None = None  # the loop's run on the examples, if exact
 
     def read_inputs(self) -> dict[str, Value]:
         """Read now what the body reads from outside the frame's locals (arguments first read
@@ -291,7 +285,24 @@ class BodyTrace:
         body.lint()
         return read
 
-    def add_node(self, runner, args: tuple, example, outputs: list[str], name: str,
+    def run_on_examples(self, loop: LoopSpec, leading: tuple, values: tuple) -> tuple:
+        """The whole loop run on the examples of its arguments (``leading`` plain ones, then
+        the graph's ``values``), so that the trace goes on with its real results; the run is
+        kept for the graph's first call (`first_run`: `add_node` hands it to the trace).
+        NotCaptured if it raises."""
+        state = self.state
+        run = loop_function(loop)
+        try:
+            with state.budget.paused(), state.phases.time("loop run"):
+                results, self.first_run = run_keeping(
+                    run, (*leading, *as_example(values)), state.contexts.fp_ignored(),
+                    uninitialized(values, len(leading)))  # fmt: skip
+        except Exception as error:  # noqa: BLE001 - any error: the frame meets it where it is
+            raise NotCaptured(f"the loop raises {type(error).__name__} on the traced values") \
+                from None  # fmt: skip
+        return results
+
+    def add_node(self, loop: LoopSpec, args: tuple, example, outputs: list[str], name: str,
                  risk: str = SILENT, counted: bool = False) -> None:  # fmt: skip
         """The loop node in the frame's graph; the frame's locals get its results. It fails as
         its body's operations may (``risk``: the loop's own, a while loop's test).
@@ -299,30 +310,21 @@ class BodyTrace:
         tx, state = self.tx, self.state
         writers = [node for node in self.graph.nodes if node.mutates]
         risks = {risk, *(n.risk for n in self.graph.nodes if n.op not in ("input", "output"))}
-        result = graph_calls.opaque_call(state, runner, args, example, name=name,
+        result = graph_calls.opaque_call(state, loop.op, loop, args, example, name=name,
                                          writes_inputs=_union(n.writes_inputs for n in writers),
                                          mutates=bool(writers),
                                          risk=next(r for r in (RAISE, FP, SILENT) if r in risks))  # fmt: skip
+        node = next(n for n in reversed(state.graph.nodes) if n.target is loop)
         if counted:
-            state.counted_loops.append(next(n for n in state.graph.nodes if n.target is runner))
+            state.counted_loops.append(node)
+        if self.first_run is not None:
+            state.first_runs[node] = self.first_run
         for local, value in zip(outputs, result.items, strict=True):
             graph_calls.name_value(state, value, local)
             tx.locals[local] = value
         for local in self.stored:
             if local not in outputs and not isinstance(tx.locals.get(local), Const):
                 tx.locals[local] = UNBOUND  # a body temporary no one reads after the loop
-
-
-def run_on_examples(runner, state, leading: tuple, values: tuple) -> tuple:
-    """The whole loop run on the examples of its arguments (``leading`` plain ones, then the
-    graph's ``values``), so that the trace goes on with its real results; kept for the
-    graph's first call (`LoopRunner.trace_run`). NotCaptured if it raises."""
-    try:
-        with state.budget.paused(), state.phases.time("loop run"):
-            return runner.trace_run((*leading, *as_example(values)), state.contexts.fp_ignored(),
-                                    uninitialized(values, len(leading)))  # fmt: skip
-    except Exception as error:  # noqa: BLE001 - any error: the frame meets it where it is
-        raise NotCaptured(f"the loop raises {type(error).__name__} on the traced values") from None
 
 
 def check_written_carries(tx, watch: Watch, placeholders: dict[str, Value], read: list) -> None:

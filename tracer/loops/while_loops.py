@@ -17,7 +17,7 @@ meets an array condition:
 The body (the loop's statements and its bottom condition) is traced once into a graph of its
 own (`loop_body.BodyTrace`); its outputs are the condition and the carried locals. The node
 ``while_loop(cond, *carried, *read)`` runs it while the condition holds
-(`loop_runners.WhileRunner`); zero iterations give back the carried values as they were, so a
+(`loop_nodes.WhileLoop`, printed as a ``while`` statement); zero iterations give back the carried values as they were, so a
 local the body sets and the code after the loop reads must have a value of the same kind before
 the loop. Anything else breaks the graph at the condition as before.
 """
@@ -29,8 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..bytecode import analysis
-from ..ir.graph import RAISE, SILENT
-from ..ir.loop_runners import WhileRunner
+from ..ir.loop_nodes import WhileLoop
+from ..ir.node import RAISE, SILENT
 from ..values.arrays import NumpyValue
 from ..values.core import UNBOUND, Value
 from .loop_body import (
@@ -43,7 +43,6 @@ from .loop_body import (
     check_restart,
     check_written_carries,
     python_number,
-    run_on_examples,
     same_constant,
 )
 
@@ -110,14 +109,14 @@ def capture(tx, inst, cond: NumpyValue) -> LoopRecord | None:
     try:
         check_instructions(tx, shape.start, shape.bottom, shape.start, shape.bottom)
         with Snapshot(tx) as snapshot:
-            runner = _capture(tx, shape, cond, snapshot)
+            loop = _capture(tx, shape, cond, snapshot)
             snapshot.keep()
     except NotCaptured as why:
         record = LoopRecord(tx.code.co_filename, where, 0, False, reason=str(why), kind="while")
         tx.state.loops.append(record)
         return record
-    record = LoopRecord(tx.code.co_filename, where, 0, True, runner.body.op_count(),
-                        body=runner.source, kind="while")  # fmt: skip
+    record = LoopRecord(tx.code.co_filename, where, 0, True, loop.body.op_count(),
+                        body=loop.body.python_code(), kind="while")  # fmt: skip
     tx.state.loops.append(record)
     tx.ip = shape.exit
     return record
@@ -131,7 +130,7 @@ def hint(record: LoopRecord) -> str:
     )
 
 
-def _capture(tx, shape: LoopShape, cond: NumpyValue, snapshot: Snapshot) -> WhileRunner:
+def _capture(tx, shape: LoopShape, cond: NumpyValue, snapshot: Snapshot) -> WhileLoop:
     body = BodyTrace(tx, shape.start, shape.bottom, snapshot, "while")
     entry = body.read_inputs()
     live_after = analysis.live_locals_at(tx.code, tx.instrs[shape.exit].offset)
@@ -147,16 +146,16 @@ def _capture(tx, shape: LoopShape, cond: NumpyValue, snapshot: Snapshot) -> Whil
     ends = _carried_ends(tx, body, entry, placeholders, live_after)
     read = body.finish([left[0], *ends], [])
     check_written_carries(tx, snapshot.watch, placeholders, read)
-    runner = WhileRunner(body.graph, len(carried), shape.negate)
+    loop = WhileLoop(body.graph, len(carried), negate=shape.negate)
     # As for a for loop: the first iteration's writes put back, the whole loop runs on the
     # examples (and the graph's first call takes its results).
     snapshot.watch.undo_writes()
-    example = run_on_examples(runner, tx.state, (), (cond, *carried.values(), *read))
+    example = body.run_on_examples(loop, (), (cond, *carried.values(), *read))
     # Its test is Python's ``bool``, which raises for an array of several values.
     test_risk = SILENT if np.ndim(cond.example) == 0 and np.ndim(left[0].example) == 0 else RAISE
-    body.add_node(runner, (cond, *carried.values(), *read), example, list(carried), "while_loop",
+    body.add_node(loop, (cond, *carried.values(), *read), example, list(carried), "while_loop",
                   risk=test_risk, counted=True)  # fmt: skip
-    return runner
+    return loop
 
 
 def _carried_ends(tx, body: BodyTrace, entry, placeholders, live_after) -> list[Value]:

@@ -16,7 +16,7 @@ from .. import user_text
 from ..errors import RestartTrace, UserErrorInTrace
 from ..ir import numpy_table as table
 from ..ir import operators, quiet
-from ..ir.graph import Node, describe_value
+from ..ir.node import Node, describe_value
 from ..ir.static_lookup import protocol_hook, static_lookup
 from ..state import masked
 from ..state.trace_state import TraceState

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 
 from ..errors import BREAK_KINDS, BreakRecord, GraphBreak
-from ..ir.graph import FrameLoc
+from ..ir.node import FrameLoc
 
 
 class BreakPolicy:

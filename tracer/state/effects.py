@@ -26,7 +26,7 @@ import numpy as np
 
 from ..ir import numpy_table as table
 from ..ir import operators
-from ..ir.graph import FP, RAISE, SILENT
+from ..ir.node import FP, RAISE, SILENT
 from ..values.arrays import ArrayValue, NumpyValue, ScalarValue, SymFloat, SymInt
 from ..values.containers import leaves
 from ..values.core import Const, Value

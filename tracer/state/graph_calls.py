@@ -11,7 +11,7 @@ import dataclasses
 import numpy as np
 
 from ..ir.canonical import canonicalize
-from ..ir.graph import FP, RAISE, Node, TensorMeta, describe_value
+from ..ir.node import FP, RAISE, Node, TensorMeta, describe_value
 from ..values.arrays import ArrayValue, NumpyValue, ScalarValue, SymFloat, SymInt
 from ..values.containers import ListValue, SliceValue, TupleValue, rebuild
 from ..values.core import Const, NotGraphArgument, Value
@@ -77,13 +77,13 @@ def graph_call(state, op: str, target, args: tuple, kwargs: dict, *, name: str,
     return value_of(state, node, example, writes) if op != "inplace" else writes[0]
 
 
-def opaque_call(state, target, args: tuple, example, *, name: str, mutates: bool = False,
+def opaque_call(state, op: str, target, args: tuple, example, *, name: str, mutates: bool = False,
                 writes_inputs: tuple = (), risk: str = RAISE) -> Value:  # fmt: skip
-    """A call the tracer built itself and already ran on the examples (a loop node); it may
+    """A node the tracer built itself and already ran on the examples (a loop node); it may
     write into its arguments (``mutates``: the graph inputs whose memory it writes are
     ``writes_inputs``), and may fail as ``risk`` says (then the frame runs again eagerly,
     `graph_failure`)."""
-    node = state.graph.add("call", target, as_graph_arg(state, args), {}, name=name,
+    node = state.graph.add(op, target, as_graph_arg(state, args), {}, name=name,
                            stack=state.user_stack(), risk=risk)  # fmt: skip
     node.mutates, node.writes_inputs = mutates, writes_inputs
     node.errstate = state.contexts.errstate()

@@ -12,7 +12,8 @@ call `wrap` (a value read from a source), `graph_call` (an operation into the gr
 from __future__ import annotations
 
 from ..errors import GraphBreak
-from ..ir.graph import FrameLoc, Graph, follows_any
+from ..ir.graph import Graph
+from ..ir.node import FrameLoc, follows_any
 from ..report import Phases
 from ..values.core import Value
 from ..values.source import Source
@@ -52,6 +53,8 @@ class TraceState:
         # loop nodes whose trip count changes from call to call: which of their results is an
         # input itself, and their layouts, follow the count (not the traced run)
         self.counted_loops: list = []
+        # loop node -> its run on the examples, for the graph's first call (`first_run`)
+        self.first_runs: dict = {}
         # the frame is a split loop's body: comparisons of its dynamic ints stay in the graph
         # (a branch on one breaks; a value guard would recompile every iteration)
         self.per_iteration = per_iteration

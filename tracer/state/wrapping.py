@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import hatches
 from ..ir import device_arrays
-from ..ir.graph import Node, TensorMeta, describe_value
+from ..ir.node import Node, TensorMeta, describe_value
 from ..ir.static_lookup import static_lookup, subclass_of
 from ..user_code import is_user_function, is_user_instance
 from ..values.arrays import (

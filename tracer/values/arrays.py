@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..ir.graph import Node
+from ..ir.node import Node
 from .core import NotConstant, Value
 from .source import Source
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..ir.graph import literal_text
+from ..ir.printer import literal_text
 from ..user_code import name_of
 from .source import Source
 

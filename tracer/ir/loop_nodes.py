@@ -1,0 +1,138 @@
+"""The targets of loop nodes: plain data, printed as the loop they are.
+
+A ``loop`` node's target is a `ForLoop`, a ``while_loop`` node's a `WhileLoop`: the body graph,
+how many of its inputs are the carried values, and (for ``for``) whether it walks an array's
+rows or (for ``while``) whether its condition is negated. The graph prints each loop node as a
+function of its own, defined before the graph's (`function_lines`): a real ``for`` or ``while``
+statement with the body's statements inside, as eager code runs them (a call per iteration
+would cost more than a small body). Backends that compile the body their own way run it with
+`drive`, the same loop around their compiled body.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+FIRST, COUNT, COND = "__tc_first", "__tc_count", "__tc_cond"
+
+
+@dataclass(frozen=True, eq=False)
+class LoopSpec:
+    """A loop node's target. The body graph takes the carried values first (after a for loop's
+    index), then the values it reads from before the loop; its output starts with the carried
+    values' new versions (after a while loop's next condition)."""
+
+    body: object  # the body's Graph (this module imports none: the graph imports it)
+    carried: int
+
+    leading = ()  # outputs before the carried values
+    index_inputs = 0  # body inputs before the carried values
+
+    def returned(self) -> tuple:
+        """The body's output nodes whose values the loop node returns."""
+        return self.body.output.args[0][len(self.leading) :]
+
+    def carried_inputs(self) -> list:
+        """The body's input nodes of the carried values (after a for loop's index)."""
+        return self.body.inputs[self.index_inputs : self.index_inputs + self.carried]
+
+
+@dataclass(frozen=True, eq=False)
+class ForLoop(LoopSpec):
+    """``loop(first, count, *carried, *read)``: iterations ``first`` to ``first + count - 1``;
+    the body takes the index ``k`` first. Returns the last iteration's outputs (nothing for a
+    loop that ran no iteration). ``over_rows``: the loop is over an array's rows (its count is
+    theirs), each made first in an iteration."""
+
+    over_rows: bool = False
+
+    op = "loop"
+    index_inputs = 1
+
+    def drive(self, body, first: int, count: int, *args):
+        """The loop with ``body(k, *carried, *read)`` (a backend's compiled body) per
+        iteration, as the printed loop runs it."""
+        carried, read = args[: self.carried], args[self.carried :]
+        out = ()
+        for k in range(first, first + count):
+            out = body(k, *carried, *read)
+            carried = out[: self.carried]
+        return out
+
+
+@dataclass(frozen=True, eq=False)
+class WhileLoop(LoopSpec):
+    """``while_loop(cond, *carried, *read)``: runs the body while ``cond`` (then the condition
+    the body computes, its first output) is true (false, for ``negate``), as ``while`` does;
+    returns the carried values (the ones given, when it runs no iteration)."""
+
+    negate: bool = False
+
+    op = "while_loop"
+    leading = (COND,)
+
+    def drive(self, body, cond, *args):
+        """The loop with ``body(*carried, *read)`` (a backend's compiled body) per iteration,
+        as the printed loop runs it."""
+        carried, read = args[: self.carried], args[self.carried :]
+        while bool(cond) != self.negate:
+            out = body(*carried, *read)
+            cond, carried = out[0], out[1 : 1 + self.carried]
+        return tuple(carried)
+
+
+LOOP_OPS = frozenset({ForLoop.op, WhileLoop.op})
+
+
+def function_lines(loop: LoopSpec, name: str, params: list[str], body: list, outputs: list[str],
+                   node) -> list:  # fmt: skip
+    """The loop as the Python function ``name``, line by line as (text, node): ``params`` are
+    the body graph's inputs, ``body`` its statements as its function prints them (indented
+    once), ``outputs`` the text of its outputs. The loop's own lines belong to the loop
+    ``node``; the body's lines keep theirs."""
+    statements = [(f"    {text}", n) for text, n in body]
+    index = params[0] if isinstance(loop, ForLoop) else None
+    own = params[loop.index_inputs :]
+    carried, read = own[: loop.carried], own[loop.carried :]
+    new = outputs[: len(loop.leading) + loop.carried]
+    names = [*loop.leading, *carried]
+    if names:
+        statements.append((f"        {', '.join(names)} = {', '.join(new)}", node))
+    if isinstance(loop, WhileLoop):
+        test = f"not {COND}" if loop.negate else COND
+        head = [(f"def {name}({', '.join([COND, *own])}):", node), (f"    while {test}:", node)]
+        tail = [(f"    return {_tuple(carried)}", node)]
+        return head + (statements or [("        pass", node)]) + tail
+    end = f"{FIRST} + {COUNT}"
+    target, items = index, f"range({FIRST}, {end})"
+    row = _row_of(statements, index, read) if loop.over_rows else None
+    if row is not None:  # the body starts with `row = x[k]`: iterate over x's rows instead
+        (row_name, array), statements = row, statements[1:]
+        items, target = f"{array}[{FIRST}:{end}]", row_name
+        if any(re.search(rf"\b{index}\b", text.split("#")[0]) for text, _ in statements):
+            target, items = f"{index}, {row_name}", f"enumerate({items}, {FIRST})"
+    return [
+        (f"def {name}({', '.join([FIRST, COUNT, *own])}):", node),
+        (f"    for {target} in {items}:", node),
+        *(statements or [("        pass", node)]),
+        (f"    if {COUNT}:", node),
+        (f"        return {_tuple([*carried, *outputs[loop.carried :]])}", node),
+        ("    return ()", node),
+    ]
+
+
+def _row_of(statements: list, index: str, read: list[str]) -> tuple[str, str] | None:
+    """``(row, x)`` when the first statement is ``row = x[k]``, ``x`` an array the loop reads
+    (not one it carries) and ``k`` its index: in a loop over ``x``'s rows, iterating over
+    them gives the same views, for less than indexing costs."""
+    if not statements:
+        return None
+    match = re.fullmatch(r"\s*(\w+) = (\w+)\[(\w+)\]\s*(#.*)?", statements[0][0])
+    if match and match[2] in read and match[3] == index:
+        return match[1], match[2]
+    return None
+
+
+def _tuple(items: list[str]) -> str:
+    return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
