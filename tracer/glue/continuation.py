@@ -21,7 +21,7 @@ from ..bytecode.code_cache import CodeCache
 from ..bytecode.resume import STACK_CONTEXT, STACK_NULL, STACK_VALUE, ResumeSpec, original_location
 from ..bytecode.signature import identifier
 from ..ir import operators
-from ..loops import split_loop
+from ..loops import split_loop, strategy
 from ..state.contexts import errstate_settings
 from ..values.core import NULL, UNBOUND, Const, Obj, Value
 from ..values.functions import Cell, ContextExit, ContextManager
@@ -76,7 +76,7 @@ def plan(brk, frame_code: CodeType, instrs, registry: CodeCache) -> Plan:
     if inst.opname == "LOAD_ATTR" and inst.push_null:
         return Plan(code, offset, "the break is on a method load")
     if in_loop:
-        split = split_loop.find(code, loop_at, frame_code, instrs, registry)
+        split = strategy.at_break(code, loop_at, frame_code, instrs, registry)
         if isinstance(split, str):
             return Plan(code, offset, f"the break is inside a loop, and {split}")
         return Plan(code, offset, None, split)

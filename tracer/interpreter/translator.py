@@ -23,8 +23,7 @@ from ..errors import GraphBreak, RestartTrace, StopTrace, TCompileError, UserErr
 from ..ir import operators
 from ..ir.node import FrameLoc
 from ..ir.static_lookup import static_lookup
-from ..loops import for_loops as loops
-from ..loops import while_loops
+from ..loops import strategy
 from ..loops.loop_body import NotCaptured
 from ..semantics import iteration, user_objects
 from ..semantics import operations as ops
@@ -688,8 +687,8 @@ class Translator(CallMixin):
         def handler(self, inst: Instruction) -> None:
             value = self.pop()
             loop = None
-            if isinstance(value, NumpyValue) and self.state.loop_nodes:
-                loop = while_loops.capture(self, inst, value)
+            if isinstance(value, NumpyValue):
+                loop = strategy.at_array_test(self, inst, value)
                 if loop is not None and loop.captured:
                     return  # a while loop's test: the rest of the loop is one node
             try:
@@ -697,7 +696,7 @@ class Translator(CallMixin):
             except GraphBreak as brk:
                 if loop is not None:  # the break comes with why the loop is not one node
                     brk.record = dataclasses.replace(
-                        brk.record, hints=(*brk.record.hints, while_loops.hint(loop))
+                        brk.record, hints=(*brk.record.hints, strategy.test_break_hint(loop))
                     )
                 raise
             if jump:
@@ -732,7 +731,7 @@ class Translator(CallMixin):
                 "unsupported_object", f"a loop over {it.describe()}, made outside the trace"
             )
         ops.check_untaken(self.state, it)
-        if it.origin is not None and loops.capture(self, inst, it):
+        if strategy.at_for_iter(self, inst, it):
             return
         if it.position < len(it.items) or it.position < len(it.known_items()):
             self.state.note_mutation(it)

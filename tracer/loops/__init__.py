@@ -2,8 +2,10 @@
 
 A loop is unrolled (the interpreter simply runs on: the default), made one node of the graph
 (a body that traces alike every time), or split at a graph break inside it (the loop stays
-Python around its compiled body).
+Python around its compiled body); `strategy` decides which, and is what the interpreter and the
+glue call.
 
+  strategy      how a loop runs: unrolled, a loop node, or split
   for_loops     a for loop whose body traces alike every time: one loop node
   while_loops   while loops on array conditions as while_loop nodes
   loop_body     what for and while loop nodes share: the body traced once

@@ -1,0 +1,41 @@
+"""How a loop runs, decided here and nowhere else. There are three ways:
+
+unrolled    the default: the interpreter goes on through the loop's bytecode, and the graph
+            gets one copy of the body per iteration (known items, a short loop, a body that
+            traces differently every time, a backend that takes no loop nodes).
+loop node   one node for the rest of the loop, its body traced once (the backend takes loop
+            nodes): at ``FOR_ITER``, a for loop over items made from their position
+            (`for_loops`); at a conditional jump on an array, a while loop's test
+            (`while_loops`). Where the body does not allow it, the loop's record says why,
+            and it unrolls (for) or the graph breaks at the test (while).
+split       a graph break inside a loop: the loop stays Python around its body, compiled as
+            a function of its own (`split_loop`, run by `loop_driver`).
+"""
+
+from __future__ import annotations
+
+from . import for_loops, split_loop, while_loops
+from .loop_body import LoopRecord
+
+
+def at_for_iter(tx, inst, it) -> bool:
+    """At a loop's ``FOR_ITER`` over the iterator ``it``: True when the rest of the loop became
+    one node (the translator goes on after the loop), False to unroll it."""
+    return it.origin is not None and for_loops.capture(tx, inst, it)
+
+
+def at_array_test(tx, inst, value) -> LoopRecord | None:
+    """At a conditional jump on the array ``value``: the record of the while loop it tests, if
+    it is one (captured: the translator goes on after the loop), else None."""
+    return while_loops.capture(tx, inst, value) if tx.state.loop_nodes else None
+
+
+def test_break_hint(record: LoopRecord) -> str:
+    """What a graph break at a while loop's test adds to its hints: why the loop is no node."""
+    return while_loops.hint(record)
+
+
+def at_break(code, loop_at: int, frame_code, instrs, registry) -> split_loop.Split | str:
+    """A graph break inside the loop at ``loop_at``: how the loop runs split, or why it cannot
+    (the frame then runs eagerly from the break)."""
+    return split_loop.find(code, loop_at, frame_code, instrs, registry)
