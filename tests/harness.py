@@ -18,6 +18,7 @@ import contextlib
 import copy
 import io
 import math
+import textwrap
 import traceback
 import types
 from collections.abc import Callable
@@ -102,7 +103,7 @@ def _is_user_object(x: Any) -> bool:
     return hasattr(x, "__dict__") and not isinstance(x, plain)
 
 
-def assert_same(eager: Any, compiled: Any, path: str = "result") -> None:  # noqa: C901 - the harnesses become one (issue 21.7)
+def assert_same(eager: Any, compiled: Any, path: str = "result") -> None:
     """Assert `compiled` equals `eager` bitwise and by exact type, recursively.
 
     ndarrays: same type, dtype, shape, bytes, C/F contiguity and writeability. NumPy scalars: same
@@ -111,40 +112,61 @@ def assert_same(eager: Any, compiled: Any, path: str = "result") -> None:  # noq
     """
     if type(eager) is not type(compiled):
         _fail(path, f"type {type(eager).__name__} != {type(compiled).__name__}", eager, compiled)
-    if isinstance(eager, np.ndarray):
-        for attr in ("dtype", "shape"):
-            if getattr(eager, attr) != getattr(compiled, attr):
-                _fail(path, f"{attr} differs", getattr(eager, attr), getattr(compiled, attr))
-        for flag in ("C_CONTIGUOUS", "F_CONTIGUOUS", "WRITEABLE"):
-            if eager.flags[flag] != compiled.flags[flag]:
-                _fail(path, f"flag {flag} differs", eager.flags[flag], compiled.flags[flag])
-        if eager.dtype == object:
-            assert_same(eager.tolist(), compiled.tolist(), path)
-        elif not _same_floats(eager, compiled):
-            _fail(path, "array contents differ", eager, compiled)
-    elif isinstance(eager, np.generic):
-        if eager.dtype != compiled.dtype or not _same_floats(eager, compiled):
-            _fail(path, "NumPy scalar differs", eager, compiled)
-    elif isinstance(eager, (tuple, list)):
-        if len(eager) != len(compiled):
-            _fail(path, "length differs", eager, compiled)
-        for i, (e, c) in enumerate(zip(eager, compiled)):
-            assert_same(e, c, f"{path}[{i}]")
-    elif isinstance(eager, dict):
-        if list(eager) != list(compiled):
-            _fail(path, "dict keys (or their order) differ", list(eager), list(compiled))
-        for k in eager:
-            assert_same(eager[k], compiled[k], f"{path}[{k!r}]")
-    elif isinstance(eager, float):
-        if not _same_float(eager, compiled):
-            _fail(path, "float differs", eager, compiled)
-    elif isinstance(eager, complex):
-        if not (_same_float(eager.real, compiled.real) and _same_float(eager.imag, compiled.imag)):
-            _fail(path, "complex differs", eager, compiled)
-    elif _is_user_object(eager):
+    for kind, same in _SAME_BY_KIND:
+        if isinstance(eager, kind):
+            same(eager, compiled, path)
+            return
+    if _is_user_object(eager):
         assert_same(vars(eager), vars(compiled), f"{path}.__dict__")
     elif eager != compiled:
         _fail(path, "values differ", eager, compiled)
+
+
+def _same_array(eager: np.ndarray, compiled: np.ndarray, path: str) -> None:
+    for attr in ("dtype", "shape"):
+        if getattr(eager, attr) != getattr(compiled, attr):
+            _fail(path, f"{attr} differs", getattr(eager, attr), getattr(compiled, attr))
+    for flag in ("C_CONTIGUOUS", "F_CONTIGUOUS", "WRITEABLE"):
+        if eager.flags[flag] != compiled.flags[flag]:
+            _fail(path, f"flag {flag} differs", eager.flags[flag], compiled.flags[flag])
+    if eager.dtype == object:
+        assert_same(eager.tolist(), compiled.tolist(), path)
+    elif not _same_floats(eager, compiled):
+        _fail(path, "array contents differ", eager, compiled)
+
+
+def _same_numpy_scalar(eager: np.generic, compiled: np.generic, path: str) -> None:
+    if eager.dtype != compiled.dtype or not _same_floats(eager, compiled):
+        _fail(path, "NumPy scalar differs", eager, compiled)
+
+
+def _same_sequence(eager: tuple | list, compiled: tuple | list, path: str) -> None:
+    if len(eager) != len(compiled):
+        _fail(path, "length differs", eager, compiled)
+    for i, (e, c) in enumerate(zip(eager, compiled)):
+        assert_same(e, c, f"{path}[{i}]")
+
+
+def _same_dict(eager: dict, compiled: dict, path: str) -> None:
+    if list(eager) != list(compiled):
+        _fail(path, "dict keys (or their order) differ", list(eager), list(compiled))
+    for k in eager:
+        assert_same(eager[k], compiled[k], f"{path}[{k!r}]")
+
+
+def _same_python_float(eager: float, compiled: float, path: str) -> None:
+    if not _same_float(eager, compiled):
+        _fail(path, "float differs", eager, compiled)
+
+
+def _same_complex(eager: complex, compiled: complex, path: str) -> None:
+    if not (_same_float(eager.real, compiled.real) and _same_float(eager.imag, compiled.imag)):
+        _fail(path, "complex differs", eager, compiled)
+
+
+_SAME_BY_KIND = ((np.ndarray, _same_array), (np.generic, _same_numpy_scalar),
+                 ((tuple, list), _same_sequence), (dict, _same_dict),
+                 (float, _same_python_float), (complex, _same_complex))  # fmt: skip
 
 
 def _array_leaves(x: Any, out: list[np.ndarray], seen: set[int]) -> list[np.ndarray]:
@@ -189,26 +211,166 @@ def cross_call_sharing(earlier: Outcome, later: Outcome) -> list[list[bool]]:
 
 
 def assert_same_outcome(eager: Outcome, compiled: Outcome) -> None:
-    """Exceptions, stdout, result, mutated arguments and aliasing of `compiled` match `eager`."""
-    if (eager.exc is None) != (compiled.exc is None) or (
-        eager.exc is not None
-        and (type(eager.exc) is not type(compiled.exc) or str(eager.exc) != str(compiled.exc))
+    """Exceptions, stdout, result, mutated arguments, object identity and aliasing of
+    `compiled` match `eager` (`outcome_differences`)."""
+    problems = outcome_differences(eager, compiled, _traceback_text(compiled.exc))
+    if problems:
+        raise AssertionError("\n".join(problems))
+
+
+def _traceback_text(exc: BaseException | None) -> str:
+    return "".join(traceback.format_exception(exc)) if exc is not None else ""
+
+
+def outcome_differences(
+    eager: Outcome, compiled: Outcome, compiled_traceback: str = ""
+) -> list[str]:
+    """Every aspect of two calls' outcomes that differs, as readable lines (empty: identical):
+    the exception (type and message), stdout, the result, the arguments after the call, then,
+    where nothing else differs, object identity and array aliasing."""
+    problems = [p for p in (_exception_difference(eager.exc, compiled.exc, compiled_traceback),
+                            _stdout_difference(eager.stdout, compiled.stdout)) if p]  # fmt: skip
+    for what, a, b in (
+        ("result", eager.result, compiled.result),
+        ("args (after the call)", eager.args, compiled.args),
+        ("kwargs (after the call)", eager.kwargs, compiled.kwargs),
     ):
-        tb = "".join(traceback.format_exception(compiled.exc)) if compiled.exc else ""
-        raise AssertionError(
-            f"exception differs\n  eager:    {eager.exc!r}\n  compiled: {compiled.exc!r}\n{tb}"
+        if what == "result" and (eager.exc is not None or compiled.exc is not None):
+            continue
+        problems += [p for p in (value_difference(a, b, what),) if p]
+    if not problems:
+        problems += [p for p in (_identity_difference(eager, compiled),) if p]
+    if not problems:
+        problems += [p for p in (_aliasing_difference(eager, compiled),) if p]
+    return problems
+
+
+def value_difference(eager: Any, compiled: Any, what: str) -> str | None:
+    """`assert_same` on two values (masked arrays and slotted objects expanded), as a line."""
+    try:
+        assert_same(normalize(eager), normalize(compiled), what)
+    except AssertionError as err:
+        return str(err).replace("\n", "\n  ")
+    except Exception as err:  # noqa: BLE001 (a comparison that cannot run is a difference)
+        return f"{what}: cannot compare ({err!r})"
+    return None
+
+
+def _exception_difference(eager, compiled, compiled_traceback: str) -> str | None:
+    same = (eager is None) == (compiled is None) and (
+        eager is None or (type(eager) is type(compiled) and str(eager) == str(compiled))
+    )
+    if same:
+        return None
+    msg = (
+        f"exception differs\n    eager:    {_exc_text(eager)}\n    compiled: {_exc_text(compiled)}"
+    )
+    if compiled is not None and compiled_traceback:
+        msg += "\n    compiled traceback (tail):\n" + textwrap.indent(compiled_traceback, "      ")
+    return msg
+
+
+def _stdout_difference(eager: str, compiled: str) -> str | None:
+    if eager == compiled:
+        return None
+    return f"stdout differs\n    eager:    {eager!r}\n    compiled: {compiled!r}"
+
+
+def _identity_difference(eager: Outcome, compiled: Outcome) -> str | None:
+    try:
+        e_ids, c_ids = identity_signature(eager), identity_signature(compiled)
+    except Exception as err:  # noqa: BLE001
+        e_ids, c_ids = repr(err), "?"
+    if e_ids == c_ids:
+        return None
+    return ("object identity differs (lists, dicts, sets, objects reachable from args, "
+            f"kwargs, result: [is identical to])\n    eager:    {e_ids}\n    compiled: {c_ids}")  # fmt: skip
+
+
+def _aliasing_difference(eager: Outcome, compiled: Outcome) -> str | None:
+    try:
+        e_sig, c_sig = alias_signature(eager), alias_signature(compiled)
+    except Exception as err:  # noqa: BLE001
+        e_sig, c_sig = repr(err), "?"
+    if e_sig == c_sig:
+        return None
+    return ("aliasing differs (arrays reachable from args, kwargs, result: "
+            f"[(is identical to, shares memory with)])\n    eager:    {e_sig}\n    compiled: {c_sig}")  # fmt: skip
+
+
+@dataclass
+class _MaskedView:
+    """What is compared of a masked array beyond its data (`assert_same` sees only the data)."""
+
+    kind: str
+    data: Any
+    mask: Any
+    fill_value: Any
+
+
+@dataclass
+class _SlotsView:
+    """The slot values of an object without a `__dict__` (`assert_same` compares `vars()`)."""
+
+    kind: str
+    slots: dict
+
+
+def normalize(x: Any) -> Any:
+    """Expand masked arrays (data, mask, fill value) and `__slots__` objects (their slot values)
+    so that `assert_same` compares all of them."""
+    if isinstance(x, np.ma.core.MaskedConstant):  # the `np.ma.masked` singleton
+        return _MaskedView(type(x).__name__, None, None, None)
+    if isinstance(x, np.ma.MaskedArray):
+        return _MaskedView(
+            type(x).__name__,
+            np.asarray(x.data),
+            np.ma.getmaskarray(x).copy(),
+            np.asarray(x.fill_value),
         )
-    assert compiled.stdout == eager.stdout, (
-        f"stdout differs\n  eager:    {eager.stdout!r}\n  compiled: {compiled.stdout!r}"
-    )
-    assert_same(eager.result, compiled.result, "result")
-    assert_same(eager.args, compiled.args, "args (after the call)")
-    assert_same(eager.kwargs, compiled.kwargs, "kwargs (after the call)")
-    e_sig, c_sig = alias_signature(eager), alias_signature(compiled)
-    assert e_sig == c_sig, (
-        "aliasing between arrays differs (arrays reachable from args then result: "
-        f"[(identical to, shares memory with)])\n  eager:    {e_sig}\n  compiled: {c_sig}"
-    )
+    if not hasattr(x, "__dict__") and hasattr(type(x), "__slots__") and not isinstance(x, type):
+        slots = [n for c in type(x).__mro__ for n in getattr(c, "__slots__", ())]
+        return _SlotsView(type(x).__name__, {n: normalize(getattr(x, n, None)) for n in slots})
+    if type(x) in (tuple, list):
+        return type(x)(normalize(v) for v in x)
+    if type(x) is dict:
+        return {k: normalize(v) for k, v in x.items()}
+    return x
+
+
+def _containers(x: Any, out: list, seen: set[int]) -> list:
+    """Mutable Python containers and user objects reachable from `x` (arrays excluded), in a
+    fixed order, each visited once."""
+    if isinstance(x, np.ndarray) or id(x) in seen:
+        return out
+    if isinstance(x, (list, dict, set, bytearray)) or _is_user_object_like(x):
+        seen.add(id(x))
+        out.append(x)
+    if isinstance(x, (tuple, list, set, frozenset)):
+        seen.add(id(x))
+        for v in x:
+            _containers(v, out, seen)
+    elif isinstance(x, dict):
+        for v in x.values():
+            _containers(v, out, seen)
+    elif _is_user_object_like(x):
+        _containers(vars(x), out, seen)
+    return out
+
+
+def _is_user_object_like(x: Any) -> bool:
+    return _is_user_object(x) and not isinstance(x, np.ndarray)
+
+
+def identity_signature(o: Outcome) -> list[list[int]]:
+    """For every list, dict, set and user object reachable from args, kwargs, then the result:
+    which earlier ones it *is* (a result that is an argument, an argument passed twice...)."""
+    items = _containers((o.args, o.kwargs, o.result), [], set())
+    return [[j for j in range(i) if items[j] is a] for i, a in enumerate(items)]
+
+
+def _exc_text(e: BaseException | None) -> str:
+    return "no exception" if e is None else f"{type(e).__module__}.{type(e).__qualname__}: {e}"
 
 
 def perturbed(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple, dict]:

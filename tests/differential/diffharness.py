@@ -31,8 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-from harness import Outcome, _is_user_object, alias_signature, assert_same, cross_call_sharing
+from harness import Outcome, cross_call_sharing, outcome_differences, value_difference
 
 import tcompile as tc
 
@@ -108,81 +107,6 @@ def run_once(
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass
-class _MaskedView:
-    """What is compared of a masked array beyond its data (`assert_same` sees only the data)."""
-
-    kind: str
-    data: Any
-    mask: Any
-    fill_value: Any
-
-
-@dataclass
-class _SlotsView:
-    """The slot values of an object without a `__dict__` (`assert_same` compares `vars()`)."""
-
-    kind: str
-    slots: dict
-
-
-def normalize(x: Any) -> Any:
-    """Expand masked arrays (data, mask, fill value) and `__slots__` objects (their slot values)
-    so that `assert_same` compares all of them."""
-    if isinstance(x, np.ma.core.MaskedConstant):  # the `np.ma.masked` singleton
-        return _MaskedView(type(x).__name__, None, None, None)
-    if isinstance(x, np.ma.MaskedArray):
-        return _MaskedView(
-            type(x).__name__,
-            np.asarray(x.data),
-            np.ma.getmaskarray(x).copy(),
-            np.asarray(x.fill_value),
-        )
-    if not hasattr(x, "__dict__") and hasattr(type(x), "__slots__") and not isinstance(x, type):
-        slots = [n for c in type(x).__mro__ for n in getattr(c, "__slots__", ())]
-        return _SlotsView(type(x).__name__, {n: normalize(getattr(x, n, None)) for n in slots})
-    if type(x) in (tuple, list):
-        return type(x)(normalize(v) for v in x)
-    if type(x) is dict:
-        return {k: normalize(v) for k, v in x.items()}
-    return x
-
-
-def _containers(x: Any, out: list, seen: set[int]) -> list:
-    """Mutable Python containers and user objects reachable from `x` (arrays excluded), in a
-    fixed order, each visited once."""
-    if isinstance(x, np.ndarray) or id(x) in seen:
-        return out
-    if isinstance(x, (list, dict, set, bytearray)) or _is_user_object_like(x):
-        seen.add(id(x))
-        out.append(x)
-    if isinstance(x, (tuple, list, set, frozenset)):
-        seen.add(id(x))
-        for v in x:
-            _containers(v, out, seen)
-    elif isinstance(x, dict):
-        for v in x.values():
-            _containers(v, out, seen)
-    elif _is_user_object_like(x):
-        _containers(vars(x), out, seen)
-    return out
-
-
-def _is_user_object_like(x: Any) -> bool:
-    return _is_user_object(x) and not isinstance(x, np.ndarray)
-
-
-def identity_signature(o: Outcome) -> list[list[int]]:
-    """For every list, dict, set and user object reachable from args, kwargs, then the result:
-    which earlier ones it *is* (a result that is an argument, an argument passed twice...)."""
-    items = _containers((o.args, o.kwargs, o.result), [], set())
-    return [[j for j in range(i) if items[j] is a] for i, a in enumerate(items)]
-
-
-def _exc_text(e: BaseException | None) -> str:
-    return "no exception" if e is None else f"{type(e).__module__}.{type(e).__qualname__}: {e}"
-
-
 def _short_warnings(ws: list[tuple[str, str]], width: int = 100) -> str:
     short = [(cat, msg if len(msg) <= width else msg[: width - 3] + "...") for cat, msg in ws]
     return repr(short)
@@ -192,76 +116,39 @@ def _without_fp(ws: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return [w for w in ws if not (w[0] == "RuntimeWarning" and " encountered in " in w[1])]
 
 
-def compare_runs(eager: Run, compiled: Run) -> list[str]:  # noqa: C901 - the harnesses become one (issue 21.7)
-    """Every aspect that differs, as readable lines (empty: identical)."""
-    problems: list[str] = []
-    e, c = eager.outcome, compiled.outcome
-    same_exc = (e.exc is None) == (c.exc is None) and (
-        e.exc is None or (type(e.exc) is type(c.exc) and str(e.exc) == str(c.exc))
+def compare_runs(eager: Run, compiled: Run) -> list[str]:
+    """Every aspect that differs, as readable lines (empty: identical): the outcome
+    (`harness.outcome_differences`), the warnings and the state the case observed."""
+    problems = outcome_differences(eager.outcome, compiled.outcome, compiled.traceback)
+    warned = _warning_difference(eager.warnings, compiled.warnings)
+    if warned:
+        problems.insert(_after_stdout(problems), warned)
+    observed = value_difference(
+        eager.observed, compiled.observed, "observed state (after the call)"
     )
-    if not same_exc:
-        msg = (
-            f"exception differs\n    eager:    {_exc_text(e.exc)}\n    compiled: {_exc_text(c.exc)}"
-        )
-        if c.exc is not None and compiled.traceback:
-            msg += "\n    compiled traceback (tail):\n" + textwrap.indent(
-                compiled.traceback, "      "
-            )
-        problems.append(msg)
-    if e.stdout != c.stdout:
-        problems.append(f"stdout differs\n    eager:    {e.stdout!r}\n    compiled: {c.stdout!r}")
-    own = [w for w in compiled.warnings if w[1].lower().startswith("tcompile")]
-    if own:  # reported on their own (`check`), and never something eager emits
-        compiled = Run(
-            compiled.outcome,
-            [w for w in compiled.warnings if w not in own],
-            compiled.observed,
-            compiled.traceback,
-        )
-    if not FP_WARNINGS:
-        eager = Run(eager.outcome, _without_fp(eager.warnings), eager.observed, eager.traceback)
-        compiled = Run(compiled.outcome, _without_fp(compiled.warnings), compiled.observed,
-                       compiled.traceback)  # fmt: skip
-    if eager.warnings != compiled.warnings:
-        problems.append(
-            f"warnings differ ({len(eager.warnings)} eager, {len(compiled.warnings)} compiled)"
-            f"\n    eager:    {_short_warnings(eager.warnings)}"
-            f"\n    compiled: {_short_warnings(compiled.warnings)}"
-        )
-    for what, a, b in (
-        ("result", e.result, c.result),
-        ("args (after the call)", e.args, c.args),
-        ("kwargs (after the call)", e.kwargs, c.kwargs),
-        ("observed state (after the call)", eager.observed, compiled.observed),
-    ):
-        if what == "result" and (e.exc is not None or c.exc is not None):
-            continue
-        try:
-            assert_same(normalize(a), normalize(b), what)
-        except AssertionError as err:
-            problems.append(str(err).replace("\n", "\n  "))
-        except Exception as err:  # noqa: BLE001 (a comparison that cannot run is a difference)
-            problems.append(f"{what}: cannot compare ({err!r})")
-    try:
-        e_sig, c_sig = alias_signature(e), alias_signature(c)
-    except Exception as err:  # noqa: BLE001
-        e_sig, c_sig = repr(err), "?"
-    if not problems:
-        try:
-            e_ids, c_ids = identity_signature(e), identity_signature(c)
-        except Exception as err:  # noqa: BLE001
-            e_ids, c_ids = repr(err), "?"
-        if e_ids != c_ids:
-            problems.append(
-                "object identity differs (lists, dicts, sets, objects reachable from args, "
-                f"kwargs, result: [is identical to])\n    eager:    {e_ids}\n    compiled: {c_ids}"
-            )
-    if e_sig != c_sig and not problems:  # else a consequence of the differences above
-        problems.append(
-            "aliasing differs (arrays reachable from args, kwargs, result: "
-            f"[(is identical to, shares memory with)])\n    eager:    {e_sig}\n    compiled: {c_sig}"
-        )
+    if observed:
+        problems.append(observed)
     return problems
+
+
+def _after_stdout(problems: list[str]) -> int:
+    """Where the warnings' line goes among ``problems``: after the exception's and stdout's."""
+    return sum(1 for p in problems if p.startswith(("exception differs", "stdout differs")))
+
+
+def _warning_difference(eager: list, compiled: list) -> str | None:
+    """The warnings each run showed, compared: tcompile's own left out (`check` reports them on
+    their own; eager never shows them), floating-point ones too unless `FP_WARNINGS`."""
+    compiled = [w for w in compiled if not w[1].lower().startswith("tcompile")]
+    if not FP_WARNINGS:
+        eager, compiled = _without_fp(eager), _without_fp(compiled)
+    if eager == compiled:
+        return None
+    return (
+        f"warnings differ ({len(eager)} eager, {len(compiled)} compiled)"
+        f"\n    eager:    {_short_warnings(eager)}"
+        f"\n    compiled: {_short_warnings(compiled)}"
+    )
 
 
 # ---------------------------------------------------------------------------------------------

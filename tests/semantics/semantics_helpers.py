@@ -10,6 +10,7 @@ import copy
 import inspect
 import re
 
+import harness
 import numpy as np
 
 import tcompile as tc
@@ -39,34 +40,8 @@ def eager(fn, *args, **kwargs):
 
 
 def assert_same(actual, expected) -> None:
-    """Bitwise equality, by type: ndarray dtype/shape/bytes, NumPy scalar type and bytes..."""
-    assert type(actual) is type(expected), f"{type(actual)} is not {type(expected)}"
-    if isinstance(expected, np.ndarray):
-        assert actual.dtype == expected.dtype, (actual.dtype, expected.dtype)
-        assert actual.shape == expected.shape, (actual.shape, expected.shape)
-        if expected.dtype.hasobject:
-            assert len(actual.ravel()) == len(expected.ravel())
-            for a, e in zip(actual.ravel(), expected.ravel()):
-                assert_same(a, e)
-        else:
-            assert (
-                np.ascontiguousarray(actual).tobytes() == np.ascontiguousarray(expected).tobytes()
-            )
-    elif isinstance(expected, np.generic):
-        assert actual.dtype == expected.dtype
-        assert np.asarray(actual).tobytes() == np.asarray(expected).tobytes()
-    elif isinstance(expected, (tuple, list)):
-        assert len(actual) == len(expected)
-        for a, e in zip(actual, expected):
-            assert_same(a, e)
-    elif isinstance(expected, dict):
-        assert actual.keys() == expected.keys()
-        for key in expected:
-            assert_same(actual[key], expected[key])
-    elif isinstance(expected, float) and expected != expected:
-        assert actual != actual
-    else:
-        assert actual == expected
+    """``actual`` is ``expected`` bitwise and by type (the harness's comparison)."""
+    harness.assert_same(expected, actual, "actual")
 
 
 def run_counted(compiled, *args, **kwargs):

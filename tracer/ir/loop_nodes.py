@@ -128,9 +128,14 @@ def _row_of(statements: list, index: str, read: list[str]) -> tuple[str, str] | 
     them gives the same views, for less than indexing costs."""
     if not statements:
         return None
-    match = re.fullmatch(r"\s*(\w+) = (\w+)\[(\w+)\]\s*(#.*)?", statements[0][0])
-    if match and match[2] in read and match[3] == index:
-        return match[1], match[2]
+    text, node = statements[0]
+    array, position = (node.args + (None, None))[:2] if node.op == "getitem" else (None, None)
+    if (
+        text.lstrip().startswith(f"{node.name} = ")  # the node's statement, no with-block's
+        and getattr(array, "name", None) in read
+        and getattr(position, "name", None) == index
+    ):
+        return node.name, array.name
     return None
 
 
