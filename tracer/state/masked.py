@@ -123,6 +123,14 @@ def first_masked(obj) -> MaskedValue | None:
     return min(found, key=lambda v: v.origin.root_index) if found else None
 
 
+def escape_selection(obj: Value, index: Value) -> None:
+    """``obj[index]``, read or written, where ``obj`` is a masked value or ``index`` holds one:
+    the break at its read."""
+    selection = obj if isinstance(obj, MaskedValue) else first_masked(index)
+    if selection is not None:
+        raise escape(selection)
+
+
 # -- reads and stores ----------------------------------------------------------------------
 
 
