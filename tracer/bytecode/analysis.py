@@ -9,7 +9,7 @@ from __future__ import annotations
 import dis
 from types import CodeType
 
-from . import features, instructions
+from . import instructions, stack_effects
 from .code_cache import CodeCache
 
 _READS = {"LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_AND_CLEAR"}
@@ -215,11 +215,6 @@ def _pushes(ins: dis.Instruction) -> int:
     return 1
 
 
-def _effect(ins: dis.Instruction, jump: bool) -> int:
-    arg = ins.arg if ins.opcode >= dis.HAVE_ARGUMENT else None
-    return dis.stack_effect(ins.opcode, arg, jump=jump)
-
-
 def stack_producers(code: CodeType, offset: int) -> tuple | None:
     """What each stack slot holds when the instruction at ``offset`` starts, bottom first: a
     pair (index of the instruction in `instructions.original` that pushed it, which of its
@@ -276,7 +271,7 @@ def _step(ins: dis.Instruction, n: int, stack: list, jump: bool) -> tuple | None
         return tuple(stack)
     if ins.opname == "PRECALL":  # 3.11: its CALL pops the arguments (counted there)
         return tuple(stack)
-    net = -(ins.arg + 1) if ins.opname == "CALL" and features.HAS_PRECALL else _effect(ins, jump)
+    net = stack_effects.net_effect(ins.opname, ins.arg, jump)
     if jump and ins.opname == "FOR_ITER":  # exhausted: pops the iterator (3.11), or pushes
         pushes, pops = max(net, 0), max(-net, 0)  # what END_FOR pops (3.12+)
     else:

@@ -19,8 +19,8 @@ from ..errors import UserErrorInTrace
 from ..ir import numpy_table as table
 from ..ir import operators, quiet
 from ..ir.static_lookup import protocol_hook
+from ..semantics import folding, objects, user_objects
 from ..semantics import operations as ops
-from ..semantics import user_objects
 from ..semantics.builtins_impl import BUILTINS, DYNAMIC_CODE_BUILTINS, IO_BUILTINS, MATH_FUNCTIONS
 from ..semantics.container_methods import call_const_method
 from ..state import contexts
@@ -111,7 +111,7 @@ class CallMixin:
         setting = _marker(fn, "__tc_error_on_graph_break__")
         if setting is not None:
             inner = state.wrap(setting[1], ItemSource(AttrSource(fn_value.source, "__tc_error_on_graph_break__"), 1)) \
-                if fn_value.source is not None else ops.wrap_unguarded(state, setting[1])  # fmt: skip
+                if fn_value.source is not None else folding.wrap_unguarded(state, setting[1])  # fmt: skip
             with state.breaks.setting(setting[0]):
                 return self.call(inner, args, kwargs)
         if _marker(fn, "__tc_disabled__") is not None:
@@ -187,7 +187,7 @@ class CallMixin:
         if known is not None and known.arity == len(args) == 1:
             return ops.unary_op(state, fn, args[0], known.name)
         if id(fn) in MATH_FUNCTIONS and all(a.is_constant() for a in args):
-            return ops.fold(state, fn, *(a.constant() for a in args))
+            return folding.fold(state, fn, *(a.constant() for a in args))
         kind, _ = table.classify_callable(fn)
         if kind is not None:
             return self.call_numpy(fn, kind, args, kwargs)
@@ -197,7 +197,7 @@ class CallMixin:
             )
         if isinstance(fn, type):
             if table.module_of(fn).partition(".")[0] not in ("builtins", "numpy"):
-                return ops.construct(state, fn, args, kwargs, self)
+                return objects.construct(state, fn, args, kwargs, self)
             raise state.graph_break("unsupported_call", f"constructing a {name_of(fn)} object")
         if isinstance(fn, _LRU_CACHE_WRAPPER):
             raise state.graph_break("unsupported_call", f"{_name(fn)} is a functools.lru_cache "
@@ -214,12 +214,12 @@ class CallMixin:
             (value,) = args
             if isinstance(value, NumpyValue):
                 return ops.get_attr(state, value, name, self)
-            return ops.fold(state, fn, value.constant())
+            return folding.fold(state, fn, value.constant())
         if kind == table.CONST_ONLY:
             if fn is np.result_type:  # depends on dtypes only (NEP 50: arrays are strongly typed)
                 args = [Const(a.example.dtype) if isinstance(a, ArrayValue) else a for a in args]
             if all(a.is_constant() for a in [*args, *kwargs.values()]):
-                return ops.fold(state, fn, *(a.constant() for a in args),
+                return folding.fold(state, fn, *(a.constant() for a in args),
                                 **{k: v.constant() for k, v in kwargs.items()})  # fmt: skip
             self._numpy_break(table.PY_VALUE, f"np.{name}() on traced values")
         if fn is np.where and len(args) == 1:
@@ -359,7 +359,7 @@ def _default(tx, fn: UserFunction, defaults: tuple, index: int) -> Value:
     if isinstance(value, Value):
         return value
     if fn.source is None:
-        return ops.wrap_unguarded(tx.state, value)
+        return folding.wrap_unguarded(tx.state, value)
     source = AttrSource(fn.source, "__defaults__")
     tx.state.guards.add(source, "len", len(defaults))  # which parameter index i belongs to
     return tx.state.wrap(value, ItemSource(source, index))
@@ -370,5 +370,5 @@ def _kwdefault(tx, fn: UserFunction, name: str) -> Value:
     if isinstance(value, Value):
         return value
     if fn.source is None:
-        return ops.wrap_unguarded(tx.state, value)
+        return folding.wrap_unguarded(tx.state, value)
     return tx.state.wrap(value, ItemSource(AttrSource(fn.source, "__kwdefaults__"), name))

@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import TCompileError
 from ..ir import numpy_table as table
 from ..ir.node import FrameLoc
-from ..semantics import operations as ops
+from ..semantics import folding
 from ..state.examples import as_example
 from ..state.trace_state import TraceState
 from ..user_code import OWN_DIR
@@ -159,7 +159,7 @@ class NonstrictRunner:
             return TupleValue(items) if isinstance(obj, tuple) else ListValue(items)
         if isinstance(obj, dict):
             return {k: self.to_value(v) for k, v in obj.items()}
-        return ops.const_to_value(obj)
+        return folding.const_to_value(obj)
 
     def to_proxy(self, value: Value):
         if isinstance(value, (ArrayValue, ScalarValue)):

@@ -25,7 +25,7 @@ from ..ir.node import FrameLoc
 from ..ir.static_lookup import static_lookup
 from ..loops import strategy
 from ..loops.loop_body import NotCaptured
-from ..semantics import iteration, user_objects
+from ..semantics import containers, folding, iteration, numbers, objects, user_objects
 from ..semantics import operations as ops
 from ..semantics.builtins_impl import text
 from ..state import contexts, graph_calls
@@ -243,9 +243,8 @@ class Translator(CallMixin):
 
     # -- loads and stores --------------------------------------------------------------------
     def LOAD_CONST(self, inst: Instruction) -> None:
-        self.push(
-            ops.const_to_value(inst.arg) if not isinstance(inst.arg, CodeType) else Const(inst.arg)
-        )
+        arg = inst.arg
+        self.push(Const(arg) if isinstance(arg, CodeType) else folding.const_to_value(arg))
 
     def load_lazy(self, name: str) -> Value:
         source = LocalSource(name)
@@ -298,7 +297,7 @@ class Translator(CallMixin):
             if contents is None and not _cell_is_set(real):
                 value = None
             elif source is None:
-                value = ops.wrap_unguarded(self.state, contents)
+                value = folding.wrap_unguarded(self.state, contents)
             else:
                 value = self.state.wrap(contents, AttrSource(source, "cell_contents"))
             model = Cell(value, preexisting=source, real=True)
@@ -357,7 +356,7 @@ class Translator(CallMixin):
             # (``builtins.len`` can be patched); only where the guards can reach both dicts.
             dict_source = self._globals_dict_source()
             if dict_source is None or builtins is not builtins_of(self.state.root_globals):
-                return ops.wrap_unguarded(self.state, builtins[name])
+                return folding.wrap_unguarded(self.state, builtins[name])
             self.state.guards.add(dict_source, "not_global", name)
             return self.state.wrap(builtins[name], BuiltinSource(name))
         raise UserErrorInTrace(NameError(f"name {name!r} is not defined"))
@@ -389,7 +388,7 @@ class Translator(CallMixin):
         self_value, cls, _super = self.pop(), self.pop(), self.pop()
         if inst.push_null == "before":
             self.push(NULL)
-        self.push(ops.super_attr(self.state, SuperValue(cls.constant(), self_value), inst.arg))
+        self.push(objects.super_attr(self.state, SuperValue(cls.constant(), self_value), inst.arg))
         if inst.push_null == "after":
             self.push(NULL)
 
@@ -427,7 +426,7 @@ class Translator(CallMixin):
 
     def IMPORT_FROM(self, inst: Instruction) -> None:
         module = self.stack[-1]
-        self.push(ops.wrap_unguarded(self.state, getattr(module.value, inst.arg)))
+        self.push(folding.wrap_unguarded(self.state, getattr(module.value, inst.arg)))
 
     # -- stack --------------------------------------------------------------------------------
     def POP_TOP(self, inst: Instruction) -> None:
@@ -500,7 +499,7 @@ class Translator(CallMixin):
                 "data_dependent_value", "`in` on array values gives a Python bool from data"
             )
         if isinstance(item, SymInt):
-            item = Const(ops.concretize(self.state, item))
+            item = Const(folding.concretize(self.state, item))
         if isinstance(container, (TupleValue, ListValue)):
             for candidate in container.items:
                 if ops.identity(self.state, candidate, item):
@@ -511,7 +510,8 @@ class Translator(CallMixin):
                 elif not candidate.is_constant() or not item.is_constant():
                     raise self.state.graph_break("unsupported_object", "`in` over traced values")
             return False
-        return ops.fold(self.state, _operator.contains, container.constant(), item.constant()).value
+        known = (container.constant(), item.constant())
+        return folding.fold(self.state, _operator.contains, *known).value
 
     def UNARY_NEGATIVE(self, inst: Instruction) -> None:
         self.push(ops.unary_op(self.state, _operator.neg, self.pop(), "neg"))
@@ -537,7 +537,7 @@ class Translator(CallMixin):
     def DELETE_SUBSCR(self, inst: Instruction) -> None:
         index, obj = self.pop(), self.pop()
         if isinstance(obj, (ListValue, DictValue)) and index.is_constant():
-            ops.mutate_list(self.state, obj)
+            folding.mutate_list(self.state, obj)
             key = index.constant()
             try:
                 del obj.items[key]
@@ -586,7 +586,7 @@ class Translator(CallMixin):
             self.push(SliceValue(*parts))
 
     def BUILD_STRING(self, inst: Instruction) -> None:
-        self.push(ops.concatenate(self.state, self.popn(inst.arg)))
+        self.push(numbers.concatenate(self.state, self.popn(inst.arg)))
 
     def _mutate_built(self, target: Value) -> None:
         """A container being built on the stack changes: one made before the trace started (a
@@ -597,18 +597,18 @@ class Translator(CallMixin):
             raise self.state.graph_break(
                 "unsupported_mutation", f"adding to {target.describe()}, made before the trace"
             )
-        ops.mutate_list(self.state, target)
+        folding.mutate_list(self.state, target)
 
     def LIST_APPEND(self, inst: Instruction) -> None:
         value = self.pop()
         target = self.stack[-inst.arg]
-        ops.mutate_list(self.state, target)
+        folding.mutate_list(self.state, target)
         target.items.append(value)
 
     def LIST_EXTEND(self, inst: Instruction) -> None:
         items = ops.iterate(self.state, self.pop())
         target = self.stack[-inst.arg]
-        ops.mutate_list(self.state, target)
+        folding.mutate_list(self.state, target)
         target.items.extend(items)
 
     def LIST_TO_TUPLE(self, inst: Instruction) -> None:
@@ -730,7 +730,7 @@ class Translator(CallMixin):
             raise self.state.graph_break(
                 "unsupported_object", f"a loop over {it.describe()}, made outside the trace"
             )
-        ops.check_untaken(self.state, it)
+        containers.check_untaken(self.state, it)
         if strategy.at_for_iter(self, inst, it):
             return
         if it.position < len(it.items) or it.position < len(it.known_items()):

@@ -27,8 +27,7 @@ import operator
 
 from ..bytecode import analysis
 from ..ir.loop_nodes import ForLoop
-from ..semantics import iteration
-from ..semantics import operations as ops
+from ..semantics import iteration, numbers
 from ..values.arrays import NumpyValue, SymInt
 from ..values.containers import Iterator
 from ..values.core import UNBOUND, Const, Value
@@ -185,7 +184,7 @@ def _capture(tx, origin, first: int, count: int, head: int, exit_index: int,
     example = body.run_on_examples(loop, (first, count), (*carried.values(), *read))
     count_value = origin.count_value(state)
     if first and not isinstance(count_value, Const):  # after a peeled first iteration
-        count_value = ops.symint_op(state, operator.sub, count_value, Const(first), "rest")
+        count_value = numbers.symint_op(state, operator.sub, count_value, Const(first), "rest")
     elif first:
         count_value = Const(count)
     args = (Const(first), count_value, *carried.values(), *read)
@@ -203,7 +202,7 @@ def _capture(tx, origin, first: int, count: int, head: int, exit_index: int,
         position = (
             Const(first + count - 1)
             if isinstance(count_value, Const)
-            else ops.symint_op(state, operator.sub, count_value, Const(1), "last")
+            else numbers.symint_op(state, operator.sub, count_value, Const(1), "last")
         )
         last = _unpack(origin.item(state, position), targets)
         tx.locals.update({name: last[name] for name in after})
@@ -234,8 +233,8 @@ def _counter_after(state, start: int, step: int, count: Value) -> Value:
     count is one (else an int of the graph, computed from the count)."""
     if isinstance(count, Const):
         return Const(start + step * count.value)
-    moved = ops.symint_op(state, operator.mul, count, Const(step), "moved")
-    return ops.symint_op(state, operator.add, moved, Const(start), "counter")
+    moved = numbers.symint_op(state, operator.mul, count, Const(step), "moved")
+    return numbers.symint_op(state, operator.add, moved, Const(start), "counter")
 
 
 def _targets(body_instrs) -> list[str]:

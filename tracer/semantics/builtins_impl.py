@@ -18,19 +18,11 @@ from ..values.containers import DictValue, Iterator, ListValue, RangeValue, Slic
 from ..values.core import Const, Obj, Value
 from ..values.objects import SuperValue, UserObject
 from . import iteration, user_objects
-from .operations import (
-    array_dims,
-    array_text,
-    binary_op,
-    check_untaken,
-    fold,
-    iterate,
-    number_conversion,
-    number_text,
-    python_int,
-    take,
-    unary_op,
-)
+from .arrays import array_dims
+from .containers import check_untaken, take
+from .folding import fold, python_int
+from .numbers import array_text, number_conversion, number_text
+from .operations import binary_op, iterate, unary_op
 
 IO_BUILTINS = {builtins.print, builtins.open, builtins.input, builtins.breakpoint, builtins.help}
 DYNAMIC_CODE_BUILTINS = {builtins.exec, builtins.eval, builtins.locals, builtins.vars, builtins.globals,

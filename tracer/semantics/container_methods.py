@@ -18,7 +18,8 @@ from ..values.containers import (
     TupleValue,
 )
 from ..values.core import Const, NotConstant, Value
-from .operations import const_to_value, fold, iterate, mutate_list, python_int
+from .folding import const_to_value, fold, mutate_list, python_int
+from .operations import iterate
 
 _PURE_CONST_TYPES = (str, bytes, int, float, complex, tuple, range, np.dtype, bool, type(None))
 

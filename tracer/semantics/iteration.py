@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from ..values.arrays import ArrayValue, SymInt
 from ..values.containers import Iterator, RangeValue, TupleValue
 from ..values.core import Const, Value
+from . import arrays, folding, numbers
 from . import operations as ops
 
 
@@ -51,9 +52,9 @@ class RangeItems:
         stop = self.stop or Const(self.numbers.stop)
         if not self.may_be_empty and self.stop.source is not None:
             state.guards.add(self.stop.source, "at_least", self.numbers.start + 1)
-        span = ops.symint_op(state, operator.sub, stop, first, "span")
-        ahead = ops.symint_op(state, operator.add, span, Const(step - 1), "span")
-        return ops.symint_op(state, operator.floordiv, ahead, Const(step), "trip_count")
+        span = numbers.symint_op(state, operator.sub, stop, first, "span")
+        ahead = numbers.symint_op(state, operator.add, span, Const(step - 1), "span")
+        return numbers.symint_op(state, operator.floordiv, ahead, Const(step), "trip_count")
 
     def values(self) -> list[Value]:
         return []
@@ -148,7 +149,7 @@ class EnumerateItems(FromInner):
         number = (
             k
             if self.start == 0
-            else ops.symint_op(state, operator.add, k, Const(self.start), "add")
+            else numbers.symint_op(state, operator.add, k, Const(self.start), "add")
         )
         return TupleValue([number, self.inner.item(state, k)])
 
@@ -176,7 +177,7 @@ class ZipItems:
             return Const(min(c.value for c in counts))
         least = counts[0]
         for count in counts[1:]:
-            least = ops.symint_op(state, min, least, count, "count")
+            least = numbers.symint_op(state, min, least, count, "count")
         return least
 
     def values(self) -> list[Value]:
@@ -229,10 +230,10 @@ def items_of(state, value: Value):
     if isinstance(value, RangeValue):
         return RangeItems(value.numbers, value.start, value.stop)
     if isinstance(value, ArrayValue) and value.example.ndim >= 1:
-        rows = ops.array_dims(state, value)[0]
+        rows = arrays.array_dims(state, value)[0]
         if isinstance(rows, SymInt) and rows.at_least:  # a dynamic dim: counted in the graph
             return RowItems(value, rows.hint, rows)
-        return RowItems(value, ops.python_int(state, rows))
+        return RowItems(value, folding.python_int(state, rows))
     return None
 
 

@@ -28,7 +28,8 @@ from ..values.source import (
     ObjectAttrSource,
     TypeSource,
 )
-from .operations import bound_method, wrap_unguarded
+from .folding import wrap_unguarded
+from .objects import bound_method
 
 _MISSING = object()
 _OBJECT_CLASS = object.__dict__["__class__"]  # the descriptor behind ``o.__class__``

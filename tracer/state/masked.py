@@ -35,7 +35,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import hatches
-from ..bytecode import analysis
+from ..bytecode import analysis, stack_effects
+from ..bytecode.stack_effects import tracked
 from ..errors import BreakRecord, GraphBreak, UserErrorInTrace
 from ..ir import numpy_table as table
 from ..ir import operators, quiet
@@ -120,6 +121,14 @@ def first_masked(obj) -> MaskedValue | None:
     """The earliest-read masked value among ``obj``'s leaves, if any."""
     found = [v for v in leaves(obj) if isinstance(v, MaskedValue)]
     return min(found, key=lambda v: v.origin.root_index) if found else None
+
+
+def escape_selection(obj: Value, index: Value) -> None:
+    """``obj[index]``, read or written, where ``obj`` is a masked value or ``index`` holds one:
+    the break at its read."""
+    selection = obj if isinstance(obj, MaskedValue) else first_masked(index)
+    if selection is not None:
+        raise escape(selection)
 
 
 # -- reads and stores ----------------------------------------------------------------------
@@ -455,21 +464,12 @@ def _used_up(tx) -> bool:
         return False
 
 
-# The stack the scan runs on: TRACKED marks a slot holding the value (or one computed from
-# it), UNTRACKED any other pushed during the scan; below them, the values the frame holds.
-TRACKED, UNTRACKED = True, False
-
-
-def _tracked(slot) -> bool:
-    return slot is TRACKED
-
-
 def _follow(tx) -> bool:
     frame, ip = tx, tx.ip
-    stack: list = [*tx.stack, TRACKED]
+    stack: list = [*tx.stack, stack_effects.TRACKED]
     names: set[str] = set()
     for _ in range(_SCAN_LIMIT):
-        if not any(map(_tracked, stack)) and not (names and names & _live_locals(frame, ip)):
+        if not any(map(tracked, stack)) and not (names and names & _live_locals(frame, ip)):
             return True
         inst = frame.instrs[ip]
         ip += 1
@@ -477,11 +477,11 @@ def _follow(tx) -> bool:
             returned = stack.pop()
             parent = frame.parent
             if parent is None or parent.current.opname not in ("CALL", "CALL_KW"):
-                return not _tracked(returned) and not any(map(_tracked, stack))
+                return not tracked(returned) and not any(map(tracked, stack))
             frame, ip, names = parent, parent.ip, set()
             stack = [*parent.stack, returned]
             continue
-        if not _step(inst, stack, names):
+        if not stack_effects.step(inst, stack, names, _opaque):
             return False
     return False
 
@@ -497,55 +497,3 @@ def _opaque(slot) -> bool:
     return (
         isinstance(fn, hatches.nonstrict_trace) or fn is hatches.nonstrict_trace or fn is callable
     )
-
-
-_PUSH_ONE = {"LOAD_CONST", "LOAD_DEREF", "LOAD_CLOSURE", "PUSH_NULL", "LOAD_ASSERTION_ERROR"}
-# operators: how many operands they combine into one value
-_COMBINE = dict(BINARY_OP=2, COMPARE_OP=2, UNARY_NEGATIVE=1, UNARY_POSITIVE=1, UNARY_INVERT=1)
-
-
-def _step(inst, stack: list, names: set) -> bool:  # noqa: C901 - moves to bytecode/, driven by dis.stack_effect (issue 21.5)
-    """Run ``inst`` on the scan's stack; False where the value would go somewhere this does
-    not follow."""
-    op, arg = inst.opname, inst.arg
-    if op in _PUSH_ONE:
-        stack.append(UNTRACKED)
-    elif op in ("LOAD_FAST", "LOAD_FAST_AND_CLEAR"):
-        stack.append(arg in names)
-    elif op in ("LOAD_GLOBAL", "LOAD_ATTR"):
-        if op == "LOAD_ATTR" and _tracked(stack.pop()):
-            return False
-        stack.extend([UNTRACKED, UNTRACKED] if inst.push_null else [UNTRACKED])
-    elif op in _COMBINE:
-        parts = [stack.pop() for _ in range(_COMBINE[op])]
-        stack.append(any(map(_tracked, parts)))
-    elif op in ("CALL", "CALL_KW"):
-        if op == "CALL_KW":
-            stack.pop()  # the keyword names
-        args = [stack.pop() for _ in range(arg)]
-        fn = [stack.pop(), stack.pop()]
-        passed = any(map(_tracked, args))
-        if any(map(_tracked, fn)) or (passed and any(map(_opaque, fn))):
-            return False  # a method of the value, the value called, or passed to a proxy
-        stack.append(passed)
-    elif op == "COPY":
-        stack.append(stack[-arg])
-    elif op == "SWAP":
-        stack[-1], stack[-arg] = stack[-arg], stack[-1]
-    elif op == "STORE_SUBSCR":
-        key, container, _value = stack.pop(), stack.pop(), stack.pop()
-        return not (_tracked(key) or _tracked(container))
-    elif op == "STORE_FAST":
-        (names.add if _tracked(stack.pop()) else names.discard)(arg)
-    elif op == "DELETE_FAST":
-        names.discard(arg)
-    elif op == "POP_TOP":
-        stack.pop()
-    elif op in ("BINARY_SUBSCR", "BUILD_TUPLE", "BUILD_LIST", "BUILD_SLICE"):
-        popped = [stack.pop() for _ in range(2 if op == "BINARY_SUBSCR" else arg)]
-        if any(map(_tracked, popped)):
-            return False  # indexed, or put in a container
-        stack.append(UNTRACKED)
-    else:
-        return False  # anything else (a jump, a store elsewhere...) while the value is live
-    return True
