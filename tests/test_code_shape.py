@@ -20,7 +20,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE_FOLDERS = ("tcompile", "tracer", "backend", "widgets", "jupyter_ext")
 MAX_LINES = 600
 OVER_TODAY = {  # module -> its length when the gate came in; lower it as the module shrinks
-    "tracer/interpreter/translator.py": 788,
     "backend/triton/lowering.py": 1511,
 }
 

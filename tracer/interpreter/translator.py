@@ -4,7 +4,8 @@ A `Translator` runs one frame's normalised instructions (see `bytecode.reader`) 
 values. User functions it calls are inlined by a child translator (``parent`` set); everything
 NumPy goes into the shared `TraceState`. A handler that meets something untraceable raises a
 located `GraphBreak`; an opcode with no handler is such a break too, never a crash.
-Calls are dispatched in `calls.py` (mixed in), Python semantics live in `operations.py`.
+Its handlers come in groups: loads and stores (`names`), building values (`building`) and
+calls (`calls`) are mixed in; Python's semantics live in `semantics`.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import operator as _operator
-import sys
 import types
 from types import CodeType
 
@@ -25,27 +25,19 @@ from ..ir.node import FrameLoc
 from ..ir.static_lookup import static_lookup
 from ..loops import strategy
 from ..loops.loop_body import NotCaptured
-from ..semantics import containers, folding, iteration, numbers, objects, user_objects
+from ..semantics import containers, folding, iteration, user_objects
 from ..semantics import operations as ops
-from ..semantics.builtins_impl import text
-from ..state import contexts, graph_calls
+from ..state import contexts
 from ..state.break_policy import blocked_by
 from ..state.trace_state import TraceState
 from ..values.arrays import NumpyValue, SymInt
-from ..values.containers import DictValue, Iterator, ListValue, SetValue, SliceValue, TupleValue
-from ..values.core import NULL, UNBOUND, Const, NotConstant, Obj, Value
+from ..values.containers import DictValue, Iterator, ListValue, SetValue, TupleValue
+from ..values.core import NULL, Const, NotConstant, Obj, Value
 from ..values.functions import Cell, ContextExit, ContextManager, UserFunction
-from ..values.objects import SuperValue, UserObject
-from ..values.source import (
-    AttrSource,
-    BuiltinSource,
-    GlobalsDictSource,
-    ItemSource,
-    LocalSource,
-    Source,
-    builtins_of,
-)
+from ..values.objects import UserObject
+from .building import BuildingMixin
 from .calls import CallMixin
+from .names import NamesMixin
 
 _UNSUPPORTED_KINDS = {
     "BEFORE_ASYNC_WITH": ("generator", "async with"),
@@ -70,15 +62,7 @@ def _is_user_context(manager: Value) -> bool:
     )
 
 
-def _cell_is_set(cell) -> bool:
-    try:
-        cell.cell_contents  # noqa: B018 - only asks whether the cell is empty
-        return True
-    except ValueError:
-        return False
-
-
-class Translator(CallMixin):
+class Translator(NamesMixin, BuildingMixin, CallMixin):
     def __init__(
         self,
         state: TraceState,
@@ -241,193 +225,6 @@ class Translator(CallMixin):
             return user_objects.get_attr(self, v, name)
         return ops.get_attr(self.state, v, name, self)
 
-    # -- loads and stores --------------------------------------------------------------------
-    def LOAD_CONST(self, inst: Instruction) -> None:
-        arg = inst.arg
-        self.push(Const(arg) if isinstance(arg, CodeType) else folding.const_to_value(arg))
-
-    def load_lazy(self, name: str) -> Value:
-        source = LocalSource(name)
-        if name.startswith("___stack"):  # a resume function's value: named by its expression
-            source = LocalSource(name, user_text.stack_name(self.code, name))
-        return self.state.wrap(self.lazy_locals.pop(name), source)
-
-    def LOAD_FAST(self, inst: Instruction) -> None:
-        name = inst.arg
-        value = self.locals.get(name)
-        if value is None and name in self.lazy_locals:
-            value = self.locals[name] = self.load_lazy(name)
-        if value is None or value is UNBOUND:
-            raise UserErrorInTrace(UnboundLocalError(f"cannot access local variable {name!r}"))
-        self.push(value)
-
-    def LOAD_FAST_AND_CLEAR(self, inst: Instruction) -> None:
-        name = inst.arg
-        if name in self.lazy_locals:
-            self.locals[name] = self.load_lazy(name)
-        value = self.locals.pop(name, None)
-        self.push(NULL if value is None or value is UNBOUND else value)
-
-    def STORE_FAST(self, inst: Instruction) -> None:
-        value = self.pop()
-        self.lazy_locals.pop(inst.arg, None)
-        if value is NULL:
-            self.locals.pop(inst.arg, None)
-            return
-        graph_calls.name_value(self.state, value, inst.arg)
-        self.locals[inst.arg] = value
-
-    def DELETE_FAST(self, inst: Instruction) -> None:
-        self.lazy_locals.pop(inst.arg, None)
-        self.locals[inst.arg] = UNBOUND
-
-    def _cell(self, name: str) -> Cell:
-        cell = self.cells[name]
-        if isinstance(cell, Cell):
-            return cell
-        # A pre-existing cell: one model per real cell object for the whole trace (the same
-        # cell may be reached from this frame and from functions it calls), read once.
-        real, source = self.closure[cell], self.cell_source(cell, name)
-        model = self.state.cell_models.get(id(real))
-        if model is None:
-            try:
-                contents = real.cell_contents
-            except ValueError:
-                contents = None
-            if contents is None and not _cell_is_set(real):
-                value = None
-            elif source is None:
-                value = folding.wrap_unguarded(self.state, contents)
-            else:
-                value = self.state.wrap(contents, AttrSource(source, "cell_contents"))
-            model = Cell(value, preexisting=source, real=True)
-            self.state.cell_models[id(real)] = model
-            self.state.keep_alive.append(real)
-        self.cells[name] = model
-        return model
-
-    def LOAD_DEREF(self, inst: Instruction) -> None:
-        cell = self._cell(inst.arg)
-        if cell.contents is None:
-            raise UserErrorInTrace(
-                NameError(f"free variable {inst.arg!r} referenced before assignment")
-            )
-        self.push(cell.contents)
-
-    def STORE_DEREF(self, inst: Instruction) -> None:
-        value = self.pop()
-        cell = self._cell(inst.arg)
-        if cell.real:
-            if cell.preexisting is None:
-                raise self.state.graph_break(
-                    "unsupported_mutation", "write to a closure cell tcompile cannot address"
-                )
-            self.state.note_mutation(cell)
-            self.state.effects.write_cell(cell)
-        else:
-            self.state.note_mutation(cell)
-        graph_calls.name_value(self.state, value, inst.arg)
-        cell.contents = value
-
-    def DELETE_DEREF(self, inst: Instruction) -> None:
-        raise self.state.graph_break(
-            "unsupported_mutation", f"del of closure variable {inst.arg!r}"
-        )
-
-    def LOAD_CLOSURE(self, inst: Instruction) -> None:
-        self.push(self._cell(inst.arg))
-
-    def LOAD_GLOBAL(self, inst: Instruction) -> None:
-        if inst.push_null == "before":
-            self.push(NULL)
-        self.push(self.load_global(inst.arg))
-        if inst.push_null == "after":
-            self.push(NULL)
-
-    def load_global(self, name: str) -> Value:
-        overlay = self.state.effects.global_value(self.f_globals, name)
-        if overlay is not None:
-            return overlay
-        if name in self.f_globals:
-            return self.state.wrap(self.f_globals[name], self.global_source(name))
-        builtins = builtins_of(self.f_globals)
-        if name in builtins:
-            # Guarded not to be shadowed by a global later, and to stay the same object
-            # (``builtins.len`` can be patched); only where the guards can reach both dicts.
-            dict_source = self._globals_dict_source()
-            if dict_source is None or builtins is not builtins_of(self.state.root_globals):
-                return folding.wrap_unguarded(self.state, builtins[name])
-            self.state.guards.add(dict_source, "not_global", name)
-            return self.state.wrap(builtins[name], BuiltinSource(name))
-        raise UserErrorInTrace(NameError(f"name {name!r} is not defined"))
-
-    def _globals_dict_source(self) -> Source | None:
-        if self.f_globals is self.state.root_globals:
-            return GlobalsDictSource()
-        item = self.global_source("_") if self.global_source is not None else None
-        return item.base if isinstance(item, ItemSource) else None
-
-    def STORE_GLOBAL(self, inst: Instruction) -> None:
-        value = self.pop()
-        if self.f_globals is not self.state.root_globals:
-            raise self.state.graph_break(
-                "unsupported_mutation", f"write to global {inst.arg!r} of another module"
-            )
-        self.state.note_global_write(inst.arg)
-        self.state.effects.write_global(self.f_globals, inst.arg, value)
-
-    def LOAD_ATTR(self, inst: Instruction) -> None:
-        obj = self.pop()
-        if inst.push_null == "before":
-            self.push(NULL)
-        self.push(self.get_attr(obj, inst.arg))
-        if inst.push_null == "after":
-            self.push(NULL)
-
-    def LOAD_SUPER_ATTR(self, inst: Instruction) -> None:
-        self_value, cls, _super = self.pop(), self.pop(), self.pop()
-        if inst.push_null == "before":
-            self.push(NULL)
-        self.push(objects.super_attr(self.state, SuperValue(cls.constant(), self_value), inst.arg))
-        if inst.push_null == "after":
-            self.push(NULL)
-
-    def zero_arg_super(self) -> Value:
-        """``super()`` with no arguments: the method's ``__class__`` cell and first argument."""
-        cls = self._cell("__class__").contents
-        first = self.locals.get(self.code.co_varnames[0]) if self.code.co_argcount else None
-        if cls is None or first is None:
-            raise UserErrorInTrace(RuntimeError("super(): no arguments"))
-        if isinstance(first, Cell):
-            first = first.contents
-        return SuperValue(cls.constant(), first)
-
-    def STORE_ATTR(self, inst: Instruction) -> None:
-        obj, value = self.pop(), self.pop()
-        if isinstance(obj, UserObject):
-            user_objects.store_attr(self, obj, inst.arg, value)
-        else:
-            ops.store_attr(self.state, obj, inst.arg, value)
-
-    def DELETE_ATTR(self, inst: Instruction) -> None:
-        raise self.state.graph_break("unsupported_mutation", f"del of attribute {inst.arg!r}")
-
-    def IMPORT_NAME(self, inst: Instruction) -> None:
-        fromlist, level = self.pop(), self.pop()
-        name = inst.arg
-        module = sys.modules.get(name)
-        if level.constant() != 0 or module is None:
-            raise self.state.graph_break(
-                "unsupported_call", f"import of {name!r} (not yet imported)"
-            )
-        if not fromlist.constant():
-            module = sys.modules.get(name.partition(".")[0])
-        self.push(Obj(module))
-
-    def IMPORT_FROM(self, inst: Instruction) -> None:
-        module = self.stack[-1]
-        self.push(folding.wrap_unguarded(self.state, getattr(module.value, inst.arg)))
-
     # -- stack --------------------------------------------------------------------------------
     def POP_TOP(self, inst: Instruction) -> None:
         self.pop()
@@ -545,120 +342,6 @@ class Translator(CallMixin):
                 raise UserErrorInTrace(error) from error
             return
         raise self.state.graph_break("unsupported_mutation", f"del on items of {obj.describe()}")
-
-    # -- building -----------------------------------------------------------------------------
-    def BUILD_TUPLE(self, inst: Instruction) -> None:
-        self.push(TupleValue(self.popn(inst.arg)))
-
-    def BUILD_LIST(self, inst: Instruction) -> None:
-        self.push(ListValue(self.popn(inst.arg)))
-
-    def BUILD_MAP(self, inst: Instruction) -> None:
-        flat = self.popn(2 * inst.arg)
-        self.push(DictValue({k.constant(): v for k, v in zip(flat[::2], flat[1::2])}))
-
-    def BUILD_CONST_KEY_MAP(self, inst: Instruction) -> None:
-        keys = self.pop().constant()
-        self.push(DictValue(dict(zip(keys, self.popn(inst.arg)))))
-
-    def BUILD_SET(self, inst: Instruction) -> None:
-        self.push(SetValue({v.constant() for v in self.popn(inst.arg)}))
-
-    def SET_ADD(self, inst: Instruction) -> None:
-        value = self.pop().constant()
-        self._mutate_built(self.stack[-inst.arg])
-        self.stack[-inst.arg].values.add(value)
-
-    def SET_UPDATE(self, inst: Instruction) -> None:
-        # update from the real iterable, as CPython does: a set's iteration order depends on
-        # how it was filled (``{*frozenset}`` copies the table, a list adds one by one)
-        source = self.pop()
-        values = source.constant() if source.is_constant() else [
-            v.constant() for v in ops.iterate(self.state, source)]  # fmt: skip
-        self._mutate_built(self.stack[-inst.arg])
-        self.stack[-inst.arg].values.update(values)
-
-    def BUILD_SLICE(self, inst: Instruction) -> None:
-        parts = self.popn(inst.arg) + [Const(None)] * (3 - inst.arg)
-        if all(p.is_constant() for p in parts):
-            self.push(Const(slice(*(p.constant() for p in parts))))
-        else:
-            self.push(SliceValue(*parts))
-
-    def BUILD_STRING(self, inst: Instruction) -> None:
-        self.push(numbers.concatenate(self.state, self.popn(inst.arg)))
-
-    def _mutate_built(self, target: Value) -> None:
-        """A container being built on the stack changes: one made before the trace started (a
-        comprehension's, handed to a resume function or a split loop's body) has its new
-        contents replayed after the graph (a list's or a dict's); adding to a set made so breaks
-        (replayed, its iteration order could differ from eager's)."""
-        if target.source is not None and not isinstance(target, (ListValue, DictValue)):
-            raise self.state.graph_break(
-                "unsupported_mutation", f"adding to {target.describe()}, made before the trace"
-            )
-        folding.mutate_list(self.state, target)
-
-    def LIST_APPEND(self, inst: Instruction) -> None:
-        value = self.pop()
-        target = self.stack[-inst.arg]
-        folding.mutate_list(self.state, target)
-        target.items.append(value)
-
-    def LIST_EXTEND(self, inst: Instruction) -> None:
-        items = ops.iterate(self.state, self.pop())
-        target = self.stack[-inst.arg]
-        folding.mutate_list(self.state, target)
-        target.items.extend(items)
-
-    def LIST_TO_TUPLE(self, inst: Instruction) -> None:
-        self.push(TupleValue(list(self.pop().items)))
-
-    def MAP_ADD(self, inst: Instruction) -> None:
-        value, key = self.pop(), self.pop()
-        self._mutate_built(self.stack[-inst.arg])
-        self.stack[-inst.arg].items[key.constant()] = value
-
-    def DICT_UPDATE(self, inst: Instruction) -> None:
-        other = self.pop()
-        if not isinstance(other, DictValue):
-            raise self.state.graph_break(
-                "unsupported_object", f"dict update from {other.describe()}"
-            )
-        self._mutate_built(self.stack[-inst.arg])
-        self.stack[-inst.arg].items.update(other.items)
-
-    DICT_MERGE = DICT_UPDATE
-
-    def UNPACK_SEQUENCE(self, inst: Instruction) -> None:
-        items = ops.iterate(self.state, self.pop())
-        if len(items) != inst.arg:
-            raise UserErrorInTrace(
-                ValueError(f"expected {inst.arg} values to unpack, got {len(items)}")
-            )
-        self.stack.extend(reversed(items))
-
-    def UNPACK_EX(self, inst: Instruction) -> None:
-        before, after = inst.arg & 0xFF, inst.arg >> 8
-        items = ops.iterate(self.state, self.pop())
-        if len(items) < before + after:
-            raise UserErrorInTrace(ValueError("not enough values to unpack"))
-        middle = ListValue(items[before : len(items) - after])
-        self.stack.extend(reversed(items[:before] + [middle] + items[len(items) - after :]))
-
-    def FORMAT_VALUE(self, inst: Instruction) -> None:
-        conversion, has_spec = inst.arg
-        spec = self.pop() if has_spec else Const("")
-        value = self.pop()
-        if conversion:
-            value = self._convert(value, conversion)
-        self.push(text(self, format, [value, Const(spec.constant())], {}))
-
-    def CONVERT_VALUE(self, inst: Instruction) -> None:
-        self.push(self._convert(self.pop(), inst.arg))
-
-    def _convert(self, value: Value, conversion: int) -> Value:
-        return text(self, {1: str, 2: repr, 3: ascii}[conversion], [value], {})
 
     # -- functions ----------------------------------------------------------------------------
     def MAKE_FUNCTION(self, inst: Instruction) -> None:
