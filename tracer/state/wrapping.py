@@ -107,8 +107,19 @@ class Inputs:
                 if other is not written and other.python_type() is written.python_type():
                     self.guards.add(written.source, "alias", (other.source, False))
 
-    def _wrap(self, obj: object, source: Source) -> Value:  # noqa: C901 - values by protocol replace the ladder (issue 21.5)
+    def _wrap(self, obj: object, source: Source) -> Value:
+        """The value of ``obj``, asked of each family in turn (the order matters: an ndarray
+        before any object, a number read as an input before a constant, a user's function
+        before any object known by identity)."""
         t = type(obj)
+        for family in (self._wrap_numpy, self._wrap_data, self._wrap_method, self._wrap_known):
+            value = family(obj, source, t)
+            if value is not None:
+                return value
+        return self._wrap_by_identity(obj, source, t)
+
+    def _wrap_numpy(self, obj: object, source: Source, t: type) -> Value | None:
+        """Arrays and NumPy scalars; arrays on a device, where the backend takes them."""
         if t is np.ndarray:
             return self._wrap_array(obj, source)
         if self.device_arrays and device_arrays.numpy_meta(obj) is not None:
@@ -127,13 +138,18 @@ class Inputs:
             self.guards.add(source, "type", t)
             node = self._input_node(obj, source)
             return ScalarValue(node, obj, source)
+        return None
+
+    def _wrap_data(self, obj: object, source: Source, t: type) -> Value | None:
+        """Numbers and text (inputs of the graph once seen with a second value), constants,
+        lists, tuples, dicts, dtypes and slices."""
         if (t is float or (t is int and -(2**63) <= obj < 2**63)) and self.dynamic.number_is_input(
             source
         ):
             return self._input_number(obj, source)
         if t is str and self.dynamic.number_is_input(source):
             return self._input_text(obj, source)
-        if t in CONST_TYPES:
+        if t in CONST_TYPES or t is slice or subclass_of(t, (np.dtype,)):
             self.guards.add(source, "const", obj)
             return Const(obj, source)
         if t is list:
@@ -149,17 +165,15 @@ class Inputs:
             return DictValue(
                 {k: self.wrap(v, ItemSource(source, k)) for k, v in obj.items()}, source
             )
-        if subclass_of(t, (np.dtype,)):
-            self.guards.add(source, "const", obj)
-            return Const(obj, source)
-        if t is slice:
-            self.guards.add(source, "const", obj)
-            return Const(obj, source)
+        return None
+
+    def _wrap_method(self, obj: object, source: Source, t: type) -> Value | None:
+        """A bound method, made anew on each access: guard what it is bound to, not its
+        identity."""
         if t is types.BuiltinMethodType and subclass_of(
             type(obj.__self__), (np.ndarray, np.generic, list, dict, tuple, str)
         ):
-            # e.g. ``x.reshape`` or ``lst.append`` left on the stack at a break: a new object
-            # each call, so guard what it is bound to instead of its identity.
+            # e.g. ``x.reshape`` or ``lst.append`` left on the stack at a break
             owner = self.wrap(obj.__self__, AttrSource(source, "__self__"))
             if isinstance(owner, NumpyValue):
                 return ArrayMethod(owner, obj.__name__)
@@ -169,9 +183,12 @@ class Inputs:
             and type(obj.__func__) is types.FunctionType
             and (is_user_function(obj.__func__) or hasattr(obj.__func__, "__tc_compiled__"))
         ):
-            # A bound method is made anew on each access: guard its function and its self.
             func = self.wrap(obj.__func__, AttrSource(source, "__func__"))
             return BoundMethod(func, self.wrap(obj.__self__, AttrSource(source, "__self__")))
+        return None
+
+    def _wrap_known(self, obj: object, source: Source, t: type) -> Value | None:
+        """Context managers, the user's objects, and objects only passed along."""
         if subclass_of(t, contexts.SUPPORTED):
             # A with-block's manager handed to a resume function: a new object each call.
             self.guards.add(source, "type", t)
@@ -185,6 +202,11 @@ class Inputs:
                 and not subclass_of(t, (BaseException,)):  # fmt: skip
             self.guards.add(source, "type", t)
             return Opaque(t, source)
+        return None
+
+    def _wrap_by_identity(self, obj: object, source: Source, t: type) -> Value:
+        """Anything else, guarded by identity: functions (the user's, inlined; tc.compile
+        wrappers, what they wrap), the escape hatches, exceptions, modules, classes..."""
         self.guards.add(source, "id", obj)
         if hatches.is_allowed(obj) or hatches.is_disallowed(obj):
             return Obj(obj, source)  # never inlined: one opaque node, or always a break
