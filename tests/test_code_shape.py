@@ -1,9 +1,9 @@
 """The code's shape, checked with the tests (CI runs the tests, not `make lint`): ruff's lint
 (complexity included: C901 at 15, a function past it says why on its ``def`` line) and format
 pass, the tracer's maps (the docstrings of ``tracer/__init__.py`` and of its subpackages) name
-every module, and no module of the package grows past 600 lines. The three modules over it today are
-listed with their length, which may only go down: issue 21 splits them (the Triton lowering
-into a registry by kind, Python's semantics into protocols by value family)."""
+every module, and no module of the package grows past 600 lines. The two modules over it today are
+listed with their length, which may only go down: issue 21 splits them (Python's semantics into
+protocols by value family)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,6 @@ MAX_LINES = 600
 OVER_TODAY = {  # module -> its length when the gate came in; lower it as the module shrinks
     "tracer/semantics/operations.py": 987,
     "tracer/interpreter/translator.py": 788,
-    "backend/triton/lowering.py": 1511,
 }
 
 
