@@ -1,6 +1,6 @@
 """How a backend lowers each canonical graph operation (see `tracer.ir.canonical`): a kernel
-kind (pointwise, reduction, scan, view, gather, scatter, matmul), or extern: run by the array
-library as it is, marked so in the report. Backend knowledge, kept with the backends: the
+kind (pointwise, reduction, scan, view, gather, scatter, matmul), a loop (its body a graph of
+its own), or extern: run by the array library as it is, marked so in the report. Backend knowledge, kept with the backends: the
 tracer's NumPy table says what NumPy does, not how anything compiles it."""
 
 from __future__ import annotations
@@ -9,10 +9,11 @@ import types
 
 import numpy as np
 
+from tcompile.tracer.ir.loop_nodes import LOOP_OPS
 from tcompile.tracer.ir.numpy_table import REDUCTIONS, SCANS
 
-POINTWISE, REDUCTION, SCAN, VIEW, GATHER, SCATTER, MATMUL, EXTERN = (
-    "pointwise", "reduction", "scan", "view", "gather", "scatter", "matmul", "extern",
+POINTWISE, REDUCTION, SCAN, VIEW, GATHER, SCATTER, MATMUL, LOOP, EXTERN = (
+    "pointwise", "reduction", "scan", "view", "gather", "scatter", "matmul", "loop", "extern",
 )  # fmt: skip
 _LOWERING = {
     POINTWISE: (np.where, np.clip, np.ndarray.astype, np.copy, np.ndarray.copy,
@@ -30,7 +31,10 @@ _UFUNC_METHOD_LOWERING = {"reduce": REDUCTION, "accumulate": SCAN, "at": SCATTER
 
 def lowering_kind(op: str, target, args: tuple = ()) -> str:
     """How a backend lowers a canonical graph operation: pointwise, reduction, scan, view,
-    gather, scatter, matmul, or extern. ``args`` are the node's (an index decides getitem's)."""
+    gather, scatter, matmul, loop, or extern. ``args`` are the node's (an index decides
+    getitem's)."""
+    if op in LOOP_OPS:
+        return LOOP
     if op in ("getitem", "setitem"):
         data_index = any(getattr(n, "tensor", None) is not None and n.tensor.kind == "array"
                          for n in _leaves(args[1]))  # fmt: skip
@@ -46,6 +50,11 @@ def lowering_kind(op: str, target, args: tuple = ()) -> str:
     if isinstance(target, types.BuiltinMethodType) and isinstance(target.__self__, np.ufunc):
         return _UFUNC_METHOD_LOWERING.get(target.__name__, EXTERN)
     return EXTERN
+
+
+def targets(kind: str) -> tuple:
+    """The callables the table names for ``kind`` (ufuncs and their methods go by their type)."""
+    return tuple(_LOWERING.get(kind, ()))
 
 
 def _leaves(obj):

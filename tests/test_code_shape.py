@@ -1,9 +1,7 @@
 """The code's shape, checked with the tests (CI runs the tests, not `make lint`): ruff's lint
 (complexity included: C901 at 15, a function past it says why on its ``def`` line) and format
 pass, the tracer's maps (the docstrings of ``tracer/__init__.py`` and of its subpackages) name
-every module, and no module of the package grows past 600 lines. The two modules over it today are
-listed with their length, which may only go down: issue 21 splits them (the Triton lowering
-into a registry by kind)."""
+every module, and no module of the package grows past 600 lines."""
 
 from __future__ import annotations
 
@@ -19,9 +17,6 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE_FOLDERS = ("tcompile", "tracer", "backend", "widgets", "jupyter_ext")
 MAX_LINES = 600
-OVER_TODAY = {  # module -> its length when the gate came in; lower it as the module shrinks
-    "backend/triton/lowering.py": 1511,
-}
 
 
 def _package_modules() -> dict[str, int]:
@@ -39,11 +34,8 @@ def _package_modules() -> dict[str, int]:
 
 
 def test_no_module_grows_past_600_lines():
-    lengths = _package_modules()
-    over = {m: n for m, n in lengths.items() if n > MAX_LINES and n > OVER_TODAY.get(m, 0)}
+    over = {m: n for m, n in _package_modules().items() if n > MAX_LINES}
     assert not over, f"modules over {MAX_LINES} lines (split them by role): {over}"
-    done = [m for m in OVER_TODAY if lengths.get(m, 0) <= MAX_LINES]
-    assert not done, f"now within {MAX_LINES} lines: take them out of OVER_TODAY: {done}"
 
 
 def _maps() -> list[tuple[str, list[str]]]:

@@ -23,7 +23,7 @@ from .tensors import contiguous_strides
 def schedule(steps: list, make_buffer) -> tuple[list, list[FusionDecision]]:
     """``steps`` with each `Launch` formed into kernels and neighbours fused.
     ``make_buffer(hint, dtype, shape)`` gives temporaries for split reductions."""
-    from .lowering import HostCall, Launch, Upload
+    from .plan import Launch
 
     formed: list = []
     decisions: list[FusionDecision] = []
@@ -38,7 +38,7 @@ def schedule(steps: list, make_buffer) -> tuple[list, list[FusionDecision]]:
         if not isinstance(step, Launch):
             fused.append(step)
             continue
-        partner = _last_launch(fused, (HostCall, Upload))
+        partner = _last_launch(fused)
         if partner is not None:
             ok, reason = can_fuse(partner.kernel, step.kernel)
             decisions.append(FusionDecision(partner.kernel.name, step.kernel.name, ok, reason))
@@ -52,10 +52,10 @@ def schedule(steps: list, make_buffer) -> tuple[list, list[FusionDecision]]:
     return fused, decisions
 
 
-def _last_launch(steps: list, transparent: tuple):
+def _last_launch(steps: list):
     """The latest launch that only host steps (which touch no kernel's memory) follow."""
     for step in reversed(steps):
-        if isinstance(step, transparent):
+        if step.host_only:
             continue
         return step if type(step).__name__ == "Launch" else None
     return None

@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import device
-from .lowering import Launch, LibraryCall
 
 MAX_RECORDINGS = 4  # per loop: keys beyond these run as before
 
@@ -85,7 +84,7 @@ def recordable(step, body, dev) -> bool:
         return False
     if step.node.op != "loop" or not body.programs:
         return False
-    return all(program is not None and all(isinstance(s, Launch | LibraryCall) for s in program.steps)
+    return all(program is not None and all(s.device_only for s in program.steps)
                for program in body.programs.values())  # fmt: skip
 
 

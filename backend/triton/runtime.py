@@ -16,30 +16,25 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tcompile.tracer.ir.compiled_graph import KernelInfo
 from tcompile.tracer.ir.graph import Graph
 from tcompile.tracer.ir.graph_failure import fp_errors_raise
 
 from ..eager import eager_backend
 from . import autotune, codegen, device, fusion, loop_graphs, pointwise
 from . import loop_ir as ir
-from .host_nodes import replay_view, run_node
+from .host_nodes import replay_view
 from .kernel_source import load_kernel, load_module
-from .lowering import (
-    DeviceLoop,
-    Extern,
-    HostCall,
+from .lowering import lower, written_nodes
+from .plan import (
     HostValue,
     InputMeta,
     Known,
     Launch,
-    LibraryCall,
     NumpyScalar,
     Plan,
-    Upload,
     WholeGraphInNumPy,
-    lower,
     map_leaves,
-    written_nodes,
 )
 from .tensors import BufferTensor, Tensor, is_whole, strided
 
@@ -100,6 +95,24 @@ class Program:
     bodies: dict = field(default_factory=dict)  # id(DeviceLoop) -> the Runner of its body
     loop_graphs: dict = field(default_factory=dict)  # id(DeviceLoop) -> its CUDA graphs
 
+    def compile(self, kernel: ir.Kernel) -> None:
+        self.compiled[id(kernel)] = _compile(kernel)
+
+    def add_loop(self, step) -> None:
+        """A loop step's body, planned at its first run, and its CUDA graphs."""
+        self.bodies[id(step)] = Runner(step.node.target.body, loop_body=True)
+        self.loop_graphs[id(step)] = loop_graphs.LoopGraphs()
+
+    def infos(self) -> tuple[KernelInfo, ...]:
+        """What the program runs, for the Kernels tab: its kernels, then its library calls,
+        loops (whose bodies' kernels are listed once made: at the loop's first run) and
+        extern steps."""
+        infos = [info for step in self.steps if (info := step.info(self)) is not None]
+        return tuple(sorted(infos, key=lambda info: _TAB_ORDER.get(info.kind, 0)))
+
+
+_TAB_ORDER = {"library": 1, "loop": 2, "extern": 3}  # kernels first (0)
+
 
 def make_program(graph: Graph, metas: list[InputMeta]) -> Program:
     plan = lower(graph, metas)
@@ -114,11 +127,7 @@ def make_program(graph: Graph, metas: list[InputMeta]) -> Program:
     steps, decisions = fusion.schedule(plan.steps, make_buffer)
     program = Program(plan, steps, decisions=decisions)
     for step in steps:
-        if isinstance(step, Launch):
-            program.compiled[id(step.kernel)] = _compile(step.kernel)
-        elif isinstance(step, DeviceLoop):
-            program.bodies[id(step)] = Runner(step.node.target.body, loop_body=True)
-            program.loop_graphs[id(step)] = loop_graphs.LoopGraphs()
+        step.prepare(program)
     plan.kernels = [s.kernel for s in steps if isinstance(s, Launch)]
     plan.checks = plan.checks or any(c.source.checks for c in program.compiled.values())
     return program
@@ -204,7 +213,7 @@ class Runner:
         if program is None:
             return self.in_numpy(*inputs)
         try:
-            return _Call(self.device, program, inputs, tensors, kind or "numpy", error).run()
+            return Call(self.device, program, inputs, tensors, kind or "numpy", error).run()
         except KernelBuildError as why:
             # Never the user's fault: say so (the tests fail on this warning), run these layouts
             # in NumPy from now on, and let the glue run this call's frame eagerly.
@@ -226,6 +235,19 @@ class Runner:
                         return True
         return False
 
+    def infos(self) -> tuple[KernelInfo, ...]:
+        """Its programs so far (a loop body's: one per layout of its inputs), as
+        `Program.infos`."""
+        programs = [p for p in self.programs.values() if p is not None]
+        if not programs:
+            return self.in_numpy_infos()
+        return sum((p.infos() for p in programs), ())
+
+    def in_numpy_infos(self) -> tuple[KernelInfo, ...]:
+        """The graph runs in NumPy as a whole, if a plan said so."""
+        return tuple(KernelInfo("the whole graph", "extern", notes=(reason,))
+                     for reason in list(self.in_numpy_because.values())[:1])  # fmt: skip
+
     def in_numpy(self, *inputs):
         """The graph run by NumPy: the eager backend's code for it."""
         if self._numpy is None:
@@ -233,7 +255,7 @@ class Runner:
         return self._numpy(*inputs)
 
 
-class _Call:
+class Call:
     """One run of a program: device tensors and host values by the plan's objects."""
 
     def __init__(self, dev, program: Program, inputs, tensors, kind: str, error=None):
@@ -257,23 +279,9 @@ class _Call:
     def run(self) -> tuple:
         plan = self.program.plan
         if plan.checks and self.error is None:
-            self._new_error_flag()
+            self.new_error_flag()
         for step in self.program.steps:
-            if isinstance(step, Launch):
-                self._launch(self.program.compiled[id(step.kernel)])
-            elif isinstance(step, Extern):
-                self._extern(step)
-            elif isinstance(step, LibraryCall):
-                self._library(step)
-            elif isinstance(step, DeviceLoop):
-                self._loop(step)
-            elif isinstance(step, Upload):
-                value = np.asarray(self.host[id(step.value)], dtype=step.buffer.dtype)
-                self.tensors[id(step.buffer)] = self.device.from_host(value.copy())
-            elif isinstance(step, HostCall):
-                args = [self._host_arg(a) for a in step.args]
-                kwargs = {k: self._host_arg(v) for k, v in step.kwargs.items()}
-                self.host[id(step.result)] = step.fn(*args, **kwargs)
+            step.run(self)
         if self.checks_error and self.error is not None and int(self.error.cpu()[0]):
             raise GraphRuntimeError("a kernel found a value NumPy raises for")
         for position in plan.written_inputs:
@@ -281,26 +289,26 @@ class _Call:
             self.device.write_back(self.tensors[id(slot)], self.inputs[position])
         return tuple(self._output(out) for out in plan.outputs)
 
-    def _new_error_flag(self) -> None:
+    def new_error_flag(self) -> None:
         self.error = self.device.empty((1,), np.dtype(np.int32))
         self.error.zero_()
 
     # -- steps ---------------------------------------------------------------------------------
-    def _tensor(self, buffer: ir.Buffer):
+    def tensor(self, buffer: ir.Buffer):
         tensor = self.tensors.get(id(buffer))
         if tensor is None:
             tensor = self.device.empty(buffer.shape, buffer.dtype, buffer.strides)
             self.tensors[id(buffer)] = tensor
         return tensor
 
-    def _launch(self, compiled: Compiled) -> None:
+    def launch(self, compiled: Compiled) -> None:
         if compiled.empty:
             return
         for buffer in compiled.writes:
             self.host.pop(id(buffer), None)  # the host copy is out of date from here on
         args = compiled.args.copy()
         for i, arg in compiled.slots:
-            args[i] = self.error if arg == "error" else self._tensor(arg)
+            args[i] = self.error if arg == "error" else self.tensor(arg)
         try:
             if compiled.launcher is None:
                 self._choose(compiled, args)
@@ -315,7 +323,7 @@ class _Call:
         def run(config: autotune.Config) -> None:
             compiled.fn[compiled.grid(config)](*args, **config.launch_options())
 
-        written = [self._tensor(b) for b in compiled.writes]
+        written = [self.tensor(b) for b in compiled.writes]
         saved = [t.clone() for t in written] if len(compiled.configs) > 1 else []
 
         def restore() -> None:
@@ -327,101 +335,25 @@ class _Call:
         compiled.chosen, compiled.options = chosen, chosen.launch_options()
         compiled.launcher = compiled.fn[compiled.grid(chosen)]
 
-    def _library(self, step: LibraryCall) -> None:
-        """torch on the device tensors, in the result's dtype (NumPy's: the trace saw it)."""
-        import torch
-
-        dtype = device.torch_dtype(step.result.dtype)
-        operands = []
-        for operand in step.operands:
-            tensor = self._tensor(operand.buffer).as_strided(operand.shape, operand.strides,
-                                                             operand.offset)  # fmt: skip
-            operands.append(tensor)
-        if step.op == "matmul":
-            a, b = (t.to(dtype) for t in operands)
-            out = torch.matmul(a, b)
-        else:
-            out = getattr(torch, step.op)(operands[0], dtype=dtype, **step.options)
-        target = self._tensor(step.result)
-        target.copy_(out.reshape(target.shape))
-        self.host.pop(id(step.result), None)
-
-    def _loop(self, step: DeviceLoop) -> None:
-        """The body's program once per iteration, on device tensors (views of this call's
-        buffers): carried arrays stay on the device from one iteration to the next."""
-        body = self.program.bodies[id(step)]
-        for buffer in step.writes:
-            self.host.pop(id(buffer), None)
-        args = [map_leaves(a, self._device_arg) for a in step.args]
-        if self.error is None:
-            self._new_error_flag()
-        outputs = None
-        if loop_graphs.recordable(step, body, self.device):  # a replay of a CUDA graph
-            graphs = self.program.loop_graphs[id(step)]
-            outputs = graphs.run(step.node.target, body, args, self.error, self.device)
-        if outputs is None:
-            outputs = step.node.target.drive(functools.partial(body, error=self.error), *args)
-        for slot, value in zip(step.results, outputs, strict=True):
-            if isinstance(value, np.generic | int | float):  # a counter, or a body that ran
-                # without device arrays
-                self.host[id(slot)] = value
-                continue
-            tensor = device.to_device_tensor(value, self.device)
-            if isinstance(slot, BufferTensor):
-                self._tensor(slot.buffer).copy_(tensor.reshape(slot.shape))
-            else:
-                self.host[id(slot)] = self.device.to_host(tensor, scalar=True)
-
-    def _device_arg(self, item):
-        if isinstance(item, Known):
-            return item.value
-        if isinstance(item, HostValue):
-            return self.host[id(item)]
-        buffer, offset, strides = strided(item)
-        return self._tensor(buffer).as_strided(item.shape, strides, offset)
-
-    def _extern(self, step: Extern) -> None:
-        node = step.node
-        args = [self._host_arg(a) for a in step.args]
-        kwargs = {k: self._host_arg(v) for k, v in step.kwargs.items()}
-        with np.errstate(**dict(node.errstate)):  # as it was traced
-            result = run_node(node, args, kwargs)
-        for buffer in step.writes:  # the host copy was written: the device copy follows it
-            _copy_into(self._tensor(buffer), self.host[id(buffer)])
-        if len(step.results) == 1:
-            self._take(step.results[0], result)
-        elif step.results:
-            for slot, item in zip(step.results, result):
-                self._take(slot, item)
-
-    def _take(self, slot, value) -> None:
-        """An extern's result: kept as NumPy made it (a result returned as it is keeps NumPy's
-        layout), and on the device for the kernels that read it."""
-        if isinstance(slot, BufferTensor):
-            self.host[id(slot.buffer)] = value
-            self.tensors[id(slot.buffer)] = self.device.from_host(np.ascontiguousarray(value))
-        else:
-            self.host[id(slot)] = value
-
-    def _host_arg(self, value):
+    def host_arg(self, value):
         def leaf(item):
             if isinstance(item, Known):
                 return item.value
             if isinstance(item, HostValue):
                 return self.host[id(item)]
             if isinstance(item, Tensor):
-                return self._host_array(item)
+                return self.host_array(item)
             if isinstance(item, NumpyScalar):
-                return self._host_array(item.tensor)[()]
+                return self.host_array(item.tensor)[()]
             return item
 
         return map_leaves(value, leaf)
 
-    def _host_array(self, tensor: Tensor) -> np.ndarray:
+    def host_array(self, tensor: Tensor) -> np.ndarray:
         buffer, offset, strides = strided(tensor)
         whole = self.host.get(id(buffer))
         if whole is None:
-            whole = self.device.to_host(self._tensor(buffer), scalar=False)
+            whole = self.device.to_host(self.tensor(buffer), scalar=False)
             self.host[id(buffer)] = whole
         if is_whole(buffer, offset, strides, tensor.shape):
             return whole
@@ -444,14 +376,14 @@ class _Call:
         if isinstance(source, HostValue):
             return self.host[id(source)]
         if out.replay is not None:  # NumPy makes the view from the value the buffer holds
-            base = self._host_array(BufferTensor.whole(source))
+            base = self.host_array(BufferTensor.whole(source))
             return replay_view(out.replay, self.inputs, (out.base, base))
         if self.kind == "numpy" and out.view is None and id(source) in self.host:
             # an extern's result as NumPy made it, or the host copy an extern read: that one is
             # an array, even of a value the trace saw as a NumPy scalar
             value = self.host[id(source)]
             return value[()] if out.scalar and isinstance(value, np.ndarray) else value
-        tensor = self._tensor(source)
+        tensor = self.tensor(source)
         if out.view is not None:
             offset, strides, shape = out.view
             tensor = tensor.as_strided(shape, strides, offset)
@@ -473,15 +405,6 @@ def _metas(inputs, tensors) -> list[InputMeta]:
         else:
             metas.append(InputMeta("python"))
     return metas
-
-
-def _copy_into(tensor, host: np.ndarray) -> None:
-    """Put an extern's in-place result back into the device tensor (keeping its layout)."""
-    import torch
-
-    if tensor.device.type == "cpu" and tensor.data_ptr() == host.__array_interface__["data"][0]:
-        return  # the interpreter's tensor is that memory
-    tensor.copy_(torch.from_numpy(np.ascontiguousarray(host)))
 
 
 def _view_at(base: np.ndarray, offset: int, shape, strides, buffer: ir.Buffer) -> np.ndarray:
@@ -515,30 +438,7 @@ def _kernel_dtype(dtype: np.dtype) -> bool:
 def describe(program: Program) -> str:
     """The plan as readable steps: what the Kernels tab and the report's "plan" source show."""
     lines = ["# inputs: " + ", ".join(_slot_text(s) for s in program.plan.inputs)]
-    for step in program.steps:
-        if isinstance(step, Launch):
-            compiled = program.compiled[id(step.kernel)]
-            reads = ", ".join(b.name for b in step.kernel.reads())
-            writes = ", ".join(b.name for b in step.kernel.writes())
-            configs = compiled.configs
-            blocks = (", ".join(f"{k}={v}" for k, v in configs[0].launch_options().items())
-                      if len(configs) == 1 else f"{len(configs)} block sizes tried at first launch")  # fmt: skip
-            lines.append(f"launch {step.kernel.name}({blocks})  "
-                         f"reads {reads or '-'}  writes {writes}")  # fmt: skip
-        elif isinstance(step, Extern):
-            lines.append(f"extern {getattr(step.node.target, '__name__', step.node.op)} "
-                         f"in NumPy on the host: {step.reason}")  # fmt: skip
-        elif isinstance(step, Upload):
-            lines.append(f"upload {step.value.name} -> {step.buffer.name}")
-        elif isinstance(step, LibraryCall):
-            operands = ", ".join(o.buffer.name for o in step.operands)
-            lines.append(f"torch.{step.op}({operands}) on the device -> {step.result.name}")
-        elif isinstance(step, HostCall):
-            lines.append(f"host {getattr(step.fn, '__name__', step.fn)} -> {step.result.name}")
-        elif isinstance(step, DeviceLoop):
-            results = ", ".join(getattr(r, "name", None) or r.buffer.name for r in step.results)
-            lines.append(f"{step.node.op} {step.node.target.body.name}: its body's "
-                         f"kernels launched per iteration on the device -> {results}")  # fmt: skip
+    lines += [step.describe(program) for step in program.steps]
     outputs = ", ".join(_output_text(o) for o in program.plan.outputs)
     lines.append(f"return ({outputs})")
     return "\n".join(lines) + "\n"
