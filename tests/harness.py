@@ -238,10 +238,9 @@ def outcome_differences(
         if what == "result" and (eager.exc is not None or compiled.exc is not None):
             continue
         problems += [p for p in (value_difference(a, b, what),) if p]
-    if not problems:
-        problems += [p for p in (_identity_difference(eager, compiled),) if p]
-    if not problems:
-        problems += [p for p in (_aliasing_difference(eager, compiled),) if p]
+    for signature, what in ((identity_signature, _IDENTITY), (alias_signature, _ALIASING)):
+        if not problems:
+            problems += [p for p in (_signature_difference(eager, compiled, signature, what),) if p]
     return problems
 
 
@@ -276,26 +275,21 @@ def _stdout_difference(eager: str, compiled: str) -> str | None:
     return f"stdout differs\n    eager:    {eager!r}\n    compiled: {compiled!r}"
 
 
-def _identity_difference(eager: Outcome, compiled: Outcome) -> str | None:
+def _signature_difference(eager: Outcome, compiled: Outcome, signature, what: str) -> str | None:
+    """``signature`` of both outcomes compared: ``what`` differs, with both signatures."""
     try:
-        e_ids, c_ids = identity_signature(eager), identity_signature(compiled)
-    except Exception as err:  # noqa: BLE001
-        e_ids, c_ids = repr(err), "?"
-    if e_ids == c_ids:
-        return None
-    return ("object identity differs (lists, dicts, sets, objects reachable from args, "
-            f"kwargs, result: [is identical to])\n    eager:    {e_ids}\n    compiled: {c_ids}")  # fmt: skip
-
-
-def _aliasing_difference(eager: Outcome, compiled: Outcome) -> str | None:
-    try:
-        e_sig, c_sig = alias_signature(eager), alias_signature(compiled)
+        e_sig, c_sig = signature(eager), signature(compiled)
     except Exception as err:  # noqa: BLE001
         e_sig, c_sig = repr(err), "?"
     if e_sig == c_sig:
         return None
-    return ("aliasing differs (arrays reachable from args, kwargs, result: "
-            f"[(is identical to, shares memory with)])\n    eager:    {e_sig}\n    compiled: {c_sig}")  # fmt: skip
+    return f"{what}\n    eager:    {e_sig}\n    compiled: {c_sig}"
+
+
+_IDENTITY = ("object identity differs (lists, dicts, sets, objects reachable from args, kwargs, "
+             "result: [is identical to])")  # fmt: skip
+_ALIASING = ("aliasing differs (arrays reachable from args, kwargs, result: "
+             "[(is identical to, shares memory with)])")  # fmt: skip
 
 
 @dataclass
