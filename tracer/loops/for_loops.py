@@ -37,10 +37,9 @@ from .loop_body import (
     LoopRecord,
     NotCaptured,
     Snapshot,
+    capture_once,
     carriable,
-    check_instructions,
     check_restart,
-    check_written_carries,
     python_number,
 )
 
@@ -61,10 +60,8 @@ def capture(tx, inst, it: Iterator) -> bool:
     if count < (0 if origin.may_be_empty else 1 if dynamic else MIN_TRIP_COUNT):
         return False
     try:
-        check_instructions(tx, head + 1, exit_index, head, exit_index)
-        with Snapshot(tx) as snapshot:
-            loop = _capture(tx, origin, it.position, count, head, exit_index, snapshot)
-            snapshot.keep()
+        loop = capture_once(tx, head + 1, exit_index, head, exit_index, lambda snapshot: _capture(
+            tx, origin, it.position, count, head, exit_index, snapshot))  # fmt: skip
     except KindChanges as why:
         if it.position == 0 and count > MIN_TRIP_COUNT and _least_count(origin) >= 2:
             # Peel: the first iteration unrolls (its item only is made), the rest is tried again.
@@ -175,13 +172,9 @@ def _capture(tx, origin, first: int, count: int, head: int, exit_index: int,
         raise NotCaptured("its trip count follows an enclosing loop's index (it may run zero "
                           "times), and it gives back values")  # fmt: skip
     read = body.finish([v for _, v in outputs], origin.values())
-    check_written_carries(tx, snapshot.watch, placeholders, read)
     loop = ForLoop(body.graph, len(carried), over_rows=_over_rows(origin))
-    # The examples went through the first iteration as the body was traced: put back what it
-    # wrote and run the whole loop on them, so that the trace goes on with the loop's real
-    # results (which the graph's first call takes instead of running the loop again).
-    snapshot.watch.undo_writes()
-    example = body.run_on_examples(loop, (first, count), (*carried.values(), *read))
+    example = body.run_on_examples(loop, placeholders, read, (first, count),
+                                   (*carried.values(), *read))  # fmt: skip
     count_value = origin.count_value(state)
     if first and not isinstance(count_value, Const):  # after a peeled first iteration
         count_value = numbers.symint_op(state, operator.sub, count_value, Const(first), "rest")

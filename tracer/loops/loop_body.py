@@ -285,11 +285,16 @@ class BodyTrace:
         body.lint()
         return read
 
-    def run_on_examples(self, loop: LoopSpec, leading: tuple, values: tuple) -> tuple:
+    def run_on_examples(self, loop: LoopSpec, placeholders: dict, read: list, leading: tuple,
+                        values: tuple) -> tuple:  # fmt: skip
         """The whole loop run on the examples of its arguments (``leading`` plain ones, then
         the graph's ``values``), so that the trace goes on with its real results; the run is
         kept for the graph's first call (`first_run`: `add_node` hands it to the trace).
-        NotCaptured if it raises."""
+        First a carried array written in place must stay its own memory
+        (`check_written_carries`), and the first iteration's writes, made as the body was
+        traced, are put back. NotCaptured if it raises."""
+        check_written_carries(self.tx, self.snapshot.watch, placeholders, read)
+        self.snapshot.watch.undo_writes()
         state = self.state
         run = loop_function(loop)
         try:
@@ -515,6 +520,17 @@ def _inside(value: Value) -> list:
 
 
 # -- putting things back when a body is not captured ---------------------------------------------
+
+
+def capture_once(tx, start: int, stop: int, lowest: int, end: int, capture):
+    """What every loop's capture does around its own: the body ``instrs[start:stop]`` checked
+    (`check_instructions`), then ``capture(snapshot)``, with the translator and the examples
+    put back where it raises (NotCaptured, KindChanges)."""
+    check_instructions(tx, start, stop, lowest, end)
+    with Snapshot(tx) as snapshot:
+        loop = capture(snapshot)
+        snapshot.keep()
+    return loop
 
 
 class Snapshot:

@@ -38,10 +38,9 @@ from .loop_body import (
     LoopRecord,
     NotCaptured,
     Snapshot,
+    capture_once,
     carriable,
-    check_instructions,
     check_restart,
-    check_written_carries,
     python_number,
     same_constant,
 )
@@ -107,10 +106,8 @@ def capture(tx, inst, cond: NumpyValue) -> LoopRecord | None:
         return None
     where = inst.line or 0
     try:
-        check_instructions(tx, shape.start, shape.bottom, shape.start, shape.bottom)
-        with Snapshot(tx) as snapshot:
-            loop = _capture(tx, shape, cond, snapshot)
-            snapshot.keep()
+        loop = capture_once(tx, shape.start, shape.bottom, shape.start, shape.bottom,
+                            lambda snapshot: _capture(tx, shape, cond, snapshot))  # fmt: skip
     except NotCaptured as why:
         record = LoopRecord(tx.code.co_filename, where, 0, False, reason=str(why), kind="while")
         tx.state.loops.append(record)
@@ -145,12 +142,8 @@ def _capture(tx, shape: LoopShape, cond: NumpyValue, snapshot: Snapshot) -> Whil
         raise NotCaptured("the loop's condition is not computed from arrays in the body")
     ends = _carried_ends(tx, body, entry, placeholders, live_after)
     read = body.finish([left[0], *ends], [])
-    check_written_carries(tx, snapshot.watch, placeholders, read)
     loop = WhileLoop(body.graph, len(carried), negate=shape.negate)
-    # As for a for loop: the first iteration's writes put back, the whole loop runs on the
-    # examples (and the graph's first call takes its results).
-    snapshot.watch.undo_writes()
-    example = body.run_on_examples(loop, (), (cond, *carried.values(), *read))
+    example = body.run_on_examples(loop, placeholders, read, (), (cond, *carried.values(), *read))
     # Its test is Python's ``bool``, which raises for an array of several values.
     test_risk = SILENT if np.ndim(cond.example) == 0 and np.ndim(left[0].example) == 0 else RAISE
     body.add_node(loop, (cond, *carried.values(), *read), example, list(carried), "while_loop",
