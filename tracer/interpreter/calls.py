@@ -23,13 +23,14 @@ from ..semantics import folding, objects, user_objects
 from ..semantics import operations as ops
 from ..semantics.builtins_impl import BUILTINS, DYNAMIC_CODE_BUILTINS, IO_BUILTINS, MATH_FUNCTIONS
 from ..semantics.container_methods import call_const_method
+from ..semantics.protocol import semantics_of
 from ..state import contexts
 from ..user_code import GENERATOR_FLAGS, name_of
 from ..values.arrays import ArrayMethod, ArrayValue, NumpyValue
 from ..values.containers import ConstMethod, DictValue, TupleValue
 from ..values.core import Const, Obj, Value
-from ..values.functions import ContextExit, ContextManager, UserFunction
-from ..values.objects import BoundMethod, UserObject
+from ..values.functions import ContextManager, UserFunction
+from ..values.objects import UserObject
 from ..values.source import AttrSource, ItemSource
 from .nonstrict import NonstrictRunner
 
@@ -40,28 +41,12 @@ _LRU_CACHE_WRAPPER = type(functools.lru_cache(lambda: None))
 
 class CallMixin:
     def call(self, fn: Value, args: list[Value], kwargs: dict[str, Value]) -> Value:
-        if isinstance(fn, UserFunction):
-            return self.inline(fn, args, kwargs)
-        if isinstance(fn, BoundMethod):
-            return self.call(fn.func, [fn.self_value, *args], kwargs)
-        if isinstance(fn, ArrayMethod):
-            return self.call_array_method(fn, args, kwargs)
-        if isinstance(fn, ConstMethod):
-            return call_const_method(self, fn, args, kwargs)
-        if isinstance(fn, Obj):
-            hatch = self.call_hatch(fn, args, kwargs)
-            if hatch is not None:
-                return hatch
-            return self.call_object(fn.value, args, kwargs)
-        if isinstance(fn, ContextExit):
-            if fn.owner is None:
-                self.state.contexts.exit(fn)
-                return Const(None)
-            fn.owner.user_with_depth -= 1
-            return self.call(self.special_method(fn.manager, "__exit__"), args, kwargs)
-        if isinstance(fn, UserObject):
-            return self.call(self.special_method(fn, "__call__"), args, kwargs)
-        raise self.state.graph_break("unsupported_call", f"calling {fn.describe()}")
+        """``fn(*args, **kwargs)``, as the semantics of ``fn``'s family say (`protocol.call`)."""
+        return semantics_of(fn).call(self, fn, args, kwargs)
+
+    def call_const_method(self, fn: ConstMethod, args: list[Value], kwargs: dict) -> Value:
+        """A method of a container or constant the trace knows (``lst.append(x)``)."""
+        return call_const_method(self, fn, args, kwargs)
 
     def special_method(self, v: UserObject, name: str) -> Value:
         """The method an implicit call of ``v`` runs (``len(v)``, ``v[i]``, ``v()``)."""

@@ -18,7 +18,7 @@ from ..user_code import is_user_function, user_method
 from ..values.arrays import ArrayMethod
 from ..values.containers import ConstMethod
 from ..values.core import Const, Obj, Value
-from ..values.functions import UserFunction
+from ..values.functions import ContextExit, UserFunction
 from ..values.objects import BoundMethod, Opaque, SuperValue, UserObject
 from ..values.source import AttrSource, TypeSource
 from .folding import const_to_value, fold, wrap_unguarded
@@ -49,6 +49,10 @@ class ObjSemantics(Semantics):
             return _known_attr(state, v, name)
         return _object_attr(state, v, name)
 
+    def call(self, tx, fn, args, kwargs):  # tcompile's own markers first, then the object
+        hatch = tx.call_hatch(fn, args, kwargs)
+        return hatch if hatch is not None else tx.call_object(fn.value, args, kwargs)
+
 
 @register(Opaque)
 class OpaqueSemantics(Semantics):
@@ -59,6 +63,9 @@ class OpaqueSemantics(Semantics):
 @register(UserObject)
 class UserObjectSemantics(Semantics):
     rank = 10  # below containers: ``(1,) + obj`` is the tuple's
+
+    def call(self, tx, fn, args, kwargs):
+        return tx.call(tx.special_method(fn, "__call__"), args, kwargs)
 
     def binary(self, state, fn, a, b, name, reflected):
         raise state.graph_break(
@@ -77,14 +84,46 @@ class UserObjectSemantics(Semantics):
         return tx.call(tx.special_method(obj, "__getitem__"), [index], {})
 
 
-@register(BoundMethod, ArrayMethod, ConstMethod)
 class CallableSemantics(Semantics):
     def truth(self, state, v):
         return True
 
 
+@register(BoundMethod)
+class BoundMethodSemantics(CallableSemantics):
+    def call(self, tx, fn, args, kwargs):
+        return tx.call(fn.func, [fn.self_value, *args], kwargs)
+
+
+@register(ArrayMethod)
+class ArrayMethodSemantics(CallableSemantics):
+    def call(self, tx, fn, args, kwargs):
+        return tx.call_array_method(fn, args, kwargs)
+
+
+@register(ConstMethod)
+class ConstMethodSemantics(CallableSemantics):
+    def call(self, tx, fn, args, kwargs):
+        return tx.call_const_method(fn, args, kwargs)
+
+
+@register(ContextExit)
+class ContextExitSemantics(Semantics):
+    def call(self, tx, fn, args, kwargs):
+        """A with-block's exit: tcompile's own context managers leave the trace's contexts;
+        the user's runs their ``__exit__``."""
+        if fn.owner is None:
+            tx.state.contexts.exit(fn)
+            return Const(None)
+        fn.owner.user_with_depth -= 1
+        return tx.call(tx.special_method(fn.manager, "__exit__"), args, kwargs)
+
+
 @register(UserFunction)
 class FunctionSemantics(CallableSemantics):
+    def call(self, tx, fn, args, kwargs):
+        return tx.inline(fn, args, kwargs)
+
     def get_attr(self, state, v, name, tx):
         if name not in ("__name__", "__qualname__", "__doc__", "__module__"):
             return super().get_attr(state, v, name, tx)

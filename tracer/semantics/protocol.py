@@ -53,6 +53,11 @@ class Semantics:
         """The items a for loop over ``v`` sees (`operations.iterate`)."""
         raise state.graph_break("unsupported_object", f"iterating over {v.describe()}")
 
+    def call(self, tx, fn: Value, args: list[Value], kwargs: dict[str, Value]) -> Value:
+        """``fn(*args, **kwargs)`` in the translator ``tx``, which inlines, puts NumPy into the
+        graph or breaks (its `interpreter.calls` methods do the work)."""
+        raise tx.state.graph_break("unsupported_call", f"calling {fn.describe()}")
+
 
 _DEFAULT = Semantics()
 _REGISTRY: dict[type, Semantics] = {}

@@ -166,3 +166,30 @@ def test_the_tracers_families_rank_as_the_operator_precedence_they_replace():
     assert type(semantics_of(ArrayValue.__new__(ArrayValue))).__mro__[1] is type(
         semantics_of(ScalarValue.__new__(ScalarValue))
     )
+
+
+class Callee(Num):
+    pass
+
+
+@register(Callee)
+class _CalleeSemantics(Semantics):
+    def call(self, tx, fn, args, kwargs):
+        return Const((fn.value, [a.constant() for a in args], sorted(kwargs)))
+
+
+class Translator:
+    """What the protocol's default call asks of a translator: its state."""
+
+    state = State()
+
+
+def test_a_call_asks_the_callees_family():
+    got = semantics_of(Callee(7)).call(Translator(), Callee(7), [Const(1)], {"k": Const(2)})
+    assert got.constant() == (7, [1], ["k"])
+
+
+def test_calling_a_value_of_no_family_breaks():
+    with pytest.raises(Broke) as broke:
+        semantics_of(High(3)).call(Translator(), High(3), [], {})
+    assert broke.value.args == ("unsupported_call", "calling num 3")
