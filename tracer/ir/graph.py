@@ -149,8 +149,7 @@ class Graph:
         ``buffer_of(node)`` is the node whose array ``node`` writes into, ``released_after(node)``
         the nodes whose names die after ``node``'s statement, ``of_body(node)`` a loop body's
         own plan. Each loop node's function (`loop_nodes.function_lines`) comes first."""
-        lines = self.code_lines(namespace, comments=comments, plan=plan)
-        return "\n".join(text for text, _ in lines) + "\n"
+        return "\n".join(text for text, _, _ in self._lines(namespace, comments, plan)) + "\n"
 
     def code_lines(self, namespace: dict | None = None, *, comments: bool = True,
                    plan=None) -> list[tuple[str, Node | None]]:  # fmt: skip
@@ -161,11 +160,15 @@ class Graph:
     def _lines(self, namespace: dict | None, comments: bool, plan=None) -> list:
         """(text, node, whether it is the node's statement) per line of `python_code`."""
         loops: list = []  # the loop nodes' functions, nested ones first
-        lines = self._function_lines(self._printer(namespace), self.name, comments, plan, loops)
+        lines = list(self._function_lines(self._printer(namespace), self.name, comments, plan,
+                                          loops))  # fmt: skip
         return loops + lines
 
-    def _function_lines(self, printer, name: str, comments: bool, plan, loops: list) -> list:
-        lines: list = [(f"def {name}({', '.join(n.name for n in self.inputs)}):", None, False)]
+    def _function_lines(self, printer, name: str, comments: bool, plan,
+                        loops: list) -> Iterator[tuple]:  # fmt: skip
+        """The graph's function, line by line as it is printed (lazily: a reader of the first
+        statements prints no more); its loop nodes' functions go to ``loops``."""
+        yield (f"def {name}({', '.join(n.name for n in self.inputs)}):", None, False)
         errstate: tuple = ()
         for node in self.nodes:
             if node.op == "input":
@@ -173,7 +176,7 @@ class Graph:
             wanted = node.errstate if node.op != "output" else ()
             if wanted != errstate:  # ops traced under np.errstate run under it
                 if wanted:
-                    lines.append((f"    with np.errstate(**{dict(wanted)!r}):", node, False))
+                    yield (f"    with np.errstate(**{dict(wanted)!r}):", node, False)
                 errstate = wanted
             indent = "        " if errstate else "    "
             if node.op in LOOP_OPS:
@@ -185,13 +188,12 @@ class Graph:
             text = printer.statement(node, buffer, loop_function_name(node, name))
             if comments and node.op != "output":
                 text = f"{text:<40}  # {comment(node)}"
-            lines.append((indent + text, node, True))
+            yield (indent + text, node, True)
             released = plan.released_after(node) if plan else ()
             if released:
-                lines.append((f"{indent}del {', '.join(n.name for n in released)}", node, False))
+                yield (f"{indent}del {', '.join(n.name for n in released)}", node, False)
         if self.output is None:
-            lines.append(("    return ()", None, False))
-        return lines
+            yield ("    return ()", None, False)
 
     def statements(self, namespace: dict | None = None, *,
                    comments: bool = True) -> Iterator[tuple[Node, str]]:  # fmt: skip
@@ -200,8 +202,11 @@ class Graph:
         lists a source line's ops by it; a loop node's statement is the call of its function).
         Constants are bound in the order of the whole graph, so a statement's names are those
         of the printed code."""
-        for text, node, statement in self._lines(namespace, comments):
-            if statement and node.graph is self:
+        printer, loops = self._printer(namespace), []
+        for text, node, statement in self._function_lines(
+            printer, self.name, comments, None, loops
+        ):
+            if statement:
                 yield node, text.strip()
 
     def _printer(self, namespace: dict | None) -> Printer:
@@ -233,7 +238,7 @@ def _loop_lines(loop, name: str, printer: Printer, comments: bool, plan, loops: 
     """A loop node's function ``name``: its body's statements inside a ``for`` or ``while``
     (the loops inside the body go to ``loops``)."""
     body = loop.body
-    lines = body._function_lines(printer, name, comments, plan, loops)
+    lines = list(body._function_lines(printer, name, comments, plan, loops))
     outputs = [printer.arg(v) for v in body.output.args[0]]
     statements = [(text, n) for text, n, _ in lines[1:-1]]
     made = loop_nodes.function_lines(loop, name, [n.name for n in body.inputs], statements,
