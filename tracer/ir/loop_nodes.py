@@ -11,8 +11,9 @@ would cost more than a small body). Backends that compile the body their own way
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+
+from .node import nodes_in
 
 FIRST, COUNT, COND = "__tc_first", "__tc_count", "__tc_cond"
 
@@ -110,7 +111,7 @@ def function_lines(loop: LoopSpec, name: str, params: list[str], body: list, out
     if row is not None:  # the body starts with `row = x[k]`: iterate over x's rows instead
         (row_name, array), statements = row, statements[1:]
         items, target = f"{array}[{FIRST}:{end}]", row_name
-        if any(re.search(rf"\b{index}\b", text.split("#")[0]) for text, _ in statements):
+        if index in outputs or _reads(statements, index):
             target, items = f"{index}, {row_name}", f"enumerate({items}, {FIRST})"
     return [
         (f"def {name}({', '.join([FIRST, COUNT, *own])}):", node),
@@ -137,6 +138,13 @@ def _row_of(statements: list, index: str, read: list[str]) -> tuple[str, str] | 
     ):
         return node.name, array.name
     return None
+
+
+def _reads(statements: list, index: str) -> bool:
+    """Whether a statement's node uses the body's input ``index``."""
+    nodes = {id(n): n for _, n in statements if n is not None}.values()
+    return any(used.op == "input" and used.name == index
+               for n in nodes for used in nodes_in((n.args, n.kwargs)))  # fmt: skip
 
 
 def _tuple(items: list[str]) -> str:
