@@ -31,6 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
 from harness import Outcome, cross_call_sharing, outcome_differences, value_difference
 
 import tcompile as tc
@@ -295,6 +296,22 @@ def check(
         more = f"\n... and {len(failures) - 3} more failures" if len(failures) > 3 else ""
         raise AssertionError(head + "\n" + "\n".join(shown) + more)
     return runs
+
+
+def on_both_backends(cases: list) -> tuple[Callable, Callable]:
+    """The two tests of a case list: every case on the eager backend, then on the default one
+    (``test_eager_backend, test_default_backend = on_both_backends(CASES)``)."""
+
+    @pytest.mark.parametrize("case", cases, ids=case_id)
+    def test_eager_backend(case):
+        case.run()
+
+    @pytest.mark.parametrize("case", cases, ids=case_id)
+    def test_default_backend(case):
+        check(case.fn, *case.builders, pattern=case.pattern, setup=case.setup, after=case.after,
+              make_compiled=tc.compile, name=case.id)  # fmt: skip
+
+    return test_eager_backend, test_default_backend
 
 
 def max_recompiles(limit: int) -> Callable[[dict], None]:

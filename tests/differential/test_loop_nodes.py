@@ -24,7 +24,7 @@ import sys
 
 import numpy as np
 import pytest
-from diffharness import C, case_id, check
+from diffharness import C, case_id, check, on_both_backends
 from loop_shapes import assert_loops, graph_shape, line, loop_runners, mat, positive, spd_matrix
 
 import tcompile as tc
@@ -1537,15 +1537,7 @@ def test_fullgraph_stencil():
 ALL = CAPTURED + UNROLLED
 
 
-@pytest.mark.parametrize("case", ALL, ids=case_id)
-def test_eager_backend(case):
-    case.run()
-
-
-@pytest.mark.parametrize("case", ALL, ids=case_id)
-def test_default_backend(case):
-    check(case.fn, *case.builders, pattern=case.pattern, setup=case.setup, after=case.after,
-          make_compiled=tc.compile, name=case.id)  # fmt: skip
+test_eager_backend, test_default_backend = on_both_backends(ALL)
 
 
 # Loops whose trace run is not replayed on the first call: their bodies warn (the warnings

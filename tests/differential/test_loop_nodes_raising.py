@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from diffharness import C, case_id, check, max_recompiles
+from diffharness import C, case_id, max_recompiles, on_both_backends
 from loop_shapes import assert_loops, line, mat
 from test_loop_nodes import uint8_overflow, zip_strict_uneven
 
@@ -206,15 +206,7 @@ def test_raising_while_traced_still_compiles_later_calls():
     assert tc.counters().get("frames_skipped", 0) == 0, tc.counters()
 
 
-@pytest.mark.parametrize("case", RAISING + RAISING_FIRST, ids=case_id)
-def test_eager_backend(case):
-    case.run()
-
-
-@pytest.mark.parametrize("case", RAISING + RAISING_FIRST, ids=case_id)
-def test_default_backend(case):
-    check(case.fn, *case.builders, pattern=case.pattern, setup=case.setup, after=case.after,
-          make_compiled=tc.compile, name=case.id)  # fmt: skip
+test_eager_backend, test_default_backend = on_both_backends(RAISING + RAISING_FIRST)
 
 
 CASES = RAISING + RAISING_FIRST  # tests/triton runs them again on the triton backend

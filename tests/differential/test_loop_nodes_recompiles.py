@@ -4,8 +4,7 @@ dtype recompiles (or makes the count a graph input) and keeps results right."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
-from diffharness import C, case_id, check, max_recompiles
+from diffharness import C, max_recompiles, on_both_backends
 from loop_shapes import assert_loops, line, mat
 from test_loop_nodes import enumerate_rows, rows, stencil
 
@@ -236,15 +235,7 @@ def test_trip_count_loop_node_per_count():
         assert_loops(trip_count_arg, lambda n=n: (line(3), n), loops, 4)
 
 
-@pytest.mark.parametrize("case", RECOMPILES, ids=case_id)
-def test_eager_backend(case):
-    case.run()
-
-
-@pytest.mark.parametrize("case", RECOMPILES, ids=case_id)
-def test_default_backend(case):
-    check(case.fn, *case.builders, pattern=case.pattern, setup=case.setup, after=case.after,
-          make_compiled=tc.compile, name=case.id)  # fmt: skip
+test_eager_backend, test_default_backend = on_both_backends(RECOMPILES)
 
 
 CASES = RECOMPILES  # tests/triton runs them again on the triton backend
