@@ -13,13 +13,13 @@ from tcompile.tracer.ir.loop_nodes import LoopSpec
 # --- what became of the loops -----------------------------------------------------------------
 
 
-def loop_runners(graph) -> list:
+def loop_targets(graph) -> list:
     """The loop nodes' targets in ``graph`` and, recursively, in their bodies."""
     found = []
     for node in graph.nodes:
         if isinstance(node.target, LoopSpec):
             found.append(node.target)
-            found += loop_runners(node.target.body)
+            found += loop_targets(node.target.body)
     return found
 
 
@@ -27,18 +27,18 @@ def graph_shape(fn, builder, backend="eager"):
     """(loop nodes in all graphs, ops of all graphs, printed graphs) of one explained call."""
     args = builder()
     explained = tc.explain(fn, backend=backend)(*(args if isinstance(args, tuple) else (args,)))
-    runners = [r for g in explained.graphs for r in loop_runners(g)]
+    targets = [r for g in explained.graphs for r in loop_targets(g)]
     ops = sum(g.op_count() for g in explained.graphs)
     code = "\n".join(g.python_code() for g in explained.graphs)
-    return runners, ops, code
+    return targets, ops, code
 
 
 def assert_loops(fn, builder, loops: int, max_ops: int | None = None, backend="eager") -> None:
     __tracebackhide__ = True
     with warnings.catch_warnings():  # compared by the differential tests, not here
         warnings.simplefilter("ignore")
-        runners, ops, code = graph_shape(fn, builder, backend)
-    assert len(runners) == loops, f"{len(runners)} loop nodes, expected {loops}:\n{code}"
+        targets, ops, code = graph_shape(fn, builder, backend)
+    assert len(targets) == loops, f"{len(targets)} loop nodes, expected {loops}:\n{code}"
     top_level = code.count("_loop_") if loops else 0
     assert (top_level > 0) == (loops > 0), f"printed graph and loop nodes disagree:\n{code}"
     if max_ops is not None:

@@ -25,7 +25,7 @@ import sys
 import numpy as np
 import pytest
 from diffharness import C, case_id, check, on_both_backends
-from loop_shapes import assert_loops, graph_shape, line, loop_runners, mat, positive, spd_matrix
+from loop_shapes import assert_loops, graph_shape, line, loop_targets, mat, positive, spd_matrix
 
 import tcompile as tc
 
@@ -1521,10 +1521,10 @@ def test_cases_are_pinned():
 
 
 def test_thousand_iterations_is_a_handful_of_ops():
-    runners, ops, code = graph_shape(stencil_1000, lambda: line())
-    assert len(runners) == 1 and ops <= 4, code
+    targets, ops, code = graph_shape(stencil_1000, lambda: line())
+    assert len(targets) == 1 and ops <= 4, code
     assert "1000 iterations" in tc.explain(stencil_1000)(line()).loops[0].describe()
-    assert runners[0].body.op_count() <= 10, runners[0].source
+    assert targets[0].body.op_count() <= 10, targets[0].source
     check(stencil_1000, lambda: line(), lambda: line(seed=1))
 
 
@@ -1564,7 +1564,7 @@ def test_peeled_first_iteration_is_explained():
 def test_breaks_around_a_loop_node():
     explained = tc.explain(breaks_around)(line(3))
     assert explained.graph_break_count == 2, explained
-    with_loop = [g for g in explained.graphs if loop_runners(g)]
+    with_loop = [g for g in explained.graphs if loop_targets(g)]
     assert len(with_loop) == 1 and with_loop[0].op_count() <= 3, explained
 
 
