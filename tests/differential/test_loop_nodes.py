@@ -1524,7 +1524,7 @@ def test_thousand_iterations_is_a_handful_of_ops():
     targets, ops, code = graph_shape(stencil_1000, lambda: line())
     assert len(targets) == 1 and ops <= 4, code
     assert "1000 iterations" in tc.explain(stencil_1000)(line()).loops[0].describe()
-    assert targets[0].body.op_count() <= 10, targets[0].source
+    assert targets[0].body.op_count() <= 10, targets[0].body.python_code()
     check(stencil_1000, lambda: line(), lambda: line(seed=1))
 
 
