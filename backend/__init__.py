@@ -4,8 +4,9 @@ A backend is ``(graph, example_inputs) -> callable``; the callable takes the gra
 positionally and returns the tuple the graph's output node lists. ``lookup_backend`` accepts a
 registered name or any such callable. Of the tracer a backend reads only the graph IR
 (`tcompile.tracer.ir`; tests/test_layering.py checks it): `eager` (the graph's printed Python,
-with a `memory_plan`), `triton` (fused kernels), and `lowering_kinds`, how each canonical
-operation lowers to a kernel kind.
+with a `memory_plan`), `cpu` (machine code by numba), `triton` (fused kernels), `source_files`
+(generated code as modules in files), and `lowering_kinds`, how each canonical operation lowers
+to a kernel kind.
 """
 
 from __future__ import annotations
@@ -13,11 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from . import cpu as _cpu
 from . import triton as _triton
 from .eager import eager_backend
 
-BACKENDS: dict[str, Callable] = {"eager": eager_backend, "triton": _triton.triton_backend}
-_WHY_NOT = {"triton": _triton.unavailable}
+BACKENDS: dict[str, Callable] = {"eager": eager_backend, "cpu": _cpu.cpu_backend,
+                                 "triton": _triton.triton_backend}  # fmt: skip
+_WHY_NOT = {"cpu": _cpu.unavailable, "triton": _triton.unavailable}
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,8 @@ The layers, each speaking to the next through one data structure:
                     and out, device arrays (torch, CuPy) stay on the device
 
 Kernel sources never contain sizes or strides: they are kernel arguments, so a new shape reuses
-the compiled kernel. Sources are written to files (`kernel_source`) because Triton reads a
-kernel's source from its file; Triton caches the compiled binaries on disk across processes.
+the compiled kernel. Sources are written to files (`tcompile.backend.source_files`) because
+Triton reads a kernel's source from its file; Triton caches the compiled binaries on disk.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
-from .kernel_source import cache_dir
+from ..source_files import cache_dir
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,7 @@ def choose(key: str, configs: list[Config], run: Callable[[Config], None],
 
 
 def _path():
-    return cache_dir() / "autotune.json"
+    return cache_dir("triton") / "autotune.json"
 
 
 def _load(key: str) -> bool:

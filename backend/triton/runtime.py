@@ -21,10 +21,10 @@ from tcompile.tracer.ir.graph import Graph
 from tcompile.tracer.ir.graph_failure import fp_errors_raise
 
 from ..eager import eager_backend
+from ..source_files import load_kernel, load_module
 from . import autotune, codegen, device, fusion, loop_graphs, pointwise
 from . import loop_ir as ir
 from .host_nodes import replay_view
-from .kernel_source import load_kernel, load_module
 from .lowering import lower, written_nodes
 from .plan import (
     HostValue,

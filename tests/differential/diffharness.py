@@ -31,6 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import harness
 import pytest
 from harness import Outcome, cross_call_sharing, outcome_differences, value_difference
 
@@ -298,9 +299,10 @@ def check(
     return runs
 
 
-def on_both_backends(cases: list) -> tuple[Callable, Callable]:
-    """The two tests of a case list: every case on the eager backend, then on the default one
-    (``test_eager_backend, test_default_backend = on_both_backends(CASES)``)."""
+def on_every_backend(cases: list) -> tuple[Callable, Callable, Callable]:
+    """The three tests of a case list: every case on the eager backend, on the default one,
+    and on the cpu backend where numba is installed (``test_eager_backend,
+    test_default_backend, test_cpu_backend = on_every_backend(CASES)``)."""
 
     @pytest.mark.parametrize("case", cases, ids=case_id)
     def test_eager_backend(case):
@@ -311,7 +313,17 @@ def on_both_backends(cases: list) -> tuple[Callable, Callable]:
         check(case.fn, *case.builders, pattern=case.pattern, setup=case.setup, after=case.after,
               make_compiled=tc.compile, name=case.id)  # fmt: skip
 
-    return test_eager_backend, test_default_backend
+    @pytest.mark.parametrize("case", cases, ids=case_id)
+    def test_cpu_backend(case, monkeypatch):
+        pytest.importorskip("numba", reason="the cpu backend needs numba: tcompile[cpu]")
+        # as the triton backend's: floats within a few ulps of NumPy's (libm's sin is not
+        # NumPy's), and NumPy's floating-point warnings are not shown by machine code
+        monkeypatch.setattr(sys.modules[__name__], "FP_WARNINGS", False)
+        monkeypatch.setattr(harness, "FLOAT_ULPS", 16)
+        check(case.fn, *case.builders, pattern=case.pattern, setup=case.setup, after=case.after,
+              make_compiled=lambda fn: tc.compile(fn, backend="cpu"), name=case.id)  # fmt: skip
+
+    return test_eager_backend, test_default_backend, test_cpu_backend
 
 
 def max_recompiles(limit: int) -> Callable[[dict], None]:

@@ -24,7 +24,7 @@ import sys
 
 import numpy as np
 import pytest
-from diffharness import C, case_id, check, on_both_backends
+from diffharness import C, case_id, check, on_every_backend
 from loop_shapes import assert_loops, graph_shape, line, loop_targets, mat, positive, spd_matrix
 
 import tcompile as tc
@@ -1537,7 +1537,7 @@ def test_fullgraph_stencil():
 ALL = CAPTURED + UNROLLED
 
 
-test_eager_backend, test_default_backend = on_both_backends(ALL)
+test_eager_backend, test_default_backend, test_cpu_backend = on_every_backend(ALL)
 
 
 # Loops whose trace run is not replayed on the first call: their bodies warn (the warnings

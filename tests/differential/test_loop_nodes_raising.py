@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from diffharness import C, case_id, max_recompiles, on_both_backends
+from diffharness import C, case_id, max_recompiles, on_every_backend
 from loop_shapes import assert_loops, line, mat
 from test_loop_nodes import uint8_overflow, zip_strict_uneven
 
@@ -206,7 +206,9 @@ def test_raising_while_traced_still_compiles_later_calls():
     assert tc.counters().get("frames_skipped", 0) == 0, tc.counters()
 
 
-test_eager_backend, test_default_backend = on_both_backends(RAISING + RAISING_FIRST)
+test_eager_backend, test_default_backend, test_cpu_backend = on_every_backend(
+    RAISING + RAISING_FIRST
+)
 
 
 CASES = RAISING + RAISING_FIRST  # tests/triton runs them again on the triton backend

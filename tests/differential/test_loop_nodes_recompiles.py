@@ -4,7 +4,7 @@ dtype recompiles (or makes the count a graph input) and keeps results right."""
 from __future__ import annotations
 
 import numpy as np
-from diffharness import C, max_recompiles, on_both_backends
+from diffharness import C, max_recompiles, on_every_backend
 from loop_shapes import assert_loops, line, mat
 from test_loop_nodes import enumerate_rows, rows, stencil
 
@@ -235,7 +235,7 @@ def test_trip_count_loop_node_per_count():
         assert_loops(trip_count_arg, lambda n=n: (line(3), n), loops, 4)
 
 
-test_eager_backend, test_default_backend = on_both_backends(RECOMPILES)
+test_eager_backend, test_default_backend, test_cpu_backend = on_every_backend(RECOMPILES)
 
 
 CASES = RECOMPILES  # tests/triton runs them again on the triton backend

@@ -13,7 +13,8 @@ from requires_triton import require_triton
 require_triton()
 
 import tcompile as tc  # noqa: E402
-from tcompile.backend.triton import autotune, kernel_source  # noqa: E402
+from tcompile.backend import source_files  # noqa: E402
+from tcompile.backend.triton import autotune  # noqa: E402
 
 
 @pytest.fixture
@@ -44,5 +45,5 @@ def test_tuning_an_in_place_update_keeps_numpys_result(tuning):
     expected_x = x + y * 2
     got = tc.compile(bump, backend="triton")(x, y)
     assert np.allclose(x, expected_x) and np.allclose(got, expected_x.sum(axis=1))
-    chosen = json.loads((kernel_source.cache_dir() / "autotune.json").read_text())
+    chosen = json.loads((source_files.cache_dir("triton") / "autotune.json").read_text())
     assert len(chosen) >= 1 and all("XBLOCK" in c for c in chosen.values())

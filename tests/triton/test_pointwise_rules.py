@@ -17,8 +17,9 @@ from requires_triton import require_triton  # noqa: E402
 torch = require_triton()
 import triton  # noqa: E402
 
-from tcompile.backend.triton import kernel_source, ufuncs  # noqa: E402
+from tcompile.backend import source_files  # noqa: E402
 from tcompile.backend.triton import pointwise as pw  # noqa: E402
+from tcompile.backend.triton import ufuncs  # noqa: E402
 from tcompile.backend.triton.pointwise import Unlowerable  # noqa: E402
 
 INTERPRETING = os.environ.get("TRITON_INTERPRET") == "1"
@@ -150,7 +151,7 @@ def kernel_text(name: str, n_in: int, exprs: list[str], out_types: list[str]) ->
 
 
 def load_kernels(source: str):
-    module = kernel_source.load_module(source)
+    module = source_files.load_module(source)
     if INTERPRETING:
         module.libdevice = pw.interpreter_libdevice()
     return module
@@ -507,7 +508,7 @@ def cuda_kernel(inputs: list[np.dtype], results: list[tuple[str, np.dtype]]) -> 
         body += f"    tl.static_assert(r{j}.dtype == {pw.triton_type(dtype)}, 'result dtype')\n"
         body += f"    tl.store(out{j} + off, r{j})\n"
     head = f"\n@triton.jit\ndef k({', '.join(signature)}):\n    off = tl.arange(0, 64)\n"
-    fn = kernel_source.load_kernel(HEADER + head + body, "k")
+    fn = source_files.load_kernel(HEADER + head + body, "k")
     fn = fn if isinstance(fn, JITFunction) else JITFunction(fn.fn)  # the interpreter wraps it
     return ASTSource(fn, signature, constexprs={})
 

@@ -242,8 +242,17 @@ def _loop_lines(loop, name: str, printer: Printer, comments: bool, plan, loops: 
     outputs = [printer.arg(v) for v in body.output.args[0]]
     statements = [(text, n) for text, n, _ in lines[1:-1]]
     made = loop_nodes.function_lines(loop, name, [n.name for n in body.inputs], statements,
-                                     outputs, node)  # fmt: skip
+                                     outputs, node, empty_tail=printer.empty_loop_tail)  # fmt: skip
     return [(text, n, False) for text, n in made] + [("", None, False)]
+
+
+def loop_lines(loop, name: str, printer: Printer, *, comments: bool = True) -> list:
+    """A loop's function ``name`` as ``printer`` spells it, line by line as (text, node): the
+    functions of the loops inside it first (a backend that compiles loop functions its own
+    way prints them with a printer of its own)."""
+    loops: list = []
+    lines = _loop_lines(loop, name, printer, comments, None, loops, None)
+    return [(text, node) for text, node, _ in loops + lines]
 
 
 def loop_function(loop) -> Callable:
@@ -252,9 +261,7 @@ def loop_function(loop) -> Callable:
     namespace: dict = {"np": np}
     if loop.body.module is not None:
         namespace["__name__"] = loop.body.module
-    loops: list = []
-    lines = _loop_lines(loop, "_loop", Printer(namespace), False, None, loops, None)
-    code = [(text, node) for text, node, _ in loops + lines]
+    code = loop_lines(loop, "_loop", Printer(namespace), comments=False)
     exec(compile_at_user_lines("_loop", code), namespace)  # noqa: S102 - the body's own code
     return namespace["_loop"]
 

@@ -87,11 +87,13 @@ LOOP_OPS = frozenset({ForLoop.op, WhileLoop.op})
 
 
 def function_lines(loop: LoopSpec, name: str, params: list[str], body: list, outputs: list[str],
-                   node) -> list:  # fmt: skip
+                   node, *, empty_tail: bool = True) -> list:  # fmt: skip
     """The loop as the Python function ``name``, line by line as (text, node): ``params`` are
     the body graph's inputs, ``body`` its statements as its function prints them (indented
     once), ``outputs`` the text of its outputs. The loop's own lines belong to the loop
-    ``node``; the body's lines keep theirs."""
+    ``node``; the body's lines keep theirs. ``empty_tail``: a for loop that ran no iteration
+    returns ``()`` (without it, its function has one return, and its caller must not call it
+    for no iteration: a compiler types every return alike)."""
     statements = [(f"    {text}", n) for text, n in body]
     index = params[0] if isinstance(loop, ForLoop) else None
     own = params[loop.index_inputs :]
@@ -113,14 +115,16 @@ def function_lines(loop: LoopSpec, name: str, params: list[str], body: list, out
         items, target = f"{array}[{FIRST}:{end}]", row_name
         if index in outputs or _reads(statements, index):
             target, items = f"{index}, {row_name}", f"enumerate({items}, {FIRST})"
-    return [
+    lines = [
         (f"def {name}({', '.join([FIRST, COUNT, *own])}):", node),
         (f"    for {target} in {items}:", node),
         *(statements or [("        pass", node)]),
-        (f"    if {COUNT}:", node),
-        (f"        return {_tuple([*carried, *outputs[loop.carried :]])}", node),
-        ("    return ()", node),
     ]
+    returned = _tuple([*carried, *outputs[loop.carried :]])
+    if not empty_tail:
+        return [*lines, (f"    return {returned}", node)]
+    return [*lines, (f"    if {COUNT}:", node), (f"        return {returned}", node),
+            ("    return ()", node)]  # fmt: skip
 
 
 def _row_of(statements: list, index: str, read: list[str]) -> tuple[str, str] | None:

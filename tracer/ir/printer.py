@@ -24,6 +24,9 @@ def _holds_array(arg) -> bool:
 class Printer:
     """Turns nodes and constant arguments into Python text; binds non-literals in ``ns``."""
 
+    # whether a for loop's function returns () when it ran no iteration (`loop_nodes`)
+    empty_loop_tail = True
+
     def __init__(self, ns: dict):
         self.ns = ns
         self.bound: dict[int, str] = {id(v): k for k, v in ns.items()}

@@ -1,0 +1,213 @@
+"""Loop nodes compiled whole by numba: the loop, its body's scalar indexing and arithmetic run
+as machine code, with no Python between iterations.
+
+Each loop node's function, printed for numba (`native_source`), is a module of its own written
+to a file named by its hash (`source_files`), each function decorated with ``numba.njit``:
+numba's disk cache keeps the machine code across processes. It is compiled when the backend
+runs, for the types the trace saw, and numba's typing of every value of the body is checked
+against the trace's (`numba_types`); a loop numba cannot type, or types otherwise, runs as the
+graph's Python, and the reason shows in the Kernels tab. The check is kept beside the file, so
+a process that finds the machine code in the cache also knows it was checked.
+
+At run time a native loop runs as Python where NumPy would do what compiled code does not:
+under ``np.errstate(...="raise")`` (floating-point errors raise), and for a loop of no
+iteration (its function's one return needs the last iteration's values). An index out of range
+raises (``boundscheck``), and so does a zero Python divisor: the glue then runs the frame
+eagerly and the user sees NumPy's own error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import numba
+import numpy as np
+
+from tcompile.tracer.ir.compiled_graph import KernelInfo
+from tcompile.tracer.ir.graph import loop_function_name
+from tcompile.tracer.ir.graph_failure import fp_errors_raise
+from tcompile.tracer.ir.loop_nodes import LOOP_OPS, ForLoop
+from tcompile.tracer.ir.node import Node
+
+from ..source_files import load_module
+from . import numba_types
+from .native_source import PRELUDE, Unsupported, native_lines
+
+NATIVE_NOTE = "compiled whole by numba: the loop runs as machine code, no Python between iterations"
+
+
+class NativeLoop:
+    """The function a loop node calls in the graph's code: numba's, or the graph's Python
+    function ``python`` where numba cannot run it (``reason`` says why)."""
+
+    def __init__(self, node: Node, name: str, python: Callable):
+        self.node, self.name, self.python = node, name, python
+        self.counted = isinstance(node.target, ForLoop)
+        self.source, self.reason, self.dispatcher = "", "", None
+        loop = node.target
+        returned = loop.returned()[: loop.carried] if loop.op == "while_loop" else loop.returned()
+        self.metas = [getattr(n, "tensor", None) for n in returned]
+        # the argument each result is, where the body gives one of its inputs back unchanged
+        # (numba gives back the argument's own object for a value with its memory and layout:
+        # a view ``a[:]`` too, which must stay a view of its own)
+        self.given_back = [any(n is i for i in loop.body.inputs) for n in returned]
+        try:
+            self._build()
+        except Exception as why:  # noqa: BLE001 - numba refuses in many ways (an opcode it
+            # cannot read, a BLAS it needs SciPy for, a type it cannot infer); each one means
+            # the loop runs as the graph's own Python, which is exact
+            self.dispatcher, self.reason = None, _short(why)
+
+    def _build(self) -> None:
+        lines, namespace = native_lines(self.node.target, self.name)
+        constants = {k: v for k, v in namespace.items() if k != "np"}
+        decorator = _decorator(cache=not constants)  # a bound constant is not in the cache key
+        text = [PRELUDE.rstrip()]
+        for line, _ in lines:
+            if line.startswith("def "):
+                text += ["", "", decorator]
+            text.append(line)
+        self.source = "\n".join(text).rstrip() + "\n"
+        module = load_module(self.source, "cpu")
+        vars(module).update(constants)
+        self.module = module
+        self.checks = _Checks(Path(module.__file__))
+        self.bodies = _bodies(self.node.target, self.name)
+        self.dispatcher = getattr(module, self.name)
+        signature = [_arg_type(a) for a in self.node.args]
+        if all(t is not None for t in signature):
+            self._compile(tuple(signature))
+
+    def _compile(self, signature: tuple) -> None:
+        """Compile for ``signature`` and check numba's types (Unsupported if they differ)."""
+        known = self.checks.get(signature)
+        if known:
+            raise Unsupported(known)
+        if self.dispatcher.signatures:
+            self.dispatcher.disable_compile(False)
+        try:
+            self.dispatcher.compile(signature)
+        finally:  # every compile is checked: no call compiles on its own (`_compile_for`)
+            if self.dispatcher.signatures:
+                self.dispatcher.disable_compile(True)
+        if known is None:  # not checked before: numba's typing of this compile is at hand
+            found = self._mismatches()
+            reason = f"numba types values otherwise than NumPy: {found[0]}" if found else ""
+            self.checks.put(signature, reason)
+            if reason:
+                raise Unsupported(reason)
+
+    def _mismatches(self) -> list[str]:
+        found = []
+        for name, metas in self.bodies.items():
+            for result in getattr(self.module, name).overloads.values():
+                annotation = result.type_annotation
+                if isinstance(annotation, str):  # from numba's cache, compiled by a process
+                    # that stopped before checking it: its types are not at hand
+                    return ["machine code in numba's cache was never checked"]
+                found += numba_types.mismatches(annotation.typemap, metas)
+        return found
+
+    def __call__(self, *args):
+        if self.dispatcher is None or fp_errors_raise() or self.counted and not args[1]:
+            return self.python(*args)
+        if not self.dispatcher.signatures and not self._compile_for(args):
+            return self.python(*args)  # the trace's types were not all sure: typed now
+        try:
+            results = self.dispatcher(*args)
+        except TypeError as why:
+            if not str(why).startswith("No matching definition"):
+                raise
+            if not self._compile_for(args):
+                return self.python(*args)
+            results = self.dispatcher(*args)
+        return tuple(self._as_traced(i, value, args) for i, value in enumerate(results))
+
+    def _as_traced(self, position: int, value, args: tuple):
+        if type(value) is np.ndarray and not self.given_back[position] \
+                and any(value is a for a in args):  # fmt: skip
+            return value.view()
+        return numba_types.as_traced(value, self.metas[position])
+
+    def _compile_for(self, args) -> bool:
+        """Compile for the types of ``args`` (other layouts than the trace's); False, and
+        Python from now on, when numba cannot."""
+        try:
+            self._compile(tuple(numba.typeof(a) for a in args))
+        except Exception as why:  # noqa: BLE001 - as in `__init__`
+            self.dispatcher, self.reason = None, _short(why)
+            return False
+        return True
+
+    def info(self) -> KernelInfo:
+        notes = (NATIVE_NOTE,) if self.dispatcher is not None else (
+            f"runs as Python (numba cannot compile it as NumPy runs it: {self.reason})",)  # fmt: skip
+        where = self.node.stack[-1] if self.node.stack else None
+        lines = (f"{where.filename.rsplit('/', 1)[-1]}:{where.lineno}  {where.source_line}",) \
+            if where else ()  # fmt: skip
+        return KernelInfo(f"{self.node.op} {self.name}", "loop", self.source, lines, notes)
+
+
+def native_loops(graph, functions: dict) -> list[NativeLoop]:
+    """A `NativeLoop` for each loop node of ``graph``, put in place of its function in
+    ``functions`` (the namespace the graph's code calls its loop functions in)."""
+    made = []
+    for node in graph.nodes:
+        if node.op in LOOP_OPS:
+            name = loop_function_name(node, graph.name)
+            made.append(NativeLoop(node, name, functions[name]))
+            functions[name] = made[-1]
+    return made
+
+
+def _decorator(cache: bool) -> str:
+    options = 'boundscheck=True, error_model="numpy"' + (", cache=True" if cache else "")
+    return f"@numba.njit({options})"
+
+
+def _arg_type(arg):
+    if isinstance(arg, Node):
+        return numba_types.numba_type(arg.tensor)
+    try:
+        return numba.typeof(arg)
+    except ValueError:
+        return None
+
+
+def _bodies(loop, name: str) -> dict[str, dict]:
+    """The trace's values by name, for the function ``name`` and each loop's inside it."""
+    body = loop.body
+    found = {name: {n.name: n.tensor for n in body.nodes if n.tensor is not None}}
+    for node in body.nodes:
+        if node.op in LOOP_OPS:
+            found.update(_bodies(node.target, loop_function_name(node, name)))
+    return found
+
+
+def _short(why: BaseException) -> str:
+    text = str(why).strip().splitlines()
+    return text[0][:300] if text else type(why).__name__
+
+
+class _Checks:
+    """Which signatures of a module's functions were checked, and what was found (a reason,
+    or "" for none): a JSON file beside the module's."""
+
+    def __init__(self, module_file: Path):
+        self.path = module_file.with_suffix(".checked.json")
+        try:
+            self.known = json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            self.known = {}
+
+    def get(self, signature: tuple) -> str | None:
+        return self.known.get(str(signature))
+
+    def put(self, signature: tuple, found: str) -> None:
+        self.known[str(signature)] = found
+        tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(self.known))
+        os.replace(tmp, self.path)

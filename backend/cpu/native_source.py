@@ -1,0 +1,208 @@
+"""A loop node's function as numba compiles it: the graph's own printing, with NumPy's typing
+rules spelled out where numba's differ.
+
+numba types a Python number in an operation with a NumPy value as a 64-bit one (``f32 + 1.0``
+is a float64 to numba, a float32 to NumPy under NEP 50, and ``f32 > 0.1`` compares in float64
+there, in float32 here). So a Python number meeting a NumPy value is printed converted to the
+type NumPy computes in (``t * np.float32(1.5) + np.float32(1)``), and NumPy scalar constants
+are printed as text (``np.float32(1.5)``), not bound as globals: the text is what numba's disk
+cache is keyed by. What numba would do differently from NumPy and no spelling fixes makes the
+loop run as the graph's Python (`Unsupported`, with the reason): `numba_types` checks the rest
+against the trace after numba has typed the function.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from dataclasses import replace
+
+import numpy as np
+
+from tcompile.tracer.ir import operators
+from tcompile.tracer.ir.graph import loop_lines
+from tcompile.tracer.ir.node import Node
+from tcompile.tracer.ir.printer import Printer, numpy_name
+
+
+class Unsupported(Exception):
+    """What in a loop numba cannot run as NumPy does (the loop then runs as Python)."""
+
+
+_POWER = (operator.pow, np.power)
+
+
+class _Converted:
+    """A Python number printed converted to ``dtype`` (``np.float32(x)``)."""
+
+    def __init__(self, value, dtype: np.dtype):
+        self.value, self.dtype = value, dtype
+
+
+class _NonZero:
+    """A Python number divided by: printed checked (``_nonzero(b)`` raises for zero)."""
+
+    def __init__(self, value):
+        self.value = value
+
+
+_DIVISIONS = (np.true_divide, np.floor_divide, np.remainder)
+
+# Defined before the loop functions in every module of them: Python's ZeroDivisionError, which
+# numba (with NumPy's error model, as NumPy scalars divide) would not raise.
+PRELUDE = """\
+import numba
+import numpy as np
+
+
+@numba.njit(cache=True)
+def _nonzero(divisor):
+    if divisor == 0:
+        raise ZeroDivisionError("division by zero")
+    return divisor
+"""
+
+
+class NativePrinter(Printer):
+    """The graph's `Printer`, spelling NumPy's typing for numba (see the module's docstring)."""
+
+    empty_loop_tail = False  # the caller runs a loop of no iteration as Python
+
+    def statement(self, node: Node, buffer: Node | None = None, loop_function: str = "") -> str:
+        if node.op in ("call", "inplace") and len(node.args) == 2:
+            node = replace(node, args=_with_weak_converted(node))
+        elif node.op == "setitem":
+            _check_store(node)
+        elif node.op == "call" and node.target in (int, round) and _is_float(node.args[0]):
+            raise Unsupported(f"{node.target.__name__}() of a float (NaN and infinity raise)")
+        return super().statement(node, buffer, loop_function)
+
+    def expression(self, node: Node) -> str:
+        text = super().expression(node)
+        meta = node.tensor
+        if node.op == "call" and meta is not None and meta.kind == "scalar" \
+                and meta.dtype.kind in "iu" and meta.dtype.itemsize < 8:  # fmt: skip
+            # numba computes on small NumPy ints as int64: the low bits are NumPy's result
+            return f"np.{meta.dtype.name}({text})"
+        return text
+
+    def arg(self, value) -> str:
+        if isinstance(value, _NonZero):
+            return f"_nonzero({super().arg(value.value)})"
+        if isinstance(value, _Converted):
+            return f"np.{value.dtype.name}({super().arg(value.value)})"
+        if isinstance(value, np.generic) and value.dtype.kind in "biuf":
+            return _scalar_text(value)
+        return super().arg(value)
+
+
+def native_lines(loop, name: str) -> tuple[list, dict]:
+    """The loop node's function ``name`` for numba, line by line as (text, node), and the
+    globals it needs (``np``, and constants it binds)."""
+    namespace: dict = {"np": np}
+    lines = loop_lines(loop, name, NativePrinter(namespace))
+    return lines, namespace
+
+
+def _with_weak_converted(node: Node) -> tuple:
+    """``node``'s two operands, a Python number meeting a NumPy value converted to the type
+    NumPy computes in; Unsupported where numba cannot match NumPy."""
+    op = operators.of_function(node.target)
+    ufunc = op.ufunc if op is not None else node.target
+    if not (isinstance(ufunc, np.ufunc) or node.target in _POWER):
+        return node.args
+    a, b = node.args
+    strong = next((x for x in (a, b) if _dtype(x) is not None), None)
+    weak = next((x for x in (a, b) if _is_weak(x)), None)
+    if strong is None or weak is None:
+        _check_python_power(node)
+        if ufunc in _DIVISIONS and all(_is_weak(x) for x in (a, b)):
+            return (a, _NonZero(b))  # Python raises for a zero divisor, numba would not
+        return node.args
+    dtype = _dtype(strong)
+    example = weak if not isinstance(weak, Node) else _WEAK_EXAMPLES[weak.tensor.type_name]
+    try:
+        computed = np.result_type(dtype, example)
+    except OverflowError as e:  # a constant the integer type cannot hold: NumPy raises
+        raise Unsupported(f"{example!r} does not fit {dtype}") from e
+    if isinstance(weak, Node) and weak.tensor.type_name == "int" and computed == dtype \
+            and dtype.kind in "iu" and (dtype.itemsize < 8 or dtype.kind == "u"):  # fmt: skip
+        # NumPy raises for a Python int its type cannot hold, numba would wrap it
+        raise Unsupported(f"a Python int variable meets a {dtype} value")
+    if node.target in _POWER and dtype.kind in "iu" and not (isinstance(weak, int) and weak >= 0):
+        raise Unsupported("an integer power whose exponent may be negative (NumPy raises)")
+    if computed != dtype:
+        return node.args
+    return tuple(_Converted(x, dtype) if x is weak else x for x in node.args)
+
+
+_WEAK_EXAMPLES = {"int": 0, "float": 0.0, "bool": False}
+
+
+def _check_python_power(node: Node) -> None:
+    """``i ** j`` of Python ints is an int only for ``j >= 0`` (a float otherwise)."""
+    if node.target in _POWER and all(_is_weak(x) for x in node.args):
+        exponent = node.args[1]
+        if not (type(exponent) is int and exponent >= 0) and not all(
+            isinstance(x, float) or isinstance(x, Node) and x.tensor.type_name == "float"
+            for x in node.args[:1]
+        ):
+            raise Unsupported("a Python int to a power that may be negative")
+
+
+def _check_store(node: Node) -> None:
+    """``a[i] = v``: NumPy raises for a NaN or a Python int out of range where numba converts."""
+    target, _, value = node.args
+    dtype = _dtype(target)
+    if dtype is None or dtype.kind not in "biu":
+        return
+    if _is_float(value):
+        raise Unsupported(f"a float stored into a {dtype} array (NumPy raises for NaN)")
+    if isinstance(value, Node) and _is_weak(value) and value.tensor.type_name == "int":
+        raise Unsupported(f"a Python int stored into a {dtype} array (NumPy raises out of range)")
+    if type(value) is int:
+        np.array(value, dtype=np.result_type(dtype, value))  # OverflowError: NumPy raises too
+
+
+def _dtype(value) -> np.dtype | None:
+    """The NumPy dtype of an array or NumPy scalar (a node's or a constant's); None else."""
+    if isinstance(value, Node):
+        meta = value.tensor
+        return meta.dtype if meta is not None and meta.kind in ("array", "scalar") else None
+    if isinstance(value, np.generic):
+        return value.dtype
+    return None
+
+
+def _is_weak(value) -> bool:
+    """A Python bool, int or float (NumPy's "weak" scalars: they take the other operand's type)."""
+    if isinstance(value, Node):
+        meta = value.tensor
+        return meta is not None and meta.kind == "python" and meta.type_name in _WEAK_EXAMPLES
+    return type(value) in (bool, int, float)
+
+
+def _is_float(value) -> bool:
+    dtype = _dtype(value)
+    if dtype is not None:
+        return dtype.kind == "f"
+    if isinstance(value, Node):
+        return value.tensor is not None and value.tensor.type_name == "float"
+    return type(value) is float
+
+
+def _scalar_text(value: np.generic) -> str:
+    """A NumPy scalar constant as text that makes exactly it."""
+    name = numpy_name(type(value))
+    if value.dtype.kind == "f":
+        number = float(value)
+        if math.isnan(number):
+            if np.signbit(value) or value.view(f"u{value.dtype.itemsize}") != np.array(
+                np.nan, value.dtype
+            ).view(f"u{value.dtype.itemsize}"):
+                raise Unsupported("a NaN constant with a sign or payload of its own")
+            return f"{name}(np.nan)"
+        if math.isinf(number):
+            return f"{name}({'-' if number < 0 else ''}np.inf)"
+        return f"{name}({float(value)!r})"
+    return f"{name}({value.item()!r})"
