@@ -30,7 +30,7 @@ from tcompile.tracer.ir.compiled_graph import KernelInfo
 from tcompile.tracer.ir.graph import loop_function_name
 from tcompile.tracer.ir.graph_failure import fp_errors_raise
 from tcompile.tracer.ir.loop_nodes import LOOP_OPS, ForLoop
-from tcompile.tracer.ir.node import Node
+from tcompile.tracer.ir.node import Node, user_lines
 
 from ..source_files import load_module
 from . import numba_types
@@ -62,7 +62,7 @@ class NativeLoop:
             self.dispatcher, self.reason = None, _short(why)
 
     def _build(self) -> None:
-        lines, namespace = native_lines(self.node.target, self.name)
+        lines, namespace, self.may_overflow = native_lines(self.node.target, self.name)
         constants = {k: v for k, v in namespace.items() if k != "np"}
         decorator = _decorator(cache=not constants)  # a bound constant is not in the cache key
         text = [PRELUDE.rstrip()]
@@ -116,6 +116,7 @@ class NativeLoop:
             return self.python(*args)
         if not self.dispatcher.signatures and not self._compile_for(args):
             return self.python(*args)  # the trace's types were not all sure: typed now
+        saved = _snapshot(args) if self.may_overflow else None
         try:
             results = self.dispatcher(*args)
         except TypeError as why:
@@ -124,6 +125,9 @@ class NativeLoop:
             if not self._compile_for(args):
                 return self.python(*args)
             results = self.dispatcher(*args)
+        except OverflowError:  # a Python int outgrew int64: Python's ints do not
+            _restore(saved)
+            return self.python(*args)
         return tuple(self._as_traced(i, value, args) for i, value in enumerate(results))
 
     def _as_traced(self, position: int, value, args: tuple):
@@ -145,9 +149,8 @@ class NativeLoop:
     def info(self) -> KernelInfo:
         notes = (NATIVE_NOTE,) if self.dispatcher is not None else (
             f"runs as Python (numba cannot compile it as NumPy runs it: {self.reason})",)  # fmt: skip
-        where = self.node.stack[-1] if self.node.stack else None
-        lines = (f"{where.filename.rsplit('/', 1)[-1]}:{where.lineno}  {where.source_line}",) \
-            if where else ()  # fmt: skip
+        body = [n for n in self.node.target.body.nodes if n.op not in ("input", "output")]
+        lines = user_lines([self.node, *body])
         return KernelInfo(f"{self.node.op} {self.name}", "loop", self.source, lines, notes)
 
 
@@ -161,6 +164,16 @@ def native_loops(graph, functions: dict) -> list[NativeLoop]:
             made.append(NativeLoop(node, name, functions[name]))
             functions[name] = made[-1]
     return made
+
+
+def _snapshot(args: tuple) -> list:
+    """Copies of the arrays among ``args`` that a loop may write, to undo its writes."""
+    return [(a, a.copy()) for a in args if isinstance(a, np.ndarray) and a.flags.writeable]
+
+
+def _restore(saved: list) -> None:
+    for array, copy in saved:
+        np.copyto(array, copy)
 
 
 def _decorator(cache: bool) -> str:

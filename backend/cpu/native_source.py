@@ -60,7 +60,37 @@ def _nonzero(divisor):
     if divisor == 0:
         raise ZeroDivisionError("division by zero")
     return divisor
+
+
+# Checked in floating point: LLVM may assume an int64 product or sum never overflows and fold
+# an integer check away. A result near 2**63 is refused a little early (the loop then runs as
+# Python, exactly).
+@numba.njit(cache=True)
+def _int_add(a, b):
+    if abs(float(a) + float(b)) >= 9.2e18:
+        raise OverflowError("a Python int outgrew 64 bits")
+    return a + b
+
+
+@numba.njit(cache=True)
+def _int_sub(a, b):
+    if abs(float(a) - float(b)) >= 9.2e18:
+        raise OverflowError("a Python int outgrew 64 bits")
+    return a - b
+
+
+@numba.njit(cache=True)
+def _int_mul(a, b):
+    if abs(float(a) * float(b)) >= 9.2e18:
+        raise OverflowError("a Python int outgrew 64 bits")
+    return a * b
 """
+
+# Python ints have no size: numba's are int64. These operations on them are checked (the
+# helpers above raise OverflowError where a result outgrows 64 bits; the loop then runs as
+# Python); others that could outgrow them are not compiled.
+_CHECKED_INT_OPS = {"add": "_int_add", "sub": "_int_sub", "mul": "_int_mul"}
+_UNCHECKED_INT_OPS = ("pow", "lshift")
 
 
 class NativePrinter(Printer):
@@ -68,14 +98,33 @@ class NativePrinter(Printer):
 
     empty_loop_tail = False  # the caller runs a loop of no iteration as Python
 
+    def __init__(self, ns: dict):
+        super().__init__(ns)
+        self.checks_ints = False  # whether a Python int operation is checked for overflow
+
     def statement(self, node: Node, buffer: Node | None = None, loop_function: str = "") -> str:
         if node.op in ("call", "inplace") and len(node.args) == 2:
+            if _is_weak(node.args[0]) and _is_weak(node.args[1]) and _python_int(node):
+                return self._int_statement(node)
             node = replace(node, args=_with_weak_converted(node))
         elif node.op == "setitem":
             _check_store(node)
         elif node.op == "call" and node.target in (int, round) and _is_float(node.args[0]):
             raise Unsupported(f"{node.target.__name__}() of a float (NaN and infinity raise)")
         return super().statement(node, buffer, loop_function)
+
+    def _int_statement(self, node: Node) -> str:
+        """An operation on two Python ints: checked where it may outgrow 64 bits."""
+        op = operators.of_function(node.target)
+        name = op.name if op is not None else ""
+        if node.op == "inplace" or name in _UNCHECKED_INT_OPS:
+            raise Unsupported(f"a Python int {name or 'operation'} may outgrow 64 bits")
+        if name not in _CHECKED_INT_OPS:
+            if name in ("truediv", "floordiv", "mod"):
+                node = replace(node, args=(node.args[0], _NonZero(node.args[1])))
+            return super().statement(node)
+        self.checks_ints = True
+        return f"{node.name} = {_CHECKED_INT_OPS[name]}({self.call_args(node.args, {})})"
 
     def expression(self, node: Node) -> str:
         text = super().expression(node)
@@ -96,12 +145,45 @@ class NativePrinter(Printer):
         return super().arg(value)
 
 
-def native_lines(loop, name: str) -> tuple[list, dict]:
-    """The loop node's function ``name`` for numba, line by line as (text, node), and the
-    globals it needs (``np``, and constants it binds)."""
+def native_lines(loop, name: str) -> tuple[list, dict, bool]:
+    """The loop node's function ``name`` for numba, line by line as (text, node), the globals
+    it needs (``np``, and constants it binds), and whether it may raise OverflowError (a
+    Python int outgrowing 64 bits: the loop must then run again as Python)."""
     namespace: dict = {"np": np}
-    lines = loop_lines(loop, name, NativePrinter(namespace))
-    return lines, namespace
+    printer = NativePrinter(namespace)
+    lines = loop_lines(loop, name, printer)
+    return lines, namespace, printer.checks_ints
+
+
+def _python_int(node: Node) -> bool:
+    return _python_type(node) == "int"
+
+
+_BUILTIN_RESULTS = {int: "int", float: "float", bool: "bool", len: "int"}
+
+
+def _python_type(value) -> str | None:
+    """ "int", "float" or "bool" for a Python number (a constant, or a node the trace saw as
+    one, or computed from them by an operator: the trace keeps no value for those); else None."""
+    if not isinstance(value, Node):
+        return {bool: "bool", int: "int", float: "float"}.get(type(value))
+    meta = value.tensor
+    if meta is not None:
+        return meta.type_name if meta.kind == "python" and meta.type_name in _WEAK_EXAMPLES \
+            else None  # fmt: skip
+    if value.op != "call":
+        return None
+    if value.target in _BUILTIN_RESULTS:
+        return _BUILTIN_RESULTS[value.target]
+    op = operators.of_function(value.target)
+    kinds = {_python_type(a) for a in value.args}
+    if op is None or None in kinds or op.name == "pow":
+        return None
+    if value.target in operators.COMPARISONS:
+        return "bool"
+    if op.name == "truediv" or "float" in kinds:
+        return "float" if op.name not in ("and", "or", "xor", "lshift", "rshift") else None
+    return "bool" if kinds == {"bool"} and op.name in ("and", "or", "xor") else "int"
 
 
 def _with_weak_converted(node: Node) -> tuple:
@@ -120,12 +202,12 @@ def _with_weak_converted(node: Node) -> tuple:
             return (a, _NonZero(b))  # Python raises for a zero divisor, numba would not
         return node.args
     dtype = _dtype(strong)
-    example = weak if not isinstance(weak, Node) else _WEAK_EXAMPLES[weak.tensor.type_name]
+    example = weak if not isinstance(weak, Node) else _WEAK_EXAMPLES[_python_type(weak)]
     try:
         computed = np.result_type(dtype, example)
     except OverflowError as e:  # a constant the integer type cannot hold: NumPy raises
         raise Unsupported(f"{example!r} does not fit {dtype}") from e
-    if isinstance(weak, Node) and weak.tensor.type_name == "int" and computed == dtype \
+    if isinstance(weak, Node) and _python_type(weak) == "int" and computed == dtype \
             and dtype.kind in "iu" and (dtype.itemsize < 8 or dtype.kind == "u"):  # fmt: skip
         # NumPy raises for a Python int its type cannot hold, numba would wrap it
         raise Unsupported(f"a Python int variable meets a {dtype} value")
@@ -143,10 +225,7 @@ def _check_python_power(node: Node) -> None:
     """``i ** j`` of Python ints is an int only for ``j >= 0`` (a float otherwise)."""
     if node.target in _POWER and all(_is_weak(x) for x in node.args):
         exponent = node.args[1]
-        if not (type(exponent) is int and exponent >= 0) and not all(
-            isinstance(x, float) or isinstance(x, Node) and x.tensor.type_name == "float"
-            for x in node.args[:1]
-        ):
+        if not (type(exponent) is int and exponent >= 0) and _python_type(node.args[0]) != "float":
             raise Unsupported("a Python int to a power that may be negative")
 
 
@@ -158,7 +237,7 @@ def _check_store(node: Node) -> None:
         return
     if _is_float(value):
         raise Unsupported(f"a float stored into a {dtype} array (NumPy raises for NaN)")
-    if isinstance(value, Node) and _is_weak(value) and value.tensor.type_name == "int":
+    if isinstance(value, Node) and _python_type(value) == "int" and dtype != np.int64:
         raise Unsupported(f"a Python int stored into a {dtype} array (NumPy raises out of range)")
     if type(value) is int:
         np.array(value, dtype=np.result_type(dtype, value))  # OverflowError: NumPy raises too
@@ -176,19 +255,14 @@ def _dtype(value) -> np.dtype | None:
 
 def _is_weak(value) -> bool:
     """A Python bool, int or float (NumPy's "weak" scalars: they take the other operand's type)."""
-    if isinstance(value, Node):
-        meta = value.tensor
-        return meta is not None and meta.kind == "python" and meta.type_name in _WEAK_EXAMPLES
-    return type(value) in (bool, int, float)
+    return _python_type(value) is not None
 
 
 def _is_float(value) -> bool:
     dtype = _dtype(value)
     if dtype is not None:
         return dtype.kind == "f"
-    if isinstance(value, Node):
-        return value.tensor is not None and value.tensor.type_name == "float"
-    return type(value) is float
+    return _python_type(value) == "float"
 
 
 def _scalar_text(value: np.generic) -> str:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tcompile.tracer.ir.compiled_graph import KernelInfo
-from tcompile.tracer.ir.node import Node
+from tcompile.tracer.ir.node import Node, user_lines
 
 from . import device, loop_graphs
 from . import loop_ir as ir
@@ -323,18 +323,6 @@ def map_leaves(value, leaf):
     if isinstance(value, slice):
         return slice(*(map_leaves(p, leaf) for p in (value.start, value.stop, value.step)))
     return leaf(value)
-
-
-def user_lines(nodes) -> tuple[str, ...]:
-    """The user's lines of ``nodes`` (a node, or several), each once: a step's comments."""
-    lines = []
-    for node in (nodes,) if isinstance(nodes, Node) else nodes:
-        where = node.stack[-1] if node.stack else None
-        if where is not None:
-            text = f"{where.filename.rsplit('/', 1)[-1]}:{where.lineno}  {where.source_line}"
-            if text not in lines:
-                lines.append(text)
-    return tuple(lines)
 
 
 def _kernel_kind(kernel: ir.Kernel) -> str:

@@ -121,6 +121,18 @@ class Node:
         return self.op not in STATEMENT_OPS and self.op != "output" and "out" not in self.kwargs
 
 
+def user_lines(nodes) -> tuple[str, ...]:
+    """The user's lines of ``nodes`` (a node, or several), each once: a step's comments."""
+    lines = []
+    for node in (nodes,) if isinstance(nodes, Node) else nodes:
+        where = node.stack[-1] if node.stack else None
+        if where is not None:
+            text = f"{where.filename.rsplit('/', 1)[-1]}:{where.lineno}  {where.source_line}"
+            if text not in lines:
+                lines.append(text)
+    return tuple(lines)
+
+
 def memory_order(shape: tuple, strides: tuple, itemsize: int) -> tuple[int, ...] | None:
     """An array's dims from the fastest-varying in memory to the slowest, when its elements
     are dense (C order is ``(n - 1, ..., 0)``, a transposed C array's ``(0, ..., n - 1)``; a

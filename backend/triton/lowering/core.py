@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 
 from tcompile.tracer.ir.graph import Graph
-from tcompile.tracer.ir.node import Node, nodes_in
+from tcompile.tracer.ir.node import Node, nodes_in, user_lines
 
 from .. import loop_ir as ir
 from .. import pointwise
-from ..plan import HostValue, InputMeta, Known, Launch, Plan, Upload, WholeGraphInNumPy, user_lines
+from ..plan import HostValue, InputMeta, Known, Launch, Plan, Upload, WholeGraphInNumPy
 from ..pointwise import Unlowerable
 from ..tensors import (
     BufferTensor,

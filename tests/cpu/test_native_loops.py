@@ -1,0 +1,338 @@
+"""The cpu backend's loop nodes, compiled whole by numba: NumPy's typing spelled out for numba
+(NEP 50 scalars, small integers, Python ints that outgrow 64 bits), errors NumPy and Python
+raise, the check of numba's types against the trace, the source shown, and the disk cache.
+
+Every case compares the compiled call with the plain one (results, dtypes, errors, arguments
+after the call) and says whether the loop ran as machine code: a case that passes only because
+the loop ran as Python would test nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import tcompile as tc
+
+pytest.importorskip("numba", reason="the cpu backend needs numba: pip install 'tcompile[cpu]'")
+
+from tcompile.backend.cpu import native_loops, numba_types  # noqa: E402
+from tcompile.tracer.ir.node import TensorMeta  # noqa: E402
+
+
+@pytest.fixture
+def loops(monkeypatch, tmp_path) -> list:
+    """The `NativeLoop` s the cpu backend makes, in order (in a cache directory of the test's)."""
+    monkeypatch.setenv("TCOMPILE_CACHE_DIR", str(tmp_path))
+    made = []
+    real = native_loops.NativeLoop.__init__
+
+    def recording(self, *args, **kwargs):
+        real(self, *args, **kwargs)
+        made.append(self)
+
+    monkeypatch.setattr(native_loops.NativeLoop, "__init__", recording)
+    return made
+
+
+def same(fn, *make_args, calls: int = 3):
+    """``fn`` plain and on the cpu backend on fresh arguments from each of ``make_args`` in
+    turn, ``calls`` calls in all (the last builder repeats): equal results (bitwise, same
+    types), equal arguments after the call, equal errors."""
+    compiled = tc.compile(fn, backend="cpu")
+    for call in range(calls):
+        make = make_args[min(call, len(make_args) - 1)]
+        plain_args, cpu_args = make(), make()
+        want, got = _outcome(fn, plain_args), _outcome(compiled, cpu_args)
+        assert type(want) is type(got), (want, got)
+        if isinstance(want, BaseException):
+            assert str(want) == str(got)
+        else:
+            _assert_identical(got, want)
+        _assert_identical(cpu_args, plain_args)
+
+
+def _outcome(fn, args):
+    try:
+        return fn(*args)
+    except Exception as e:  # noqa: BLE001 - the error is the outcome compared
+        return e
+
+
+def _assert_identical(got, want):
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want):
+            _assert_identical(g, w)
+        return
+    assert type(got) is type(want), (got, want)
+    if isinstance(want, np.ndarray | np.generic):
+        assert got.dtype == want.dtype and np.shape(got) == np.shape(want)
+        assert np.asarray(got).tobytes() == np.asarray(want).tobytes(), (got, want)
+    else:
+        assert got == want
+
+
+def native(made) -> list[bool]:
+    return [loop.dispatcher is not None for loop in made]
+
+
+# -- NumPy's typing, spelled for numba ------------------------------------------------------------
+
+
+def float32_recurrence(x):
+    """NEP 50: a Python float meeting a float32 computes in float32 (numba: in float64)."""
+    t = np.float32(1.0)
+    for i in range(x.shape[0]):
+        t = t * np.float32(0.5) + 0.1 + x[i]
+        x[i] = t
+    return t
+
+
+def test_python_floats_meeting_float32_compute_in_float32(loops):
+    same(float32_recurrence, lambda: (np.linspace(0, 1, 50, dtype=np.float32),))
+    assert native(loops) == [True]
+    assert "np.float32(0.1)" in loops[0].source
+
+
+def float32_compared(x, out):
+    """``f32 > 0.1`` compares in float32 (0.1 rounded to float32 first)."""
+    for i in range(x.shape[0]):
+        out[i] = x[i] > 0.1
+    return out
+
+
+def test_comparisons_with_python_floats_happen_in_the_arrays_type(loops):
+    x = np.array([np.float32(0.1), np.float32(0.10000001), 0.2] * 5, dtype=np.float32)
+    same(float32_compared, lambda: (x.copy(), np.zeros(x.shape, bool)))
+    assert native(loops) == [True]
+
+
+def int8_wraps(x):
+    s = np.int8(100)
+    for i in range(x.shape[0]):
+        s = s + x[i]
+    return s
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered in scalar:RuntimeWarning")
+def test_small_integers_wrap_around_as_numpy_s_do(loops):
+    same(int8_wraps, lambda: (np.arange(40, dtype=np.int8),))
+    assert native(loops) == [True]
+
+
+def uint8_minus_index(x):
+    for i in range(x.shape[0]):
+        x[i] = x[i] - np.uint8(3)
+    return x
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered in scalar:RuntimeWarning")
+def test_unsigned_integers_wrap_below_zero(loops):
+    same(uint8_minus_index, lambda: (np.arange(20, dtype=np.uint8),))
+    assert native(loops) == [True]
+
+
+def floor_and_mod(a, b, out):
+    for i in range(a.shape[0]):
+        out[i, 0] = a[i] // b[i]
+        out[i, 1] = a[i] % b[i]
+    return out
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float64])
+def test_floor_division_and_remainder_take_the_divisors_sign(loops, dtype):
+    a = np.array([7, -7, 7, -7, 0, 5], dtype=dtype)
+    b = np.array([2, 2, -2, -2, 3, 5], dtype=dtype)
+    same(floor_and_mod, lambda: (a.copy(), b.copy(), np.zeros((6, 2), dtype)))
+    assert native(loops) == [True]
+
+
+def nan_aware(a, b, out):
+    for i in range(a.shape[0]):
+        out[i, 0] = np.maximum(a[i], b[i])
+        out[i, 1] = np.fmax(a[i], b[i])
+    return out
+
+
+def test_maximum_propagates_nan_and_fmax_does_not(loops):
+    a = np.array([1.0, np.nan, 3.0, np.nan])
+    b = np.array([np.nan, 2.0, 1.0, np.nan])
+    same(nan_aware, lambda: (a.copy(), b.copy(), np.zeros((4, 2))))
+    assert native(loops) == [True]
+
+
+# -- Python ints and errors ------------------------------------------------------------------------
+
+
+def factorial_and_fill(x, n):
+    p = 1
+    for i in range(1, n):
+        p = p * i
+        x[i] = x[i - 1] + 1.0
+    return p, x
+
+
+@pytest.mark.parametrize("n", [10, 30])
+def test_python_ints_that_outgrow_64_bits_are_exact(loops, n):
+    """29! does not fit an int64: the machine code raises OverflowError, its writes are undone
+    and the loop runs as Python."""
+    same(factorial_and_fill, lambda: (np.zeros(40), n))
+    assert native(loops) == [True]
+    assert "_int_mul(p, i)" in loops[0].source
+
+
+def divide_by_index_offset(x, k):
+    s = 0
+    for i in range(x.shape[0]):
+        s = s + i // k
+        x[i] = s
+    return s
+
+
+def test_a_zero_python_divisor_raises_python_s_error(loops):
+    same(divide_by_index_offset, lambda: (np.zeros(6), 3), lambda: (np.zeros(6), 0))
+
+
+def gather_from(v, idx):
+    out = np.zeros_like(v)
+    for i in range(v.shape[0]):
+        out[i] = v[i] + v[idx[i]]
+    return out
+
+
+@pytest.mark.parametrize("bad", [9, -9])
+def test_an_index_out_of_range_raises_numpy_s_error(loops, bad):
+    same(gather_from, lambda: (np.arange(5.0), np.array([4, 3, -1, 1, 0])),
+         lambda: (np.arange(5.0), np.array([4, 3, bad, 1, 0])))  # fmt: skip
+    assert native(loops) == [True]
+
+
+def writes_then_fails(v, idx):
+    for i in range(v.shape[0]):
+        v[i] = v[i] * 2.0 + v[idx[i]]
+    return v
+
+
+def test_a_loop_that_fails_midway_leaves_the_caller_s_arrays_as_eager_code_does(loops):
+    """The glue undoes the machine code's writes into an input, then runs the frame eagerly:
+    the arrays end as NumPy's own run leaves them."""
+    same(writes_then_fails, lambda: (np.arange(6.0), np.array([0, 1, 2, 3, 4, 5])),
+         lambda: (np.arange(6.0), np.array([0, 1, 2, 9, 4, 5])))  # fmt: skip
+    assert native(loops) == [True]
+
+
+def sqrt_steps(x):
+    for i in range(x.shape[0]):
+        x[i] = np.sqrt(x[i] - 2.0)
+    return x
+
+
+def test_errstate_raise_gets_numpy_s_floating_point_error(loops):
+    compiled = tc.compile(sqrt_steps, backend="cpu")
+    compiled(np.arange(3.0, 8.0))  # compiled, native, no error
+    with np.errstate(invalid="raise"):
+        with pytest.raises(FloatingPointError, match="invalid value encountered in sqrt"):
+            compiled(np.arange(5.0))
+    assert native(loops) == [True]
+
+
+# -- the check against the trace, the source, the Kernels tab ---------------------------------------
+
+
+def test_numba_typing_that_differs_from_the_trace_is_named():
+    """numba's typemap against the trace's metas: every version of a variable is compared."""
+    from numba.core import types
+
+    metas = {"t": TensorMeta.of(np.float32(1)), "i": TensorMeta.of(1),
+             "a": TensorMeta.of(np.zeros(3, np.int8))}  # fmt: skip
+    typemap = {"t": types.float32, "t.1": types.float64, "i": types.int64,
+               "a": types.Array(types.int8, 1, "C"), "$tmp": types.float64}  # fmt: skip
+    assert numba_types.mismatches(typemap, metas) == [
+        "t.1: numba types it float64, NumPy gives np.float32"
+    ]
+    typemap["a"] = types.Array(types.int64, 1, "C")
+    assert len(numba_types.mismatches(typemap, metas)) == 2
+
+
+def solve_rows(a, b):
+    out = np.empty_like(b)
+    for i in range(b.shape[0]):
+        out[i] = np.dot(a[i], b[i])
+    return out
+
+
+def test_a_loop_numba_cannot_compile_runs_as_python_and_says_why(loops):
+    same(solve_rows, lambda: (np.ones((4, 3)), np.ones((4, 3))), calls=2)
+    if native(loops) == [True]:
+        pytest.skip("numba compiled np.dot here (SciPy is installed)")
+    assert native(loops) == [False] and loops[0].reason
+    assert "runs as Python" in loops[0].info().notes[0]
+
+
+def test_the_native_source_carries_the_user_s_lines_and_shows_in_the_report(loops):
+    x = np.linspace(0, 1, 20, dtype=np.float32)
+    explained = tc.explain(float32_recurrence, backend="cpu")(x)
+    compiled = explained.reports[0].compiled
+    source = compiled.sources["native loops"]
+    assert "@numba.njit(" in source and "def _loop_fn(" in source
+    assert "test_native_loops.py:" in source and "in float32_recurrence" in source
+    (info,) = compiled.details
+    assert info.kind == "loop" and info.notes == (native_loops.NATIVE_NOTE,)
+    assert any("t = t * np.float32(0.5) + 0.1 + x[i]" in line for line in info.lines)
+
+
+def test_the_cell_magic_shows_the_native_loop_in_the_kernels_tab(shell, tmp_path, monkeypatch):
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from tcompile.widgets.kernels_tab import kernels_html
+
+    monkeypatch.setenv("TCOMPILE_CACHE_DIR", str(tmp_path))
+    shell.run_cell("import numpy as np")
+    body = """
+        def smooth(v):
+            out = v.copy()
+            for i in range(1, v.shape[0] - 1):
+                out[i] = (v[i - 1] + v[i] + v[i + 1]) / 3
+            return out
+        smooth(np.arange(10.0)).sum()
+    """
+    result = shell.run_cell("%%tcompile --backend cpu\n" + textwrap.dedent(body).strip())
+    assert result.success and result.result == pytest.approx(45.0)
+    magics = InteractiveShell.instance().magics_manager.registry["TcompileMagics"]
+    page = kernels_html(magics.last_widget.run)
+    assert "compiled whole by numba" in page and "numba.njit" in page
+
+
+# -- the disk cache ---------------------------------------------------------------------------------
+
+CHILD = """
+import time, numpy as np, numba, tcompile as tc
+from tcompile.backend.cpu import native_loops
+
+def smooth(v):
+    out = v.copy()
+    for i in range(1, v.shape[0] - 1):
+        out[i] = (v[i - 1] + v[i] + v[i + 1]) / 3
+    return out
+
+made = []
+real = native_loops.NativeLoop.__init__
+native_loops.NativeLoop.__init__ = lambda self, *a: (real(self, *a), made.append(self))[0]
+tc.compile(smooth, backend="cpu")(np.arange(10.0))
+(loop,) = made
+print(loop.dispatcher is not None, sum(loop.dispatcher.stats.cache_hits.values()))
+"""
+
+
+def test_a_second_process_takes_the_machine_code_from_the_disk_cache(tmp_path):
+    env = dict(os.environ, TCOMPILE_CACHE_DIR=str(tmp_path))
+    runs = [subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True,
+                           text=True, check=True).stdout.split() for _ in range(2)]  # fmt: skip
+    assert runs == [["True", "0"], ["True", "1"]]
+    assert list((tmp_path / "cpu").glob("*.checked.json"))
