@@ -34,8 +34,10 @@ from tcompile.tracer.ir.node import Node, user_lines
 
 from ..source_files import load_module
 from . import numba_types
+from .int_ranges import COUNTER_BITS
 from .native_source import PRELUDE, Unsupported, native_lines
 
+_COUNTER_LIMIT = 1 << COUNTER_BITS
 NATIVE_NOTE = "compiled whole by numba: the loop runs as machine code, no Python between iterations"
 
 
@@ -62,12 +64,14 @@ class NativeLoop:
             self.dispatcher, self.reason = None, _short(why)
 
     def _build(self) -> None:
-        lines, namespace, self.may_overflow = native_lines(self.node.target, self.name)
+        lines, namespace, self.may_overflow = native_lines(self.node, self.name)
         constants = {k: v for k, v in namespace.items() if k != "np"}
         decorator = _decorator(cache=not constants)  # a bound constant is not in the cache key
         text = [PRELUDE.rstrip()]
         for line, _ in lines:
             if line.startswith("def "):
+                while text[-1] == "":
+                    text.pop()
                 text += ["", "", decorator]
             text.append(line)
         self.source = "\n".join(text).rstrip() + "\n"
@@ -112,8 +116,10 @@ class NativeLoop:
         return found
 
     def __call__(self, *args):
-        if self.dispatcher is None or fp_errors_raise() or self.counted and not args[1]:
+        if self.dispatcher is None or fp_errors_raise():
             return self.python(*args)
+        if self.counted and not (args[1] and -_COUNTER_LIMIT < args[0] < _COUNTER_LIMIT - args[1]):
+            return self.python(*args)  # no iteration, or indices past what `int_ranges` assumes
         if not self.dispatcher.signatures and not self._compile_for(args):
             return self.python(*args)  # the trace's types were not all sure: typed now
         saved = _snapshot(args) if self.may_overflow else None

@@ -24,6 +24,8 @@ from tcompile.tracer.ir.graph import loop_lines
 from tcompile.tracer.ir.node import Node
 from tcompile.tracer.ir.printer import Printer, numpy_name
 
+from .int_ranges import IntRanges
+
 
 class Unsupported(Exception):
     """What in a loop numba cannot run as NumPy does (the loop then runs as Python)."""
@@ -98,8 +100,9 @@ class NativePrinter(Printer):
 
     empty_loop_tail = False  # the caller runs a loop of no iteration as Python
 
-    def __init__(self, ns: dict):
+    def __init__(self, ns: dict, ranges: IntRanges):
         super().__init__(ns)
+        self.ranges = ranges  # the bits each Python int may need
         self.checks_ints = False  # whether a Python int operation is checked for overflow
 
     def statement(self, node: Node, buffer: Node | None = None, loop_function: str = "") -> str:
@@ -113,15 +116,22 @@ class NativePrinter(Printer):
             raise Unsupported(f"{node.target.__name__}() of a float (NaN and infinity raise)")
         return super().statement(node, buffer, loop_function)
 
+    def first_index(self, loop_node: Node | None) -> str:
+        """The first index as a literal where the graph calls the loop with one: LLVM then
+        knows the indices' signs and drops NumPy's negative-index wrap-around from loads it
+        proves non-negative (a loop over ``v[i - 1]`` vectorizes)."""
+        first = loop_node.args[0] if loop_node is not None else None
+        return repr(first) if type(first) is int else super().first_index(loop_node)
+
     def _int_statement(self, node: Node) -> str:
         """An operation on two Python ints: checked where it may outgrow 64 bits."""
         op = operators.of_function(node.target)
         name = op.name if op is not None else ""
         if node.op == "inplace" or name in _UNCHECKED_INT_OPS:
             raise Unsupported(f"a Python int {name or 'operation'} may outgrow 64 bits")
-        if name not in _CHECKED_INT_OPS:
-            if name in ("truediv", "floordiv", "mod"):
-                node = replace(node, args=(node.args[0], _NonZero(node.args[1])))
+        if name in ("truediv", "floordiv", "mod"):
+            node = replace(node, args=(node.args[0], _NonZero(node.args[1])))
+        if name not in _CHECKED_INT_OPS or self.ranges.fits(node):  # index arithmetic: it fits
             return super().statement(node)
         self.checks_ints = True
         return f"{node.name} = {_CHECKED_INT_OPS[name]}({self.call_args(node.args, {})})"
@@ -145,13 +155,13 @@ class NativePrinter(Printer):
         return super().arg(value)
 
 
-def native_lines(loop, name: str) -> tuple[list, dict, bool]:
-    """The loop node's function ``name`` for numba, line by line as (text, node), the globals
+def native_lines(loop_node: Node, name: str) -> tuple[list, dict, bool]:
+    """``loop_node``'s function ``name`` for numba, line by line as (text, node), the globals
     it needs (``np``, and constants it binds), and whether it may raise OverflowError (a
     Python int outgrowing 64 bits: the loop must then run again as Python)."""
     namespace: dict = {"np": np}
-    printer = NativePrinter(namespace)
-    lines = loop_lines(loop, name, printer)
+    printer = NativePrinter(namespace, IntRanges(loop_node.target))
+    lines = loop_lines(loop_node.target, name, printer, node=loop_node)
     return lines, namespace, printer.checks_ints
 
 

@@ -242,16 +242,18 @@ def _loop_lines(loop, name: str, printer: Printer, comments: bool, plan, loops: 
     outputs = [printer.arg(v) for v in body.output.args[0]]
     statements = [(text, n) for text, n, _ in lines[1:-1]]
     made = loop_nodes.function_lines(loop, name, [n.name for n in body.inputs], statements,
-                                     outputs, node, empty_tail=printer.empty_loop_tail)  # fmt: skip
+                                     outputs, node, empty_tail=printer.empty_loop_tail,
+                                     first=printer.first_index(node))  # fmt: skip
     return [(text, n, False) for text, n in made] + [("", None, False)]
 
 
-def loop_lines(loop, name: str, printer: Printer, *, comments: bool = True) -> list:
+def loop_lines(loop, name: str, printer: Printer, *, comments: bool = True,
+               node: Node | None = None) -> list:  # fmt: skip
     """A loop's function ``name`` as ``printer`` spells it, line by line as (text, node): the
     functions of the loops inside it first (a backend that compiles loop functions its own
-    way prints them with a printer of its own)."""
+    way prints them with a printer of its own); ``node`` the loop node, if any."""
     loops: list = []
-    lines = _loop_lines(loop, name, printer, comments, None, loops, None)
+    lines = _loop_lines(loop, name, printer, comments, None, loops, node)
     return [(text, node) for text, node, _ in loops + lines]
 
 

@@ -87,13 +87,14 @@ LOOP_OPS = frozenset({ForLoop.op, WhileLoop.op})
 
 
 def function_lines(loop: LoopSpec, name: str, params: list[str], body: list, outputs: list[str],
-                   node, *, empty_tail: bool = True) -> list:  # fmt: skip
+                   node, *, empty_tail: bool = True, first: str = FIRST) -> list:  # fmt: skip
     """The loop as the Python function ``name``, line by line as (text, node): ``params`` are
     the body graph's inputs, ``body`` its statements as its function prints them (indented
     once), ``outputs`` the text of its outputs. The loop's own lines belong to the loop
     ``node``; the body's lines keep theirs. ``empty_tail``: a for loop that ran no iteration
     returns ``()`` (without it, its function has one return, and its caller must not call it
-    for no iteration: a compiler types every return alike)."""
+    for no iteration: a compiler types every return alike). ``first``: how the loop's first
+    index is spelled (a compiler that knows it from the graph's call may take a literal)."""
     statements = [(f"    {text}", n) for text, n in body]
     index = params[0] if isinstance(loop, ForLoop) else None
     own = params[loop.index_inputs :]
@@ -107,14 +108,14 @@ def function_lines(loop: LoopSpec, name: str, params: list[str], body: list, out
         head = [(f"def {name}({', '.join([COND, *own])}):", node), (f"    while {test}:", node)]
         tail = [(f"    return {_tuple(carried)}", node)]
         return head + (statements or [("        pass", node)]) + tail
-    end = f"{FIRST} + {COUNT}"
-    target, items = index, f"range({FIRST}, {end})"
+    end = f"{first} + {COUNT}"
+    target, items = index, f"range({first}, {end})"
     row = _row_of(statements, index, read) if loop.over_rows else None
     if row is not None:  # the body starts with `row = x[k]`: iterate over x's rows instead
         (row_name, array), statements = row, statements[1:]
         items, target = f"{array}[{FIRST}:{end}]", row_name
         if index in outputs or _reads(statements, index):
-            target, items = f"{index}, {row_name}", f"enumerate({items}, {FIRST})"
+            target, items = f"{index}, {row_name}", f"enumerate({items}, {first})"
     lines = [
         (f"def {name}({', '.join([FIRST, COUNT, *own])}):", node),
         (f"    for {target} in {items}:", node),

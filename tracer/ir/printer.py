@@ -9,7 +9,7 @@ import types
 import numpy as np
 
 from . import canonical, file_labels, operators
-from .loop_nodes import LOOP_OPS
+from .loop_nodes import FIRST, LOOP_OPS
 from .node import Node
 
 # Ufuncs written as the operators that run them on ndarrays (``np.add(a, b)``: ``a + b``).
@@ -26,6 +26,10 @@ class Printer:
 
     # whether a for loop's function returns () when it ran no iteration (`loop_nodes`)
     empty_loop_tail = True
+
+    def first_index(self, loop_node: Node | None) -> str:
+        """How a for loop's function spells its first index: its parameter."""
+        return FIRST
 
     def __init__(self, ns: dict):
         self.ns = ns

@@ -1,0 +1,87 @@
+"""How many bits a Python int of a loop body may need: index arithmetic that provably fits
+numba's int64 is compiled as it is, the rest is checked for overflow (`native_source`).
+
+A loop's counter is bounded: the loop runs as machine code only when its first and last index
+fit `COUNTER_BITS` bits (`native_loops` checks that per call), and a nested loop's counter is
+bounded by the values its range was made of. A dim of an array fits `SIZE_BITS`. From there,
+``i + 1`` needs one bit more than ``i``, ``i * n`` the bits of both; a value of unknown size
+(a Python int carried from one iteration to the next, a number passed in) has no bound.
+"""
+
+from __future__ import annotations
+
+from tcompile.tracer.ir import operators
+from tcompile.tracer.ir.loop_nodes import LOOP_OPS, ForLoop
+from tcompile.tracer.ir.node import Node
+
+COUNTER_BITS = 52
+SIZE_BITS = 48  # no machine holds an array with a dim of 2**48 elements
+INT64_BITS = 63  # magnitude bits of an int64
+
+
+class IntRanges:
+    """The bits each Python int of a loop's body (and of the loops inside it) may need."""
+
+    def __init__(self, loop):
+        self.known: dict[int, int | None] = {}
+        self.counters: dict[int, tuple | None] = {}  # a counter's node -> (first, count) args
+        self.passed: dict[int, object] = {}  # a nested body's input read, never reassigned ->
+        # the value the enclosing body passes for it
+        if isinstance(loop, ForLoop):
+            self.counters[id(loop.body.inputs[0])] = None  # bounded by the per-call check
+        self._nested(loop.body)
+
+    def _nested(self, body) -> None:
+        for node in body.nodes:
+            if node.op not in LOOP_OPS:
+                continue
+            loop = node.target
+            if isinstance(loop, ForLoop):
+                self.counters[id(loop.body.inputs[0])] = tuple(node.args[:2])
+            # the loop node's arguments: (first, count) or (cond), then its body's own inputs
+            own = node.args[2 if isinstance(loop, ForLoop) else 1 :]
+            inputs = loop.body.inputs[loop.index_inputs :]
+            for position in range(loop.carried, len(inputs)):
+                self.passed[id(inputs[position])] = own[position]
+            self._nested(loop.body)
+
+    def bits(self, value) -> int | None:
+        """Magnitude bits ``value`` may need (None: unbounded)."""
+        if type(value) is bool:
+            return 1
+        if type(value) is int:
+            return value.bit_length()
+        if not isinstance(value, Node):
+            return None
+        key = id(value)
+        if key not in self.known:
+            self.known[key] = self._bits_of(value)
+        return self.known[key]
+
+    def _bits_of(self, node: Node) -> int | None:
+        if id(node) in self.passed:
+            return self.bits(self.passed[id(node)])
+        if id(node) in self.counters:
+            bounds = self.counters[id(node)]
+            if bounds is None:
+                return COUNTER_BITS
+            first, count = (self.bits(v) for v in bounds)
+            return None if first is None or count is None else max(first, count) + 1
+        if node.op == "getitem" and getattr(node.args[0], "op", None) == "attr" \
+                and node.args[0].target == "shape":  # fmt: skip
+            return SIZE_BITS
+        if node.op == "call" and node.target is len:
+            return SIZE_BITS
+        op = operators.of_function(node.target) if node.op == "call" else None
+        if op is None or len(node.args) != 2:
+            return None
+        a, b = (self.bits(v) for v in node.args)
+        if a is None or b is None:
+            return None
+        return {"add": max(a, b) + 1, "sub": max(a, b) + 1, "mul": a + b,
+                "floordiv": a, "mod": b}.get(op.name)  # fmt: skip
+
+    def fits(self, node: Node) -> bool:
+        """Whether ``node``'s value surely fits an int64."""
+        bits = self.bits(node)
+        return bits is not None and bits <= INT64_BITS - 1
