@@ -64,9 +64,12 @@ class NativeLoop:
             self.dispatcher, self.reason = None, _short(why)
 
     def _build(self) -> None:
-        lines, namespace, self.may_overflow = native_lines(self.node, self.name)
+        lines, namespace, printer = native_lines(self.node, self.name)
+        self.may_overflow = printer.checks_ints
         constants = {k: v for k, v in namespace.items() if k != "np"}
-        decorator = _decorator(cache=not constants)  # a bound constant is not in the cache key
+        # a bound constant is not in the cache key; slices need no bounds checks (and numba
+        # compiles array code in half the time without them)
+        decorator = _decorator(cache=not constants, boundscheck=printer.indexes)
         text = [PRELUDE.rstrip()]
         for line, _ in lines:
             if line.startswith("def "):
@@ -182,9 +185,9 @@ def _restore(saved: list) -> None:
         np.copyto(array, copy)
 
 
-def _decorator(cache: bool) -> str:
-    options = 'boundscheck=True, error_model="numpy"' + (", cache=True" if cache else "")
-    return f"@numba.njit({options})"
+def _decorator(cache: bool, boundscheck: bool) -> str:
+    options = ["boundscheck=True"] * boundscheck + ['error_model="numpy"'] + ["cache=True"] * cache
+    return f"@numba.njit({', '.join(options)})"
 
 
 def _arg_type(arg):

@@ -104,6 +104,7 @@ class NativePrinter(Printer):
         super().__init__(ns)
         self.ranges = ranges  # the bits each Python int may need
         self.checks_ints = False  # whether a Python int operation is checked for overflow
+        self.indexes = False  # whether an index may be out of range (a slice never is)
 
     def statement(self, node: Node, buffer: Node | None = None, loop_function: str = "") -> str:
         if node.op in ("call", "inplace") and len(node.args) == 2:
@@ -112,6 +113,8 @@ class NativePrinter(Printer):
             node = replace(node, args=_with_weak_converted(node))
         elif node.op == "setitem":
             _check_store(node)
+        if node.op in ("getitem", "setitem") and not _slices_only(node.args[1]):
+            self.indexes = True
         elif node.op == "call" and node.target in (int, round) and _is_float(node.args[0]):
             raise Unsupported(f"{node.target.__name__}() of a float (NaN and infinity raise)")
         return super().statement(node, buffer, loop_function)
@@ -155,14 +158,22 @@ class NativePrinter(Printer):
         return super().arg(value)
 
 
-def native_lines(loop_node: Node, name: str) -> tuple[list, dict, bool]:
+def native_lines(loop_node: Node, name: str) -> tuple[list, dict, NativePrinter]:
     """``loop_node``'s function ``name`` for numba, line by line as (text, node), the globals
-    it needs (``np``, and constants it binds), and whether it may raise OverflowError (a
-    Python int outgrowing 64 bits: the loop must then run again as Python)."""
+    it needs (``np``, and constants it binds), and the printer, which says whether it may
+    raise OverflowError (``checks_ints``: a Python int outgrowing 64 bits, the loop must then
+    run again as Python) and whether it indexes by other than slices (``indexes``: its
+    indices need bounds checks)."""
     namespace: dict = {"np": np}
     printer = NativePrinter(namespace, IntRanges(loop_node.target))
     lines = loop_lines(loop_node.target, name, printer, node=loop_node)
-    return lines, namespace, printer.checks_ints
+    return lines, namespace, printer
+
+
+def _slices_only(index) -> bool:
+    """Whether an index holds only slices (and ``None``, ``...``): they clip, never raise."""
+    items = index if isinstance(index, tuple) else (index,)
+    return all(isinstance(i, slice) or i is None or i is Ellipsis for i in items)
 
 
 def _python_int(node: Node) -> bool:
