@@ -67,9 +67,11 @@ class NativeLoop:
         lines, namespace, printer = native_lines(self.node, self.name)
         self.may_overflow = printer.checks_ints
         constants = {k: v for k, v in namespace.items() if k != "np"}
-        # a bound constant is not in the cache key; slices need no bounds checks (and numba
-        # compiles array code in half the time without them)
-        decorator = _decorator(cache=not constants, boundscheck=printer.indexes)
+        # a bound constant is not in the cache key; slices need no bounds checks (numba
+        # compiles array code in half the time without them), nor indices checked per call
+        checked_per_access = printer.indexes and not printer.checks.covered
+        self.index_checks = printer.checks if printer.indexes and not checked_per_access else None
+        decorator = _decorator(cache=not constants, boundscheck=checked_per_access)
         text = [PRELUDE.rstrip()]
         for line, _ in lines:
             if line.startswith("def "):
@@ -100,29 +102,43 @@ class NativeLoop:
         finally:  # every compile is checked: no call compiles on its own (`_compile_for`)
             if self.dispatcher.signatures:
                 self.dispatcher.disable_compile(True)
-        if known is None:  # not checked before: numba's typing of this compile is at hand
-            found = self._mismatches()
+        if known is None:  # not checked before
+            found = self._mismatches(vars(self.module))
+            if found is None:  # numba's cache had the machine code, without its typing
+                found = self._mismatches(self._uncached(signature))
             reason = f"numba types values otherwise than NumPy: {found[0]}" if found else ""
             self.checks.put(signature, reason)
             if reason:
                 raise Unsupported(reason)
 
-    def _mismatches(self) -> list[str]:
+    def _mismatches(self, functions: dict) -> list[str] | None:
+        """What numba typed otherwise than the trace in each of the module's ``functions``;
+        None when one came from numba's cache, which keeps no typing (a process that stopped
+        between compiling and checking left it there)."""
         found = []
         for name, metas in self.bodies.items():
-            for result in getattr(self.module, name).overloads.values():
+            for result in functions[name].overloads.values():
                 annotation = result.type_annotation
-                if isinstance(annotation, str):  # from numba's cache, compiled by a process
-                    # that stopped before checking it: its types are not at hand
-                    return ["machine code in numba's cache was never checked"]
+                if isinstance(annotation, str):
+                    return None
                 found += numba_types.mismatches(annotation.typemap, metas)
         return found
+
+    def _uncached(self, signature: tuple) -> dict:
+        """The module's functions compiled anew for ``signature``, past numba's cache."""
+        functions = {k: v for k, v in vars(self.module).items() if not k.startswith("__")}
+        text = self.source.replace(", cache=True", "")
+        exec(compile(text, self.module.__file__, "exec"), functions)  # noqa: S102 - our source
+        functions[self.name].compile(signature)
+        return functions
 
     def __call__(self, *args):
         if self.dispatcher is None or fp_errors_raise():
             return self.python(*args)
         if self.counted and not (args[1] and -_COUNTER_LIMIT < args[0] < _COUNTER_LIMIT - args[1]):
             return self.python(*args)  # no iteration, or indices past what `int_ranges` assumes
+        if self.index_checks is not None and not self.index_checks.hold(args):
+            return self.python(*args)  # an index out of range: NumPy raises its error
         if not self.dispatcher.signatures and not self._compile_for(args):
             return self.python(*args)  # the trace's types were not all sure: typed now
         saved = _snapshot(args) if self.may_overflow else None

@@ -24,6 +24,7 @@ from tcompile.tracer.ir.graph import loop_lines
 from tcompile.tracer.ir.node import Node
 from tcompile.tracer.ir.printer import Printer, numpy_name
 
+from .index_checks import IndexChecks
 from .int_ranges import IntRanges
 
 
@@ -100,9 +101,10 @@ class NativePrinter(Printer):
 
     empty_loop_tail = False  # the caller runs a loop of no iteration as Python
 
-    def __init__(self, ns: dict, ranges: IntRanges):
+    def __init__(self, ns: dict, ranges: IntRanges, checks: IndexChecks):
         super().__init__(ns)
         self.ranges = ranges  # the bits each Python int may need
+        self.checks = checks  # the bounds checks the caller can make once per call
         self.checks_ints = False  # whether a Python int operation is checked for overflow
         self.indexes = False  # whether an index may be out of range (a slice never is)
 
@@ -115,6 +117,7 @@ class NativePrinter(Printer):
             _check_store(node)
         if node.op in ("getitem", "setitem") and not _slices_only(node.args[1]):
             self.indexes = True
+            self.checks.add(node)
         elif node.op == "call" and node.target in (int, round) and _is_float(node.args[0]):
             raise Unsupported(f"{node.target.__name__}() of a float (NaN and infinity raise)")
         return super().statement(node, buffer, loop_function)
@@ -162,11 +165,12 @@ def native_lines(loop_node: Node, name: str) -> tuple[list, dict, NativePrinter]
     """``loop_node``'s function ``name`` for numba, line by line as (text, node), the globals
     it needs (``np``, and constants it binds), and the printer, which says whether it may
     raise OverflowError (``checks_ints``: a Python int outgrowing 64 bits, the loop must then
-    run again as Python) and whether it indexes by other than slices (``indexes``: its
-    indices need bounds checks)."""
+    run again as Python), whether it indexes by other than slices (``indexes``) and the checks
+    its caller can make for those indices once per call (``checks``)."""
     namespace: dict = {"np": np}
-    printer = NativePrinter(namespace, IntRanges(loop_node.target))
-    lines = loop_lines(loop_node.target, name, printer, node=loop_node)
+    loop = loop_node.target
+    printer = NativePrinter(namespace, IntRanges(loop), IndexChecks(loop))
+    lines = loop_lines(loop, name, printer, node=loop_node)
     return lines, namespace, printer
 
 

@@ -213,6 +213,35 @@ def test_an_index_out_of_range_raises_numpy_s_error(loops, bad):
     assert native(loops) == [True]
 
 
+def shifted(v, n):
+    out = np.zeros(n)
+    for i in range(n):
+        out[i] = v[i + 1]
+    return out
+
+
+def test_indices_affine_in_the_counter_are_checked_once_per_call(loops):
+    """No per-access bounds check in the machine code: the call checks the first and last
+    index (at a trip count that runs past the end, NumPy raises its own error)."""
+    v = np.arange(10.0)
+    same(shifted, *[lambda n=n: (v.copy(), n) for n in (3, 5, 9, 7, 10)], calls=5)
+    assert all(loop.dispatcher is not None and loop.index_checks for loop in loops)
+    assert "boundscheck" not in loops[-1].source
+
+
+def backward(dp, cp):
+    x = np.empty_like(dp)
+    x[-1] = dp[-1]
+    for i in range(dp.shape[0] - 2, -1, -1):
+        x[i] = dp[i] - cp[i] * x[i + 1]
+    return x
+
+
+def test_a_loop_running_backwards_is_checked_at_both_ends(loops):
+    same(backward, lambda: (np.linspace(1, 2, 30), np.linspace(0, 0.5, 30)))
+    assert native(loops) == [True] and "boundscheck" not in loops[0].source
+
+
 def writes_then_fails(v, idx):
     for i in range(v.shape[0]):
         v[i] = v[i] * 2.0 + v[idx[i]]

@@ -1,0 +1,88 @@
+"""Bounds checks hoisted out of a loop: an index that is an affine function of the loop's counter
+(``v[i - 1]``, ``x[n - 2 - k]``) into an array the loop only reads through is in range for every
+iteration when it is at the first and the last one, which the loop's caller checks once per call.
+
+When every index of a loop (nested loops included) is such an index or a slice, the loop is
+compiled without per-access bounds checks (`native_loops`), which LLVM can then vectorize;
+a call whose indices would leave an array runs as Python, and NumPy raises its own error.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tcompile.tracer.ir import operators
+from tcompile.tracer.ir.loop_nodes import ForLoop
+from tcompile.tracer.ir.node import Node
+
+
+@dataclass(frozen=True)
+class IndexCheck:
+    """``args[param].shape[dim]`` must hold ``coefficient * k + offset`` for the first and the
+    last counter ``k`` of a call (NumPy's range: ``-n <= index < n``)."""
+
+    param: int
+    dim: int
+    coefficient: int
+    offset: int
+
+    def holds(self, args: tuple, first: int, last: int) -> bool:
+        size = args[self.param].shape[self.dim]
+        ends = (self.coefficient * first + self.offset, self.coefficient * last + self.offset)
+        return -size <= min(ends) and max(ends) < size
+
+
+class IndexChecks:
+    """The checks of one loop's indices, collected as its function is printed; ``covered`` is
+    False once an index is not one of them (a slice needs none)."""
+
+    def __init__(self, loop):
+        self.loop = loop
+        self.checks: list[IndexCheck] = []
+        self.covered = isinstance(loop, ForLoop)
+        inputs = loop.body.inputs
+        # a body input the loop only reads -> its position among the function's parameters
+        # (first and count come first, then the body's inputs after the counter)
+        self.params = {id(n): i + 1 for i, n in enumerate(inputs) if i > loop.carried}
+
+    def add(self, node: Node) -> None:
+        """The index of a ``getitem`` or ``setitem`` node, checked or not coverable."""
+        array, index = node.args[0], node.args[1]
+        items = index if isinstance(index, tuple) else (index,)
+        param = self.params.get(id(array)) if node.graph is self.loop.body else None
+        for dim, item in enumerate(items):
+            if isinstance(item, slice):
+                continue
+            form = self._affine(item)
+            if param is None or form is None or item is None or item is Ellipsis:
+                self.covered = False
+                return
+            self.checks.append(IndexCheck(param, dim, *form))
+
+    def _affine(self, value) -> tuple[int, int] | None:
+        """``(coefficient, offset)`` of ``value`` as ``coefficient * k + offset`` (``k`` the
+        loop's counter); None where it is not one."""
+        if type(value) is int:
+            return 0, value
+        if not isinstance(value, Node):
+            return None
+        if value is self.loop.body.inputs[0]:
+            return 1, 0
+        op = operators.of_function(value.target) if value.op == "call" else None
+        if op is None or op.name not in ("add", "sub", "mul", "neg") or len(value.args) != op.arity:
+            return None
+        forms = [self._affine(a) for a in value.args]
+        if None in forms:
+            return None
+        if op.name == "neg":
+            return -forms[0][0], -forms[0][1]
+        (ca, oa), (cb, ob) = forms
+        if op.name == "mul":  # affine only by a constant: one side has no k
+            return (ca * ob + cb * oa, oa * ob) if ca == 0 or cb == 0 else None
+        sign = 1 if op.name == "add" else -1
+        return ca + sign * cb, oa + sign * ob
+
+    def hold(self, args: tuple) -> bool:
+        """Whether every index of a call with ``args`` (first, count, ...) is in range."""
+        first, count = args[0], args[1]
+        return all(check.holds(args, first, first + count - 1) for check in self.checks)
