@@ -71,24 +71,33 @@ class NativeLoop:
         # compiles array code in half the time without them), nor indices checked per call
         checked_per_access = printer.indexes and not printer.checks.covered
         self.index_checks = printer.checks if printer.indexes and not checked_per_access else None
-        decorator = _decorator(cache=not constants, boundscheck=checked_per_access)
-        text = [PRELUDE.rstrip()]
-        for line, _ in lines:
+        self.lines, self.boundscheck = [line for line, _ in lines], checked_per_access
+        self.source = self._text(cache=not constants)
+        if constants:  # functions of its own: another graph may print this text around
+            # other values, and the checks are not kept (the text does not say what was checked)
+            self.functions = dict(constants)
+            exec(compile(self.source, f"<tcompile cpu {self.name}>", "exec"), self.functions)  # noqa: S102
+            self.checks = _Checks(None)
+        else:
+            self.functions = vars(load_module(self.source, "cpu"))
+            self.checks = _Checks(Path(self.functions["__file__"]))
+        self.bodies = _bodies(self.node.target, self.name)
+        self.dispatcher = self.functions[self.name]
+        signature = [_arg_type(a) for a in self.node.args]
+        if all(t is not None for t in signature):
+            self._compile(tuple(signature))
+
+    def _text(self, cache: bool) -> str:
+        """The module's source: the prelude, then each function with numba's decorator."""
+        decorator = _decorator(cache, self.boundscheck)
+        text = [PRELUDE.format(options="cache=True" if cache else "").rstrip()]
+        for line in self.lines:
             if line.startswith("def "):
                 while text[-1] == "":
                     text.pop()
                 text += ["", "", decorator]
             text.append(line)
-        self.source = "\n".join(text).rstrip() + "\n"
-        module = load_module(self.source, "cpu")
-        vars(module).update(constants)
-        self.module = module
-        self.checks = _Checks(Path(module.__file__))
-        self.bodies = _bodies(self.node.target, self.name)
-        self.dispatcher = getattr(module, self.name)
-        signature = [_arg_type(a) for a in self.node.args]
-        if all(t is not None for t in signature):
-            self._compile(tuple(signature))
+        return "\n".join(text).rstrip() + "\n"
 
     def _compile(self, signature: tuple) -> None:
         """Compile for ``signature`` and check numba's types (Unsupported if they differ)."""
@@ -103,7 +112,7 @@ class NativeLoop:
             if self.dispatcher.signatures:
                 self.dispatcher.disable_compile(True)
         if known is None:  # not checked before
-            found = self._mismatches(vars(self.module))
+            found = self._mismatches(self.functions)
             if found is None:  # numba's cache had the machine code, without its typing
                 found = self._mismatches(self._uncached(signature))
             reason = f"numba types values otherwise than NumPy: {found[0]}" if found else ""
@@ -126,9 +135,9 @@ class NativeLoop:
 
     def _uncached(self, signature: tuple) -> dict:
         """The module's functions compiled anew for ``signature``, past numba's cache."""
-        functions = {k: v for k, v in vars(self.module).items() if not k.startswith("__")}
-        text = self.source.replace(", cache=True", "")
-        exec(compile(text, self.module.__file__, "exec"), functions)  # noqa: S102 - our source
+        functions = {k: v for k, v in self.functions.items() if not k.startswith("__")}
+        text = self._text(cache=False)
+        exec(compile(text, "<tcompile cpu, uncached>", "exec"), functions)  # noqa: S102 - our source
         functions[self.name].compile(signature)
         return functions
 
@@ -234,10 +243,10 @@ class _Checks:
     """Which signatures of a module's functions were checked, and what was found (a reason,
     or "" for none): a JSON file beside the module's."""
 
-    def __init__(self, module_file: Path):
-        self.path = module_file.with_suffix(".checked.json")
+    def __init__(self, module_file: Path | None):
+        self.path = module_file.with_suffix(".checked.json") if module_file else None
         try:
-            self.known = json.loads(self.path.read_text())
+            self.known = json.loads(self.path.read_text()) if self.path else {}
         except (OSError, ValueError):
             self.known = {}
 
@@ -246,6 +255,8 @@ class _Checks:
 
     def put(self, signature: tuple, found: str) -> None:
         self.known[str(signature)] = found
+        if self.path is None:
+            return
         tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps(self.known))
         os.replace(tmp, self.path)

@@ -51,14 +51,15 @@ class _NonZero:
 
 _DIVISIONS = (np.true_divide, np.floor_divide, np.remainder)
 
-# Defined before the loop functions in every module of them: Python's ZeroDivisionError, which
-# numba (with NumPy's error model, as NumPy scalars divide) would not raise.
+# Defined before the loop functions in every module of them (``{options}``: numba's caching):
+# Python's ZeroDivisionError, which numba (with NumPy's error model, as NumPy scalars divide)
+# would not raise, and Python ints that outgrow int64.
 PRELUDE = """\
 import numba
 import numpy as np
 
 
-@numba.njit(cache=True)
+@numba.njit({options})
 def _nonzero(divisor):
     if divisor == 0:
         raise ZeroDivisionError("division by zero")
@@ -68,21 +69,21 @@ def _nonzero(divisor):
 # Checked in floating point: LLVM may assume an int64 product or sum never overflows and fold
 # an integer check away. A result near 2**63 is refused a little early (the loop then runs as
 # Python, exactly).
-@numba.njit(cache=True)
+@numba.njit({options})
 def _int_add(a, b):
     if abs(float(a) + float(b)) >= 9.2e18:
         raise OverflowError("a Python int outgrew 64 bits")
     return a + b
 
 
-@numba.njit(cache=True)
+@numba.njit({options})
 def _int_sub(a, b):
     if abs(float(a) - float(b)) >= 9.2e18:
         raise OverflowError("a Python int outgrew 64 bits")
     return a - b
 
 
-@numba.njit(cache=True)
+@numba.njit({options})
 def _int_mul(a, b):
     if abs(float(a) * float(b)) >= 9.2e18:
         raise OverflowError("a Python int outgrew 64 bits")

@@ -338,6 +338,24 @@ def test_the_cell_magic_shows_the_native_loop_in_the_kernels_tab(shell, tmp_path
     assert "compiled whole by numba" in page and "numba.njit" in page
 
 
+def scaled_by(c):
+    def spin(z, n):
+        for _ in range(n):
+            z = z * c + 1.0
+        return z
+
+    return spin
+
+
+def test_loops_printed_alike_around_other_constants_keep_their_own(loops):
+    """A complex constant is bound, not printed: two graphs print the same text around
+    different values, and each loop computes with its own (no module, no cache shared)."""
+    first, second = scaled_by(0.5 + 0.25j), scaled_by(0.25 - 1j)
+    same(first, lambda: (np.complex128(1 + 2j), 5))
+    same(second, lambda: (np.complex128(1 + 2j), 5))
+    assert native(loops) == [True, True] and loops[0].source == loops[1].source
+
+
 # -- the disk cache ---------------------------------------------------------------------------------
 
 CHILD = """
