@@ -26,11 +26,6 @@ class IndexCheck:
     coefficient: int
     offset: int
 
-    def holds(self, args: tuple, first: int, last: int) -> bool:
-        size = args[self.param].shape[self.dim]
-        ends = (self.coefficient * first + self.offset, self.coefficient * last + self.offset)
-        return -size <= min(ends) and max(ends) < size
-
 
 class IndexChecks:
     """The checks of one loop's indices, collected as its function is printed; ``covered`` is
@@ -39,6 +34,7 @@ class IndexChecks:
     def __init__(self, loop):
         self.loop = loop
         self.checks: list[IndexCheck] = []
+        self._grouped: tuple | None = None  # made at the first call, once all were added
         self.covered = isinstance(loop, ForLoop)
         inputs = loop.body.inputs
         # a body input the loop only reads -> its position among the function's parameters
@@ -83,6 +79,25 @@ class IndexChecks:
         return ca + sign * cb, oa + sign * ob
 
     def hold(self, args: tuple) -> bool:
-        """Whether every index of a call with ``args`` (first, count, ...) is in range."""
-        first, count = args[0], args[1]
-        return all(check.holds(args, first, first + count - 1) for check in self.checks)
+        """Whether every index of a call with ``args`` (first, count, ...) is in range: per
+        array dim and coefficient, the smallest and largest offset (it runs on every call)."""
+        if self._grouped is None:
+            self._grouped = _grouped(self.checks)
+        first = args[0]
+        last = first + args[1] - 1
+        for param, dim, coefficient, low, high in self._grouped:
+            size = args[param].shape[dim]
+            a, b = coefficient * first, coefficient * last
+            if a > b:
+                a, b = b, a
+            if a + low < -size or b + high >= size:
+                return False
+        return True
+
+
+def _grouped(checks: list[IndexCheck]) -> tuple:
+    """``(param, dim, coefficient, lowest offset, highest offset)`` per kind of check."""
+    offsets: dict[tuple, list[int]] = {}
+    for check in checks:
+        offsets.setdefault((check.param, check.dim, check.coefficient), []).append(check.offset)
+    return tuple((*key, min(found), max(found)) for key, found in offsets.items())

@@ -148,7 +148,7 @@ class NativeLoop:
             return self.python(*args)  # no iteration, or indices past what `int_ranges` assumes
         if self.index_checks is not None and not self.index_checks.hold(args):
             return self.python(*args)  # an index out of range: NumPy raises its error
-        if not self.dispatcher.signatures and not self._compile_for(args):
+        if not self.dispatcher.overloads and not self._compile_for(args):
             return self.python(*args)  # the trace's types were not all sure: typed now
         saved = _snapshot(args) if self.may_overflow else None
         try:
@@ -162,7 +162,9 @@ class NativeLoop:
         except OverflowError:  # a Python int outgrew int64: Python's ints do not
             _restore(saved)
             return self.python(*args)
-        return tuple(self._as_traced(i, value, args) for i, value in enumerate(results))
+        if not results:
+            return results
+        return tuple([self._as_traced(i, value, args) for i, value in enumerate(results)])
 
     def _as_traced(self, position: int, value, args: tuple):
         if type(value) is np.ndarray and not self.given_back[position] \
