@@ -121,6 +121,8 @@ class NativePrinter(Printer):
             self.checks.add(node)
         elif node.op == "call" and node.target in (int, round) and _is_float(node.args[0]):
             raise Unsupported(f"{node.target.__name__}() of a float (NaN and infinity raise)")
+        elif node.op == "call":
+            _check_float_sum(node)
         return super().statement(node, buffer, loop_function)
 
     def first_index(self, loop_node: Node | None) -> str:
@@ -253,6 +255,29 @@ def _check_python_power(node: Node) -> None:
         exponent = node.args[1]
         if not (type(exponent) is int and exponent >= 0) and _python_type(node.args[0]) != "float":
             raise Unsupported("a Python int to a power that may be negative")
+
+
+# Sums of floats in order (numba) and pairwise (NumPy) round alike for a few elements only.
+_ORDERED_SUMS = (np.sum, np.mean, np.prod, np.var, np.std, np.cumsum, np.cumprod, np.dot,
+                 np.matmul, np.einsum, np.inner, np.vdot, np.tensordot, np.linalg.norm)  # fmt: skip
+ORDERED_SUM_LIMIT = 128  # NumPy sums this many elements with 8 accumulators, not pairwise
+
+
+def _check_float_sum(node: Node) -> None:
+    """A float reduction of more than `ORDERED_SUM_LIMIT` elements: numba adds them one after
+    another, NumPy pairwise, and their results part further the more there are."""
+    if not any(node.target is fn for fn in _ORDERED_SUMS):
+        return
+    for arg in node.args:
+        meta = arg.tensor if isinstance(arg, Node) else None
+        if meta is None or meta.kind != "array" or meta.dtype.kind not in "fc":
+            continue
+        size = np.prod([d if isinstance(d, int) else ORDERED_SUM_LIMIT + 1 for d in meta.shape])
+        if size > ORDERED_SUM_LIMIT:
+            raise Unsupported(
+                f"{node.target.__name__} of {int(size)} floats (numba adds them in order, "
+                "NumPy pairwise: the results would part)"
+            )
 
 
 def _check_store(node: Node) -> None:

@@ -61,7 +61,7 @@ def mismatches(typemap: dict, metas: dict[str, TensorMeta]) -> list[str]:
 def _agrees(typ, meta: TensorMeta) -> bool:
     if meta.kind == "array":
         return (isinstance(typ, types.Array) and typ.ndim == len(meta.shape)
-                and as_dtype(typ.dtype) == meta.dtype)  # fmt: skip
+                and as_dtype(typ.dtype) == meta.dtype and _same_order(typ, meta))  # fmt: skip
     if meta.kind == "scalar":
         return isinstance(typ, types.Number | types.Boolean) and as_dtype(typ) == meta.dtype
     expected = _PYTHON_TYPES.get(meta.type_name)
@@ -70,6 +70,15 @@ def _agrees(typ, meta: TensorMeta) -> bool:
     if meta.type_name == "int":  # a Python int: numba's int64 (or a literal int)
         return isinstance(typ, types.Integer) and typ.signed and typ.bitwidth == 64
     return typ == expected
+
+
+def _same_order(typ, meta: TensorMeta) -> bool:
+    """numba's layout is the trace's, where both know it: a C array where NumPy made an F one
+    (``np.copy`` keeps an F array's order, numba's does not) is a different result."""
+    if meta.strides is None or typ.layout == "A" or len(meta.shape) < 2:
+        return True
+    c, f = meta.contiguous, _fortran(meta)
+    return c == f or (typ.layout == "C") == c
 
 
 def as_traced(value, meta: TensorMeta | None):
