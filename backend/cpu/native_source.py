@@ -125,6 +125,13 @@ class NativePrinter(Printer):
             _check_float_sum(node)
         return super().statement(node, buffer, loop_function)
 
+    def errstate(self, settings: dict) -> str | None:
+        """Machine code neither raises nor warns for floating-point errors: as NumPy ignoring
+        them (or warning: the backend's trade), never as NumPy raising."""
+        if any(mode in ("raise", "call") for mode in settings.values()):
+            raise Unsupported(f"np.errstate({settings}) raises for floating-point errors")
+        return None
+
     def first_index(self, loop_node: Node | None) -> str:
         """The first index as a literal where the graph calls the loop with one: LLVM then
         knows the indices' signs and drops NumPy's negative-index wrap-around from loads it

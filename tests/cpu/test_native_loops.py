@@ -275,6 +275,29 @@ def test_errstate_raise_gets_numpy_s_floating_point_error(loops):
     assert native(loops) == [True]
 
 
+def quiet_logs(x):
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[i] = np.log(x[i])
+    return out
+
+
+def loud_logs(x):
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        with np.errstate(invalid="raise"):
+            out[i] = np.log(x[i])
+    return out
+
+
+def test_errstate_in_a_body_compiles_where_it_ignores_and_not_where_it_raises(loops):
+    values = lambda: (np.array([1.0, 0.0, -1.0, 2.0]),)  # noqa: E731
+    same(quiet_logs, values)
+    same(loud_logs, lambda: (np.array([1.0, 2.0]),), lambda: (np.array([1.0, -1.0]),))
+    assert native(loops) == [True, False] and "raises" in loops[1].reason
+
+
 # -- the check against the trace, the source, the Kernels tab ---------------------------------------
 
 

@@ -170,15 +170,17 @@ class Graph:
         statements prints no more); its loop nodes' functions go to ``loops``."""
         yield (f"def {name}({', '.join(n.name for n in self.inputs)}):", None, False)
         errstate: tuple = ()
+        header = None  # the with-statement of the np.errstate in force, if printed
         for node in self.nodes:
             if node.op == "input":
                 continue
             wanted = node.errstate if node.op != "output" else ()
             if wanted != errstate:  # ops traced under np.errstate run under it
-                if wanted:
-                    yield (f"    with np.errstate(**{dict(wanted)!r}):", node, False)
+                header = printer.errstate(dict(wanted)) if wanted else None
+                if header:
+                    yield (f"    {header}", node, False)
                 errstate = wanted
-            indent = "        " if errstate else "    "
+            indent = "        " if header else "    "
             if node.op in LOOP_OPS:
                 body_plan = plan.of_body(node) if plan else None
                 loop_name = loop_function_name(node, name)

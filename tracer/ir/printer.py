@@ -27,6 +27,11 @@ class Printer:
     # whether a for loop's function returns () when it ran no iteration (`loop_nodes`)
     empty_loop_tail = True
 
+    def errstate(self, settings: dict) -> str | None:
+        """The statement that runs the statements after it under ``np.errstate(**settings)``
+        (None: none needed)."""
+        return f"with np.errstate(**{settings!r}):"
+
     def first_index(self, loop_node: Node | None) -> str:
         """How a for loop's function spells its first index: its parameter."""
         return FIRST
