@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import textwrap
 
 import numpy as np
 import pytest
@@ -364,6 +363,15 @@ def test_the_native_source_carries_the_user_s_lines_and_shows_in_the_report(loop
     assert any("t = t * np.float32(0.5) + 0.1 + x[i]" in line for line in info.lines)
 
 
+SMOOTH = """\
+def smooth(v):
+    out = v.copy()
+    for i in range(1, v.shape[0] - 1):
+        out[i] = (v[i - 1] + v[i] + v[i + 1]) / 3
+    return out
+"""
+
+
 def test_the_cell_magic_shows_the_native_loop_in_the_kernels_tab(shell, tmp_path, monkeypatch):
     from IPython.core.interactiveshell import InteractiveShell
 
@@ -371,15 +379,8 @@ def test_the_cell_magic_shows_the_native_loop_in_the_kernels_tab(shell, tmp_path
 
     monkeypatch.setenv("TCOMPILE_CACHE_DIR", str(tmp_path))
     shell.run_cell("import numpy as np")
-    body = """
-        def smooth(v):
-            out = v.copy()
-            for i in range(1, v.shape[0] - 1):
-                out[i] = (v[i - 1] + v[i] + v[i + 1]) / 3
-            return out
-        smooth(np.arange(10.0)).sum()
-    """
-    result = shell.run_cell("%%tcompile --backend cpu\n" + textwrap.dedent(body).strip())
+    body = SMOOTH + "smooth(np.arange(10.0)).sum()\n"
+    result = shell.run_cell("%%tcompile --backend cpu\n" + body)
     assert result.success and result.result == pytest.approx(45.0)
     magics = InteractiveShell.instance().magics_manager.registry["TcompileMagics"]
     page = kernels_html(magics.last_widget.run)
@@ -406,16 +407,11 @@ def test_loops_printed_alike_around_other_constants_keep_their_own(loops):
 
 # -- the disk cache ---------------------------------------------------------------------------------
 
-CHILD = """
+CHILD = f"""
 import time, numpy as np, numba, tcompile as tc
 from tcompile.backend.cpu import native_loops
 
-def smooth(v):
-    out = v.copy()
-    for i in range(1, v.shape[0] - 1):
-        out[i] = (v[i - 1] + v[i] + v[i + 1]) / 3
-    return out
-
+{SMOOTH}
 made = []
 real = native_loops.NativeLoop.__init__
 native_loops.NativeLoop.__init__ = lambda self, *a: (real(self, *a), made.append(self))[0]
