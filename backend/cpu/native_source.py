@@ -88,6 +88,28 @@ def _int_mul(a, b):
     if abs(float(a) * float(b)) >= 9.2e18:
         raise OverflowError("a Python int outgrew 64 bits")
     return a * b
+
+
+# np.add.at on a vector, as NumPy runs it: each value added where its index points, in order
+# (a repeated index adds up), an index out of range raising IndexError.
+@numba.njit({options})
+def _add_at(target, indices, values):
+    size = target.shape[0]
+    for j in range(indices.shape[0]):
+        i = indices[j]
+        if i < -size or i >= size:
+            raise IndexError("index out of bounds")
+        target[i] += values[j]
+
+
+@numba.njit({options})
+def _add_at_scalar(target, indices, value):
+    size = target.shape[0]
+    for j in range(indices.shape[0]):
+        i = indices[j]
+        if i < -size or i >= size:
+            raise IndexError("index out of bounds")
+        target[i] += value
 """
 
 # Python ints have no size: numba's are int64. These operations on them are checked (the
@@ -153,6 +175,8 @@ class NativePrinter(Printer):
         return f"{node.name} = {_CHECKED_INT_OPS[name]}({self.call_args(node.args, {})})"
 
     def expression(self, node: Node) -> str:
+        if node.op == "call" and node.target == np.add.at:
+            return self._add_at(node)
         text = super().expression(node)
         meta = node.tensor
         if node.op == "call" and meta is not None and meta.kind == "scalar" \
@@ -160,6 +184,22 @@ class NativePrinter(Printer):
             # numba computes on small NumPy ints as int64: the low bits are NumPy's result
             return f"np.{meta.dtype.name}({text})"
         return text
+
+    def _add_at(self, node: Node) -> str:
+        """``np.add.at(a, i, v)`` on vectors of one dtype, by `PRELUDE`'s helpers (numba has
+        no ``ufunc.at``)."""
+        target, indices, values = (node.args + (None,))[:3]
+        dtype, index_dtype = _dtype(target), _dtype(indices)
+        shapes = [getattr(getattr(v, "tensor", None), "shape", None) for v in node.args]
+        if node.kwargs or dtype is None or index_dtype is None or index_dtype.kind not in "iu" \
+                or len(shapes[0] or ()) != 1 or len(shapes[1] or ()) != 1:  # fmt: skip
+            raise Unsupported("np.add.at other than of a vector at a vector of integer indices")
+        if _dtype(values) == dtype and len(shapes[2] or ()) == 1 and shapes[2] == shapes[1]:
+            return f"_add_at({self.call_args(node.args, {})})"
+        if _dtype(values) == dtype and not shapes[2] or _is_weak(values):
+            weak = _Converted(values, dtype) if _is_weak(values) else values
+            return f"_add_at_scalar({self.call_args((target, indices, weak), {})})"
+        raise Unsupported("np.add.at of values of another dtype or shape than its target's")
 
     def arg(self, value) -> str:
         if isinstance(value, _NonZero):

@@ -274,6 +274,24 @@ def test_errstate_raise_gets_numpy_s_floating_point_error(loops):
     assert native(loops) == [True]
 
 
+def histogram_batches(samples, bins_of, nbins):
+    hist = np.zeros(nbins)
+    counts = np.zeros(nbins, dtype=np.int64)
+    for i in range(samples.shape[0]):
+        np.add.at(hist, bins_of[i], samples[i])
+        np.add.at(counts, bins_of[i], 1)
+    return hist, counts
+
+
+def test_add_at_adds_repeated_and_negative_indices_in_order_and_raises_out_of_range(loops):
+    rng = np.random.default_rng(3)
+    samples, bins = rng.random((5, 30)), rng.integers(-8, 8, (5, 30))
+    wild = bins.copy()
+    wild[3, 7] = 8
+    same(histogram_batches, lambda: (samples.copy(), bins, 8), lambda: (samples.copy(), wild, 8))
+    assert native(loops) == [True] and "_add_at_scalar(counts, " in loops[0].source
+
+
 def quiet_logs(x):
     out = np.empty_like(x)
     for i in range(x.shape[0]):

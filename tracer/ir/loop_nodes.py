@@ -113,7 +113,7 @@ def function_lines(loop: LoopSpec, name: str, params: list[str], body: list, out
     row = _row_of(statements, index, read) if loop.over_rows else None
     if row is not None:  # the body starts with `row = x[k]`: iterate over x's rows instead
         (row_name, array), statements = row, statements[1:]
-        items, target = f"{array}[{FIRST}:{end}]", row_name
+        items, target = f"{array}[{first}:{end}]", row_name
         if index in outputs or _reads(statements, index):
             target, items = f"{index}, {row_name}", f"enumerate({items}, {first})"
     lines = [
