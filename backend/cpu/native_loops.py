@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numba
 import numpy as np
+from numba.core.runtime._nrt_python import _MemInfo  # owns the memory numba allocates
 
 from tcompile.tracer.ir.compiled_graph import KernelInfo
 from tcompile.tracer.ir.graph import loop_function_name
@@ -148,6 +149,8 @@ class NativeLoop:
             return self.python(*args)  # no iteration, or indices past what `int_ranges` assumes
         if self.index_checks is not None and not self.index_checks.hold(args):
             return self.python(*args)  # an index out of range: NumPy raises its error
+        if not self.counted and bool(args[0]) == self.node.target.negate:
+            return self.python(*args)  # a while loop of no iteration gives its arguments back
         if not self.dispatcher.overloads and not self._compile_for(args):
             return self.python(*args)  # the trace's types were not all sure: typed now
         saved = _snapshot(args) if self.may_overflow else None
@@ -167,9 +170,13 @@ class NativeLoop:
         return tuple([self._as_traced(i, value, args) for i, value in enumerate(results)])
 
     def _as_traced(self, position: int, value, args: tuple):
-        if type(value) is np.ndarray and not self.given_back[position] \
-                and any(value is a for a in args):  # fmt: skip
-            return value.view()
+        if type(value) is np.ndarray:
+            if not self.given_back[position] and any(value is a for a in args):
+                return value.view()
+            if not value.flags.writeable and isinstance(value.base, _MemInfo):
+                # memory numba allocated, typed read-only where a carried array began as a
+                # read-only argument: NumPy's new array is writeable
+                value.flags.writeable = True
         return numba_types.as_traced(value, self.metas[position])
 
     def _compile_for(self, args) -> bool:

@@ -15,7 +15,7 @@ import warnings
 
 import numpy as np
 import pytest
-from diffharness import C, case_id
+from diffharness import C, case_id, on_every_backend
 
 import tcompile as tc
 
@@ -111,3 +111,6 @@ def test_a_loop_with_a_constant_trip_count_keeps_its_facts_in_the_graph():
     tc.reset()
     explained = tc.explain(make(source))(np.ones((3, 3)))
     assert explained.graph_break_count == 0 and explained.loops[0].captured
+
+
+_, _, test_cpu_backend = on_every_backend(CASES)  # loops compiled by numba

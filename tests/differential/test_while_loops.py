@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 import pytest
-from diffharness import C, case_id, check, max_recompiles
+from diffharness import C, case_id, check, max_recompiles, on_every_backend
 
 import tcompile as tc
 from tcompile.tracer.ir.loop_nodes import WhileLoop
@@ -321,3 +321,6 @@ def test_zero_iterations_on_the_traced_call():
 
 
 CASES = ALL  # tests/triton runs them again on the triton backend
+
+
+_, _, test_cpu_backend = on_every_backend(ALL)  # loops compiled by numba
