@@ -1,7 +1,7 @@
-"""The loop-level IR between a graph and Triton source: what one kernel loads, computes and stores.
+"""The loop-level IR between a graph and kernel source: what one kernel loads, computes and stores.
 
-A kernel runs over an *iteration space*: ``xvars`` (one program per block of their flattened
-index) and, for reductions, ``rvars`` (the reduced dims, looped over or held in one block).
+A kernel runs over an *iteration space*: ``xvars`` (spread over Triton's programs or the CPU's
+threads) and, for reductions, ``rvars`` (the reduced dims, looped over or held in one block).
 Values are expression trees (`Expr`) of loads, constants, ufuncs, casts, selects and reductions;
 memory is reached through affine indices (`Affine`): an offset plus a coefficient per iteration
 variable. Every size, stride, offset and coefficient is a `Param`, a kernel argument whose value
