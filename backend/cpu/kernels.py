@@ -1,0 +1,156 @@
+"""Array graphs as fused numba kernels: the shared lowering and fusion (`tcompile.backend.fused`)
+with `codegen`'s numba source, run on NumPy arrays (`device.NumpyDevice`).
+
+    >>> compiled = fused_backend(graph, example_inputs)  # doctest: +SKIP
+    >>> compiled.fn(*inputs)  # NumPy arrays in, NumPy arrays out  # doctest: +SKIP
+
+Each kernel's source goes to a file named by its hash (``$TCOMPILE_CACHE_DIR/cpu``, else
+``~/.cache/tcompile/cpu``), so numba's disk cache (``cache=True``) finds the machine code in
+the next process. Sources hold no sizes: a new shape reuses the compiled function.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.util
+import os
+import sys
+from pathlib import Path
+from types import MappingProxyType
+
+import numpy as np
+
+from tcompile.tracer.ir.compiled_graph import CompiledGraph
+
+from ..fused import loop_ir as ir
+from ..fused.dtypes import Unlowerable
+from ..fused.target import CompiledKernel, KernelBuildError, Target
+from . import codegen, scalar_ops
+from .device import NumpyDevice, flat
+
+_INSTALL = "pip install 'tcompile[cpu]'"
+
+
+def unavailable() -> str:
+    """Why the fused CPU kernels cannot run here ("" when they can)."""
+    if importlib.util.find_spec("numba") is None:
+        return f"the cpu backend's kernels need numba, which is not installed here: {_INSTALL}"
+    return ""
+
+
+class NumbaTarget(Target):
+    """Kernels as numba functions on NumPy arrays. float16 stays in NumPy (numba has no
+    float16 arithmetic on the CPU); a scatter-add runs serially, so any dtype adds."""
+
+    name = "CPU kernel"
+    refused_dtypes = frozenset({"float16"})
+    library_name = "np"
+    accumulate_dtypes = tuple(
+        np.dtype(t) for t in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                              "uint64", "float32", "float64")  # fmt: skip
+    )
+
+    def check_ufunc(self, ufunc, ins, outs) -> None:
+        scalar_ops.check_loop(ufunc, ins, outs)
+
+    def device(self) -> NumpyDevice:
+        return _DEVICE
+
+    def compile(self, kernel: ir.Kernel) -> NumbaKernel:
+        source = codegen.generate(kernel)
+        try:
+            fn = getattr(load_module(source.text), source.name)
+        except Exception as error:  # a source Python cannot even load: tcompile's bug
+            raise KernelBuildError(f"kernel {source.name} did not load ({error})") from error
+        return NumbaKernel(kernel, source, fn)
+
+
+_DEVICE = NumpyDevice()
+
+
+class NumbaKernel(CompiledKernel):
+    """One kernel's numba function with its fixed arguments (sizes, strides, offsets)."""
+
+    def __init__(self, kernel: ir.Kernel, source: codegen.KernelSource, fn):
+        self.kernel, self.source, self.fn = kernel, source, fn
+        self.xnumel = int(np.prod([v.size.value for v in kernel.xvars], dtype=np.int64))
+        self.args = [a.value if isinstance(a, ir.Param) else None for a in source.args]
+        self.slots = [(i, a) for i, a in enumerate(source.args) if not isinstance(a, ir.Param)]
+        self.writes = kernel.writes()
+
+    @property
+    def empty(self) -> bool:
+        return self.xnumel == 0  # nothing to compute (a size-0 dim): not run
+
+    def describe(self) -> str:
+        return "threads" if self.source.parallel else "one thread"
+
+    def run(self, call) -> None:
+        args = self.args.copy()
+        for i, arg in self.slots:
+            args[i] = call.error if arg == "error" else flat(call.tensor(arg))
+        try:
+            self.fn(*args)
+        except Exception as error:
+            if _is_numba_error(error):
+                raise KernelBuildError(f"kernel {self.source.name} failed in numba "
+                                       f"({type(error).__name__}: {str(error).strip()[:300]})") from error  # fmt: skip
+            raise
+
+
+def _is_numba_error(error: Exception) -> bool:
+    from numba.core.errors import NumbaError
+
+    return isinstance(error, NumbaError)
+
+
+def cache_dir() -> Path:
+    """Where kernel sources live: ``$TCOMPILE_CACHE_DIR/cpu`` or ``~/.cache/tcompile/cpu``
+    (numba keeps the compiled code next to them, in ``__pycache__``)."""
+    root = os.environ.get("TCOMPILE_CACHE_DIR") or Path.home() / ".cache" / "tcompile"
+    return Path(root) / "cpu"
+
+
+@functools.lru_cache(maxsize=1024)
+def load_module(source: str):
+    """The module holding ``source``, loaded once per process from a file named by its hash
+    (written once per cache directory, atomically)."""
+    digest = hashlib.sha256(source.encode()).hexdigest()[:24]
+    folder = cache_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"k_{digest}.py"
+    if not path.exists() or path.read_text() != source:
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(source)
+        os.replace(tmp, path)  # another process never reads a half-written file
+    name = f"tcompile_cpu_kernels_{digest}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def fused_backend(graph, example_inputs) -> CompiledGraph:
+    """Compile ``graph`` to fused numba kernels; the plan for the example inputs' shapes is
+    made now (its kernel sources go in the report), others on first sight. Loop nodes run
+    their body's plan once per iteration (`fused.plan.DeviceLoop`)."""
+    from ..fused.runtime import Runner, describe
+
+    reason = unavailable()
+    if reason:
+        raise RuntimeError(reason)
+    runner = Runner(graph, NumbaTarget())
+    program, _ = runner.program_for(example_inputs)
+    if program is None:
+        return CompiledGraph(runner, "cpu", MappingProxyType({}), runner.in_numpy_infos())
+    sources = {"kernels": "\n\n".join(c.source.text for c in program.compiled.values()),
+               "plan": describe(program)}  # fmt: skip
+    return CompiledGraph(runner, "cpu", MappingProxyType(sources),
+                         program.infos() + tuple(program.decisions))  # fmt: skip
+
+
+fused_backend.loop_nodes = True  # a loop body's kernels are compiled once, run per iteration
+
+__all__ = ["NumbaTarget", "Unlowerable", "fused_backend", "unavailable"]

@@ -1,0 +1,161 @@
+"""NumPy's scalar semantics as numba source text: constants of an exact dtype, ``astype``'s casts,
+and each ufunc loop as a call of the ufunc itself on operands already of its loop's dtypes
+(numba compiles NumPy's ufuncs on scalars; `OPS` lists the loops it computes as NumPy does,
+checked against NumPy by tests/cpu/test_scalar_ops.py). A loop not listed makes the lowering
+refuse the op: it runs as an extern NumPy step.
+
+    >>> constant(0.1, np.dtype(np.float32))
+    'np.float32(0.10000000149011612)'
+    >>> cast("v", np.dtype(np.float64), np.dtype(np.uint8))
+    'np.uint8(np.int32(v))'
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..fused.dtypes import Unlowerable
+
+# The loops numba computes as NumPy does, by ufunc: the operand kinds ("b", "i", "u", "f") of
+# the loops it takes; "f" alone for math that is only defined on floats. Measured with numba
+# 0.68 (tests/cpu/test_scalar_ops.py runs each loop on edge values against NumPy).
+_ALL, _INTS, _NUM = "biuf", "iu", "iuf"
+OPS: dict[np.ufunc, str] = {
+    np.add: _ALL, np.subtract: _NUM, np.multiply: _ALL, np.true_divide: "f",
+    np.floor_divide: _NUM, np.remainder: _NUM, np.fmod: _NUM, np.power: _NUM,
+    np.float_power: "f", np.negative: _NUM, np.positive: _NUM, np.absolute: _NUM,
+    np.fabs: "f", np.sign: _NUM, np.square: _NUM, np.reciprocal: "f", np.sqrt: "f",
+    np.cbrt: "f", np.exp: "f", np.exp2: "f", np.expm1: "f", np.log: "f", np.log2: "f",
+    np.log10: "f", np.log1p: "f", np.logaddexp: "f", np.logaddexp2: "f", np.sin: "f",
+    np.cos: "f", np.tan: "f", np.arcsin: "f", np.arccos: "f", np.arctan: "f", np.arctan2: "f",
+    np.sinh: "f", np.cosh: "f", np.tanh: "f", np.arcsinh: "f", np.arccosh: "f",
+    np.arctanh: "f", np.hypot: "f", np.degrees: "f", np.radians: "f", np.rad2deg: "f",
+    np.deg2rad: "f", np.floor: "f", np.ceil: "f", np.trunc: "f", np.rint: "f",
+    np.copysign: "f", np.nextafter: "f", np.spacing: "f", np.signbit: "f", np.isnan: "f",
+    np.isinf: "f", np.isfinite: "f", np.maximum: _ALL, np.minimum: _ALL, np.fmax: _ALL,
+    np.fmin: _ALL, np.less: _ALL, np.less_equal: _ALL, np.greater: _ALL,
+    np.greater_equal: _ALL, np.equal: _ALL, np.not_equal: _ALL, np.logical_and: _ALL,
+    np.logical_or: _ALL, np.logical_xor: _ALL, np.logical_not: _ALL, np.bitwise_and: "biu",
+    np.bitwise_or: "biu", np.bitwise_xor: "biu", np.invert: "biu",
+}  # fmt: skip
+
+# Loops numba computes otherwise than NumPy (found by the tests' probe): (ufunc, kind, bits).
+_REFUSED = {
+    (np.power, "i", 8), (np.power, "i", 16), (np.power, "u", 8), (np.power, "u", 16),
+}  # fmt: skip
+
+_WHY = {
+    np.left_shift: "numba shifts by the type's width or more as C does, NumPy gives 0",
+    np.right_shift: "numba shifts by the type's width or more as C does, NumPy gives 0",
+    np.bitwise_count: "numba has no np.bitwise_count",
+    np.gcd: "numba's np.gcd is not NumPy's loop",
+    np.lcm: "numba's np.lcm is not NumPy's loop",
+}
+
+
+def check_loop(ufunc: np.ufunc, ins: tuple | None, outs: tuple | None) -> None:
+    """`Unlowerable` where numba does not compute ``ufunc``'s loop as NumPy does."""
+    name = f"np.{ufunc.__name__}"
+    kinds = OPS.get(ufunc)
+    if kinds is None:
+        why = _WHY.get(ufunc, "not elementwise" if ufunc.signature else "no numba rule")
+        raise Unlowerable(f"{name} has no CPU kernel rule: {why}")
+    if ins is None:
+        return
+    if ufunc.nout != 1:
+        raise Unlowerable(f"{name} has {ufunc.nout} outputs")
+    first = ins[0]
+    if first.kind not in kinds or (ufunc, first.kind, first.itemsize * 8) in _REFUSED:
+        raise Unlowerable(f"{name} on {first} runs in NumPy (numba computes it otherwise)")
+
+
+def type_name(dtype: np.dtype) -> str:
+    """The NumPy scalar type's name in the source: ``np.float32``; bool is ``np.bool_``."""
+    dtype = np.dtype(dtype)
+    return "np.bool_" if dtype.kind == "b" else f"np.{dtype.name}"
+
+
+def constant(value, dtype: np.dtype) -> str:
+    """An expression of exactly ``dtype`` holding ``value`` as NumPy stores it in that dtype.
+
+    >>> constant(-np.inf, np.dtype(np.float64)), constant(300, np.dtype(np.uint16))
+    ('np.float64(-np.inf)', 'np.uint16(300)')
+    """
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return "True" if bool(value) else "False"
+    if dtype.kind in "iu":
+        if isinstance(value, (float, np.floating)) and float(value).is_integer():
+            value = int(value)
+        number = int(value)
+        info = np.iinfo(dtype)
+        if not info.min <= number <= info.max:
+            raise Unlowerable(f"{value} does not fit {dtype} (NumPy raises OverflowError)")
+        return f"{type_name(dtype)}({number})"
+    with np.errstate(all="ignore"):
+        x = float(dtype.type(value))  # rounded to the dtype, as NumPy does
+    if math.isnan(x):
+        text = "-np.nan" if math.copysign(1, x) < 0 else "np.nan"
+    elif math.isinf(x):
+        text = "np.inf" if x > 0 else "-np.inf"
+    else:
+        text = repr(x)  # exact: every float32 value is a float64 value
+    return f"{type_name(dtype)}({text})"
+
+
+def cast(expr: str, src: np.dtype, dst: np.dtype) -> str:
+    """``expr`` (of dtype ``src``) converted as ``ndarray.astype(dst)`` does: float to a narrow
+    integer through int32 (unsigned 32 through int64) as C compilers do, so -1.0 -> uint8 is
+    255; bool from a comparison with zero (NaN is true).
+
+    >>> cast("v", np.dtype(np.float32), np.dtype(bool))
+    '(v != 0)'
+    """
+    src, dst = np.dtype(src), np.dtype(dst)
+    if src == dst:
+        return expr
+    if dst.kind == "b":
+        return f"({expr} != 0)"
+    to = type_name(dst)
+    if src.kind == "f" and dst.kind in "iu":
+        if dst.itemsize < 4:
+            return f"{to}(np.int32({expr}))"
+        if dst == np.uint32:
+            return f"np.uint32(np.int64({expr}))"
+        if dst == np.uint64:
+            return (f"(np.uint64(np.int64({expr})) if {expr} < 9223372036854775808.0 "
+                    f"else np.uint64({expr}))")  # fmt: skip
+    return f"{to}({expr})"
+
+
+def unassignable(expr: str, src: np.dtype, dst: np.dtype) -> str:
+    """A condition: NumPy raises assigning the NumPy scalar ``expr`` to an item of a signed
+    integer array of ``dst`` (NaN, infinity, an integer part ``dst`` cannot hold).
+
+    >>> unassignable("v", np.dtype(np.int64), np.dtype(np.int8))
+    '(v < -128) or (v > 127)'
+    """
+    src, dst = np.dtype(src), np.dtype(dst)
+    info = np.iinfo(dst)
+    if src.kind == "f":
+        # The integer part lies in [min, max] where the value lies in (min - 1, max + 1); no
+        # float64 lies between -2**63 - 1 and -2**63, so for int64 that is ``>= -2**63``.
+        x = expr if src == np.float64 else f"np.float64({expr})"
+        low = info.min - 1
+        above = f"{x} > {float(low)!r}" if float(low) == low else f"{x} >= {float(info.min)!r}"
+        return f"not (({above}) and ({x} < {float(info.max + 1)!r}))"
+    if src.kind == "u":
+        return f"{expr} > {info.max}"
+    return f"({expr} < {info.min}) or ({expr} > {info.max})"
+
+
+def op(ufunc: np.ufunc, in_dtypes: tuple, out_dtype: np.dtype, args: list[str]) -> str:
+    """``ufunc`` on operands of its loop's dtypes, its result made ``out_dtype`` (numba may
+    type a ufunc's scalar result wider than NumPy's loop does).
+
+    >>> op(np.floor_divide, (np.dtype(np.int8),) * 2, np.dtype(np.int8), ["a", "b"])
+    'np.int8(np.floor_divide(a, b))'
+    """
+    return f"{type_name(out_dtype)}(np.{ufunc.__name__}({', '.join(args)}))"
