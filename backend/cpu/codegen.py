@@ -80,6 +80,7 @@ class _Generator:
         self.hoist: list[tuple[int, int]] = []  # (line index, level) for x-scope values
         self.rvars = set(kernel.rvars)
         self.checks = False
+        self.helpers: dict[str, str] = {}  # name -> source, from `scalar_ops.op`
         writes = kernel.writes()
         self.serial = any(s.accumulate or isinstance(s.index, ir.Gather) for s in kernel.stores)
         self.writes = writes
@@ -114,6 +115,9 @@ class _Generator:
         self._point()
         w = CodeWriter()
         w.lines.extend(HEADER.splitlines())
+        for name in sorted(self.helpers):
+            w.line()
+            w.lines.extend(self.helpers[name].splitlines())
         w.line()
         w.line()
         parallel = not self.serial and bool(k.xvars)
@@ -179,8 +183,9 @@ class _Generator:
     # -- reductions ---------------------------------------------------------------------------------
     def _r_loops(self, rvars) -> None:
         self.hoist.append((len(self.w.lines), self.w.level))
-        for position, var in enumerate(rvars):
-            name = self.var_names.setdefault(var, f"r{len(self.var_names) - len(self.kernel.xvars)}")
+        for var in rvars:
+            name = self.var_names.get(var) or f"r{len(self.var_names) - len(self.kernel.xvars)}"
+            self.var_names[var] = name
             self.w.line(f"for {name} in range({self.arg(var.size)}):")
             self.w.level += 1
 
@@ -321,7 +326,7 @@ class _Generator:
             args = [self._value(a) for a in expr.args]
             if expr.ufunc is np.power and expr.in_dtypes[1].kind == "i":
                 self._check(expr, f"{args[1]} < 0")  # NumPy raises ValueError
-            text = ops.op(expr.ufunc, expr.in_dtypes, expr.dtype, args)
+            text = ops.op(expr.ufunc, expr.in_dtypes, expr.dtype, args, self.helpers)
         else:
             raise AssertionError(expr)
         return self._emit(expr, text)

@@ -47,8 +47,19 @@ class NumbaTarget(Target):
     refused_dtypes = frozenset({"float16"})
     library_name = "np"
     accumulate_dtypes = tuple(
-        np.dtype(t) for t in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
-                              "uint64", "float32", "float64")  # fmt: skip
+        np.dtype(t)
+        for t in (
+            "int8",
+            "int16",
+            "int32",
+            "int64",
+            "uint8",
+            "uint16",
+            "uint32",
+            "uint64",
+            "float32",
+            "float64",
+        )  # fmt: skip
     )
 
     def check_ufunc(self, ufunc, ins, outs) -> None:

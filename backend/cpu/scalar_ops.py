@@ -24,16 +24,16 @@ from ..fused.dtypes import Unlowerable
 _ALL, _INTS, _NUM = "biuf", "iu", "iuf"
 OPS: dict[np.ufunc, str] = {
     np.add: _ALL, np.subtract: _NUM, np.multiply: _ALL, np.true_divide: "f",
-    np.floor_divide: _NUM, np.remainder: _NUM, np.fmod: _NUM, np.power: _NUM,
+    np.floor_divide: _NUM, np.remainder: _NUM, np.fmod: _NUM, np.power: "f",
     np.float_power: "f", np.negative: _NUM, np.positive: _NUM, np.absolute: _NUM,
-    np.fabs: "f", np.sign: _NUM, np.square: _NUM, np.reciprocal: "f", np.sqrt: "f",
+    np.fabs: "f", np.sign: "if", np.square: _NUM, np.reciprocal: "f", np.sqrt: "f",
     np.cbrt: "f", np.exp: "f", np.exp2: "f", np.expm1: "f", np.log: "f", np.log2: "f",
     np.log10: "f", np.log1p: "f", np.logaddexp: "f", np.logaddexp2: "f", np.sin: "f",
     np.cos: "f", np.tan: "f", np.arcsin: "f", np.arccos: "f", np.arctan: "f", np.arctan2: "f",
     np.sinh: "f", np.cosh: "f", np.tanh: "f", np.arcsinh: "f", np.arccosh: "f",
     np.arctanh: "f", np.hypot: "f", np.degrees: "f", np.radians: "f", np.rad2deg: "f",
     np.deg2rad: "f", np.floor: "f", np.ceil: "f", np.trunc: "f", np.rint: "f",
-    np.copysign: "f", np.nextafter: "f", np.spacing: "f", np.signbit: "f", np.isnan: "f",
+    np.copysign: "f", np.nextafter: "f", np.signbit: "f", np.isnan: "f",
     np.isinf: "f", np.isfinite: "f", np.maximum: _ALL, np.minimum: _ALL, np.fmax: _ALL,
     np.fmin: _ALL, np.less: _ALL, np.less_equal: _ALL, np.greater: _ALL,
     np.greater_equal: _ALL, np.equal: _ALL, np.not_equal: _ALL, np.logical_and: _ALL,
@@ -41,12 +41,13 @@ OPS: dict[np.ufunc, str] = {
     np.bitwise_or: "biu", np.bitwise_xor: "biu", np.invert: "biu",
 }  # fmt: skip
 
-# Loops numba computes otherwise than NumPy (found by the tests' probe): (ufunc, kind, bits).
-_REFUSED = {
-    (np.power, "i", 8), (np.power, "i", 16), (np.power, "u", 8), (np.power, "u", 16),
-}  # fmt: skip
+# Loops numba computes otherwise than NumPy, within a kind it takes: (ufunc, kind, bits).
+_REFUSED: set = set()
 
 _WHY = {
+    np.spacing: "numba's np.spacing(-0.0) is negative, NumPy's positive",
+    np.heaviside: "numba has no np.heaviside",
+    np.ldexp: "numba's np.ldexp takes other exponent types than NumPy's loops",
     np.left_shift: "numba shifts by the type's width or more as C does, NumPy gives 0",
     np.right_shift: "numba shifts by the type's width or more as C does, NumPy gives 0",
     np.bitwise_count: "numba has no np.bitwise_count",
@@ -151,11 +152,98 @@ def unassignable(expr: str, src: np.dtype, dst: np.dtype) -> str:
     return f"({expr} < {info.min}) or ({expr} > {info.max})"
 
 
-def op(ufunc: np.ufunc, in_dtypes: tuple, out_dtype: np.dtype, args: list[str]) -> str:
+def op(ufunc: np.ufunc, in_dtypes: tuple, out_dtype: np.dtype, args: list[str],
+       helpers: dict) -> str:  # fmt: skip
     """``ufunc`` on operands of its loop's dtypes, its result made ``out_dtype`` (numba may
-    type a ufunc's scalar result wider than NumPy's loop does).
+    type a ufunc's scalar result wider than NumPy's loop does). Divisions numba computes
+    otherwise (or traps on: ``MIN % -1``) call a helper of NumPy's algorithm, added to
+    ``helpers`` (name -> source).
 
-    >>> op(np.floor_divide, (np.dtype(np.int8),) * 2, np.dtype(np.int8), ["a", "b"])
-    'np.int8(np.floor_divide(a, b))'
+    >>> op(np.add, (np.dtype(np.int8),) * 2, np.dtype(np.int8), ["a", "b"], {})
+    'np.int8(np.add(a, b))'
     """
+    kind = in_dtypes[0].kind
+    helper = _DIVISIONS.get((ufunc, "f" if kind == "f" else "i" if kind == "i" else "u"))
+    if helper is not None:
+        name = f"_{ufunc.__name__}_{in_dtypes[0].name}"
+        helpers[name] = helper.format(name=name, T=type_name(in_dtypes[0]))
+        return f"{type_name(out_dtype)}({name}({', '.join(args)}))"
     return f"{type_name(out_dtype)}(np.{ufunc.__name__}({', '.join(args)}))"
+
+
+# NumPy's integer divisions: a zero divisor gives 0, MIN // -1 wraps (a machine division would
+# trap); numba's ``//`` and ``%`` on integers floor as Python's do.
+_SIGNED_FLOOR_DIVIDE = """
+@njit(inline="always", cache=True)
+def {name}(a, b):
+    if b == 0:
+        return {T}(0)
+    if b == -1:
+        return {T}(-a)
+    return {T}(a // b)
+"""
+_UNSIGNED_FLOOR_DIVIDE = """
+@njit(inline="always", cache=True)
+def {name}(a, b):
+    if b == 0:
+        return {T}(0)
+    return {T}(a // b)
+"""
+_SIGNED_REMAINDER = """
+@njit(inline="always", cache=True)
+def {name}(a, b):
+    if b == 0 or b == -1:
+        return {T}(0)
+    return {T}(a % b)
+"""
+_UNSIGNED_REMAINDER = """
+@njit(inline="always", cache=True)
+def {name}(a, b):
+    if b == 0:
+        return {T}(0)
+    return {T}(a % b)
+"""
+_SIGNED_FMOD = """
+@njit(inline="always", cache=True)
+def {name}(a, b):
+    if b == 0 or b == -1:
+        return {T}(0)
+    r = a % b
+    if r != 0 and (r < 0) != (a < 0):
+        r = r - b
+    return {T}(r)
+"""
+# NumPy's npy_divmod (npymath), in the operands' float type.
+_FLOAT_DIVMOD = """
+@njit(inline="always", cache=True)
+def {name}(a, b):
+    mod = {T}(np.fmod(a, b))
+    if b == 0:
+        return ON_ZERO
+    div = {T}({T}(a - mod) / b)
+    if mod != 0:
+        if (b < 0) != (mod < 0):
+            mod = {T}(mod + b)
+            div = {T}(div - {T}(1.0))
+    else:
+        mod = {T}(np.copysign({T}(0.0), b))
+    if div != 0:
+        floordiv = {T}(np.floor(div))
+        if div - floordiv > {T}(0.5):
+            floordiv = {T}(floordiv + {T}(1.0))
+    else:
+        floordiv = {T}(np.copysign({T}(0.0), {T}(a / b)))
+    return RESULT
+"""
+_DIVISIONS = {
+    (np.floor_divide, "i"): _SIGNED_FLOOR_DIVIDE,
+    (np.floor_divide, "u"): _UNSIGNED_FLOOR_DIVIDE,
+    (np.remainder, "i"): _SIGNED_REMAINDER,
+    (np.remainder, "u"): _UNSIGNED_REMAINDER,
+    (np.fmod, "i"): _SIGNED_FMOD,
+    (np.fmod, "u"): _UNSIGNED_REMAINDER,
+    (np.floor_divide, "f"): _FLOAT_DIVMOD.replace("ON_ZERO", "{T}(a / b)").replace(
+        "RESULT", "floordiv"
+    ),
+    (np.remainder, "f"): _FLOAT_DIVMOD.replace("ON_ZERO", "mod").replace("RESULT", "mod"),
+}
