@@ -101,3 +101,51 @@ def test_each_loop_on_edge_values_matches_numpy(name, tmp_path):
                             f"{want[i]!r}, kernel {result[i]!r}")  # fmt: skip
     assert len(loops) > 10, loops
     assert not failures, "\n".join(failures)
+
+
+def _castable(src: np.dtype, dst: np.dtype, values: np.ndarray) -> np.ndarray:
+    """The values whose cast NumPy defines (float to integer: the truncated value lies in the
+    range C converts exactly, as for the Triton backend; elsewhere NumPy's result is the
+    platform's)."""
+    if src.kind != "f" or dst.kind not in "iu":
+        return values
+    with np.errstate(all="ignore"):
+        t = np.trunc(values.astype(np.float64))
+    low, high = (-(2.0**31), 2.0**31) if dst.itemsize < 4 else (-(2.0**63), 2.0**64)
+    if dst == np.int32:
+        high = 2.0**31
+    if dst == np.uint32:
+        low, high = -(2.0**63), 2.0**63
+    if dst == np.int64:
+        high = 2.0**63
+    return values[np.isfinite(t) & (t >= low) & (t < high)]
+
+
+@pytest.mark.parametrize("name", DTYPES)
+def test_casts_match_astype(name, tmp_path):
+    src = np.dtype(name)
+    lines, outs, inputs = [], [], []
+    for k, dst_name in enumerate(DTYPES):
+        dst = np.dtype(dst_name)
+        inputs.append(_castable(src, dst, _values(src)))
+        lines.append(f"    for i in range(x{k}.shape[0]):")
+        lines.append(f"        o{k}[i] = {ops.cast(f'x{k}[i]', src, dst)}")
+        outs.append(f"x{k}, o{k}")
+    path = tmp_path / f"casts_{name}.py"
+    path.write_text("import numpy as np\n\ndef f(" + ", ".join(outs) + "):\n" + "\n".join(lines)
+                    + "\n")  # fmt: skip
+    spec = importlib.util.spec_from_file_location(f"casts_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    fn = numba.njit(error_model="numpy")(module.f)
+    got = [np.empty(x.shape, dst) for x, dst in zip(inputs, DTYPES)]
+    fn(*[v for pair in zip(inputs, got) for v in pair])
+    failures = []
+    for x, dst, result in zip(inputs, DTYPES, got):
+        with np.errstate(all="ignore"):
+            want = x.astype(dst)
+        same = (want == result) | ((want != want) & (result != result))
+        if not same.all():
+            i = np.flatnonzero(~same)[0]
+            failures.append(f"{x[i]!r} -> {dst}: astype {want[i]!r}, kernel {result[i]!r}")
+    assert not failures, "\n".join(failures)
