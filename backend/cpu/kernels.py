@@ -17,7 +17,6 @@ import importlib.util
 import os
 import sys
 from pathlib import Path
-from types import MappingProxyType
 
 import numpy as np
 
@@ -143,23 +142,17 @@ def load_module(source: str):
     return module
 
 
-def fused_backend(graph, example_inputs) -> CompiledGraph:
+def fused_backend(graph, example_inputs, target: Target | None = None) -> CompiledGraph:
     """Compile ``graph`` to fused numba kernels; the plan for the example inputs' shapes is
     made now (its kernel sources go in the report), others on first sight. Loop nodes run
-    their body's plan once per iteration (`fused.plan.DeviceLoop`)."""
-    from ..fused.runtime import Runner, describe
+    their body's plan once per iteration (`fused.plan.DeviceLoop`) unless ``target`` (a
+    `NumbaTarget` subclass) gives them a runner of its own (``loop_runner``)."""
+    from ..fused.runtime import compile_graph
 
     reason = unavailable()
     if reason:
         raise RuntimeError(reason)
-    runner = Runner(graph, NumbaTarget())
-    program, _ = runner.program_for(example_inputs)
-    if program is None:
-        return CompiledGraph(runner, "cpu", MappingProxyType({}), runner.in_numpy_infos())
-    sources = {"kernels": "\n\n".join(c.source.text for c in program.compiled.values()),
-               "plan": describe(program)}  # fmt: skip
-    return CompiledGraph(runner, "cpu", MappingProxyType(sources),
-                         program.infos() + tuple(program.decisions))  # fmt: skip
+    return compile_graph(graph, example_inputs, target or NumbaTarget(), "cpu")
 
 
 fused_backend.loop_nodes = True  # a loop body's kernels are compiled once, run per iteration

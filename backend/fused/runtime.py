@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 import numpy as np
 
-from tcompile.tracer.ir.compiled_graph import KernelInfo
+from tcompile.tracer.ir.compiled_graph import CompiledGraph, KernelInfo
 from tcompile.tracer.ir.device_arrays import array_kind
 from tcompile.tracer.ir.graph import Graph
 from tcompile.tracer.ir.graph_failure import fp_errors_raise
@@ -361,6 +362,23 @@ def _kernel_dtype(dtype: np.dtype) -> bool:
     return (
         dtype.kind in "biuf" and dtype.isnative and dtype.itemsize <= 8 and dtype != np.longdouble
     )
+
+
+def compile_graph(graph: Graph, example_inputs, target: Target, backend: str) -> CompiledGraph:
+    """A backend's result for ``graph`` in ``target``'s kernels: the plan for the example
+    inputs' layouts is made now (its kernel sources and plan go in the report), others on first
+    sight.
+
+    >>> compile_graph(graph, inputs, NumbaTarget(), "cpu").fn(*inputs)  # doctest: +SKIP
+    """
+    runner = Runner(graph, target)
+    program, _ = runner.program_for(example_inputs)
+    if program is None:
+        return CompiledGraph(runner, backend, MappingProxyType({}), runner.in_numpy_infos())
+    sources = {"kernels": "\n\n".join(c.source.text for c in program.compiled.values()),
+               "plan": describe(program)}  # fmt: skip
+    return CompiledGraph(runner, backend, MappingProxyType(sources),
+                         program.infos() + tuple(program.decisions))  # fmt: skip
 
 
 def describe(program: Program) -> str:

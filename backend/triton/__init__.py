@@ -19,7 +19,6 @@ Triton reads a kernel's source from its file; Triton caches the compiled binarie
 from __future__ import annotations
 
 import glob
-from types import MappingProxyType
 
 from tcompile.tracer.ir.compiled_graph import CompiledGraph
 
@@ -42,20 +41,13 @@ def usable_gpu() -> bool:
 def triton_backend(graph, example_inputs) -> CompiledGraph:
     """Compile ``graph`` to Triton kernels; plans for the example inputs' shapes are made now
     (their sources go in the report), others on first sight."""
-    from ..fused.runtime import Runner, describe
+    from ..fused.runtime import compile_graph
     from .target import TritonTarget
 
     reason = unavailable()
     if reason:
         raise RuntimeError(reason)
-    runner = Runner(graph, TritonTarget())
-    program, _ = runner.program_for(example_inputs)
-    if program is None:
-        return CompiledGraph(runner, "triton", MappingProxyType({}), runner.in_numpy_infos())
-    sources = {"kernels": "\n\n".join(c.source.text for c in program.compiled.values()),
-               "plan": describe(program)}  # fmt: skip
-    return CompiledGraph(runner, "triton", MappingProxyType(sources),
-                         program.infos() + tuple(program.decisions))  # fmt: skip
+    return compile_graph(graph, example_inputs, TritonTarget(), "triton")
 
 
 triton_backend.device_arrays = True  # it runs on torch tensors and CuPy arrays where they are
