@@ -27,6 +27,69 @@ import numpy as np
 from ..fused import loop_ir as ir
 from . import scalar_ops as ops
 
+CHUNK = 64  # x points per thread's task where kernels need a row buffer
+
+# NumPy's pairwise summation (numpy/_core/src/umath/loops_utils.h.src), in the row's type:
+# blocks of at most 128 summed in 8 partial sums, halves (cut at a multiple of 8) added as a
+# tree. The tree is walked with a stack of our own: numba's disk cache breaks recursion.
+_PAIRWISE = """
+@njit(cache=True)
+def {name}_block(a, start, n):
+    if n < 8:
+        res = {T}(-0.0)
+        for i in range(start, start + n):
+            res = {T}(res + a[i])
+        return res
+    r0, r1, r2, r3 = a[start], a[start + 1], a[start + 2], a[start + 3]
+    r4, r5, r6, r7 = a[start + 4], a[start + 5], a[start + 6], a[start + 7]
+    i = 8
+    while i < n - n % 8:
+        j = start + i
+        r0, r1, r2, r3 = {T}(r0 + a[j]), {T}(r1 + a[j + 1]), {T}(r2 + a[j + 2]), {T}(r3 + a[j + 3])
+        r4, r5, r6, r7 = {T}(r4 + a[j + 4]), {T}(r5 + a[j + 5]), {T}(r6 + a[j + 6]), {T}(r7 + a[j + 7])
+        i += 8
+    res = {T}({T}({T}(r0 + r1) + {T}(r2 + r3)) + {T}({T}(r4 + r5) + {T}(r6 + r7)))
+    while i < n:
+        res = {T}(res + a[start + i])
+        i += 1
+    return res
+
+
+@njit(cache=True)
+def {name}(a, start, n):
+    if n <= 128:
+        return {name}_block(a, start, n)
+    starts = np.empty(64, np.int64)
+    sizes = np.empty(64, np.int64)
+    state = np.empty(64, np.int64)  # 0: new, 1: left half running, 2: right half running
+    left = np.empty(64, a.dtype)
+    top = 0
+    starts[0], sizes[0], state[0] = start, n, 0
+    while True:
+        m = sizes[top]
+        if m > 128:  # descend into the left half
+            half = m // 2
+            half -= half % 8
+            state[top] = 1
+            top += 1
+            starts[top], sizes[top], state[top] = starts[top - 1], half, 0
+            continue
+        value = {name}_block(a, starts[top], m)
+        while True:  # hand the value up until a right half remains to be done
+            if top == 0:
+                return value
+            top -= 1
+            if state[top] == 1:
+                left[top] = value
+                state[top] = 2
+                half = sizes[top] // 2
+                half -= half % 8
+                top += 1
+                starts[top], sizes[top], state[top] = starts[top - 1] + half, sizes[top - 1] - half, 0
+                break
+            value = {T}(left[top] + value)
+"""
+
 HEADER = "import numpy as np\nfrom numba import njit, prange\n"
 DECORATOR = '@njit(parallel={parallel}, cache=True, error_model="numpy", fastmath=False)'
 
@@ -81,6 +144,9 @@ class _Generator:
         self.rvars = set(kernel.rvars)
         self.checks = False
         self.helpers: dict[str, str] = {}  # name -> source, from `scalar_ops.op`
+        self.scratch: dict[int, str] = {}  # id(Reduce) -> its row buffer (`_pairwise_sum`)
+        self.rows: dict[tuple, tuple] = {}  # a summed body's key -> (row buffer, its var)
+        self.open_rvars: list = []
         writes = kernel.writes()
         self.serial = any(s.accumulate or isinstance(s.index, ir.Gather) for s in kernel.stores)
         self.writes = writes
@@ -133,9 +199,25 @@ class _Generator:
 
     def _x_loops(self) -> None:
         """Open the loops over the x space: prange over all dims but the last (flattened),
-        a plain loop over the last."""
+        a plain loop over the last; where pairwise sums need row buffers, prange over chunks
+        of the flattened space, each allocating its buffers once."""
         xvars, w = self.kernel.xvars, self.w
         loop = "range" if self.serial else "prange"
+        sums = self._pairwise_sums()
+        if sums:
+            if xvars:
+                numel = self.arg(ir.Param(_numel(xvars), "xnumel"))
+                w.line(f"for xc in {loop}(({numel} + {CHUNK - 1}) // {CHUNK}):")
+                w.level += 1
+            for reduce in sums:
+                row = self.scratch[id(reduce)] = self.fresh("row")
+                size = self.arg(ir.Param(_numel(reduce.rvars), "rnumel"))
+                w.line(f"{row} = np.empty({size}, {ops.type_name(reduce.body.dtype)})")
+            if xvars:
+                w.line(f"for xf in range(xc * {CHUNK}, min({numel}, xc * {CHUNK} + {CHUNK})):")
+                w.level += 1
+                self._decompose(xvars, "xf")
+            return
         if not xvars:
             return
         outer, last = xvars[:-1], xvars[-1]
@@ -162,6 +244,27 @@ class _Generator:
         w.line(f"for {name} in {loop}({self.arg(last.size)}):")
         w.level += 1
 
+    def _pairwise_sums(self) -> list:
+        found = []
+        for store in self.kernel.stores:
+            for node in ir.walk(store.value):
+                if (isinstance(node, ir.Reduce) and node.kind == "sum" and node.pairwise
+                        and node.body.dtype.kind == "f" and node not in found):  # fmt: skip
+                    found.append(node)
+        return found
+
+    def _decompose(self, vars_, flat: str) -> None:
+        """Each variable's value from the flat index (C order: the last varies fastest)."""
+        divisor = 1
+        for position in range(len(vars_) - 1, -1, -1):
+            var, name = vars_[position], f"x{position}"
+            self.var_names[var] = name
+            text = flat if divisor == 1 else f"({flat} // {self.arg(ir.Param(divisor, 'd'))})"
+            if position:
+                text = f"{text} % {self.arg(var.size)}"
+            self.w.line(f"{name} = {text}")
+            divisor *= var.size.value
+
     def _point(self) -> None:
         """One point of the x space: its reductions, then its stores (those along the row in
         a loop over it)."""
@@ -186,11 +289,13 @@ class _Generator:
         for var in rvars:
             name = self.var_names.get(var) or f"r{len(self.var_names) - len(self.kernel.xvars)}"
             self.var_names[var] = name
+            self.open_rvars.append(var)
             self.w.line(f"for {name} in range({self.arg(var.size)}):")
             self.w.level += 1
 
     def _close_r_loops(self, rvars) -> None:
         self.w.level -= len(rvars)
+        del self.open_rvars[-len(rvars) :]
         self.hoist.pop()
         self.memo = {key: v for key, v in self.memo.items() if key[0] == "x"}
 
@@ -198,6 +303,9 @@ class _Generator:
         """``acc`` over the reduction's rows, then its value (cast to its dtype)."""
         w, kind = self.w, reduce.kind
         body = reduce.body.dtype
+        if id(reduce) in self.scratch:
+            self._pairwise_sum(reduce)
+            return
         acc = self.fresh("acc")
         if kind in ("any", "all"):
             w.line(f"{acc} = {'False' if kind == 'any' else 'True'}")
@@ -231,6 +339,45 @@ class _Generator:
             text = ops.cast(acc, body, reduce.dtype)
         name = self.fresh("red")
         w.line(f"{name} = {text}")
+        self.memo[self._key(reduce)] = name
+
+    def _pairwise_sum(self, reduce: ir.Reduce) -> None:
+        """A float sum in NumPy's order: rows of fewer than 8 in a chain from -0.0, longer ones
+        written to this chunk's row buffer and summed by NumPy's pairwise algorithm (8
+        partial sums per block of 128, blocks added as a balanced tree): bit for bit NumPy's
+        sum along the operand's trailing axes."""
+        w, body = self.w, reduce.body.dtype
+        t = ops.type_name(body)
+        n = self.arg(ir.Param(_numel(reduce.rvars), "rnumel"))
+        acc = self.fresh("acc")
+        helper = f"_pairwise_{body.name}"
+        self.helpers[helper] = _PAIRWISE.format(name=helper, T=t)
+        w.line(f"{acc} = {t}(-0.0)")
+        self.hoist.append((len(w.lines), w.level))  # x values go before both branches
+        row, at = self.scratch[id(reduce)], self.fresh("at")
+        w.line(f"{at} = 0")
+        w.line(f"if {n} < 8:")
+        w.level += 1
+        self._r_loops(reduce.rvars)
+        value = self._value(reduce.body)
+        w.line(f"{row}[{at}] = {value}")
+        w.line(f"{at} += 1")
+        w.line(f"{acc} = {t}(np.add({acc}, {value}))")
+        self._close_r_loops(reduce.rvars)
+        w.level -= 1
+        w.line("else:")
+        w.level += 1
+        self._r_loops(reduce.rvars)
+        w.line(f"{row}[{at}] = {self._value(reduce.body)}")
+        w.line(f"{at} += 1")
+        self._close_r_loops(reduce.rvars)
+        w.line(f"{acc} = {helper}({row}, 0, {n})")
+        w.level -= 1
+        self.hoist.pop()
+        if len(reduce.rvars) == 1:  # later loops over the row read the values kept there
+            self.rows[self._key(reduce.body)] = (row, reduce.rvars[0])
+        name = self.fresh("red")
+        w.line(f"{name} = {ops.cast(acc, body, reduce.dtype)}")
         self.memo[self._key(reduce)] = name
 
     # -- values ------------------------------------------------------------------------------------
@@ -305,12 +452,15 @@ class _Generator:
         if isinstance(expr, ir.Reduce):
             self._reduction(expr)  # a reduction nested in another's body
             return self.memo[key]
+        kept = self.rows.get(key)
+        if kept is not None and kept[1] in self.open_rvars:  # summed already: in the row buffer
+            return self._emit(expr, f"{kept[0]}[{self.var_names[kept[1]]}]")
         if isinstance(expr, ir.Load):
             index = expr.index
             address = self._gathered(index) if isinstance(index, ir.Gather) else self._affine(index)
             text = f"{self.arg(expr.buffer)}[{address}]"
         elif isinstance(expr, ir.Constant):
-            text = ops.constant(expr.value, expr.dtype)
+            text = ops.constant(expr.value, expr.dtype, self.helpers)
         elif isinstance(expr, ir.IndexValue):
             text = f"np.int64({self._affine(expr.index)})"
         elif isinstance(expr, ir.Cast):
@@ -366,7 +516,13 @@ def _affine_key(index: ir.Affine) -> tuple:
             tuple((id(v), c.value) for v, c in index.terms))  # fmt: skip
 
 
+def _numel(vars_) -> int:
+    return int(np.prod([v.size.value for v in vars_], dtype=np.int64))
+
+
 def _identity(kind: str, dtype: np.dtype) -> str:
+    if kind == "sum" and dtype.kind == "f":
+        return ops.constant(-0.0, dtype)  # x + -0.0 is x, -0.0 included
     if kind in ("sum", "prod"):
         return ops.constant(0 if kind == "sum" else 1, dtype)
     if dtype.kind == "f":

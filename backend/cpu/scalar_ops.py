@@ -78,8 +78,10 @@ def type_name(dtype: np.dtype) -> str:
     return "np.bool_" if dtype.kind == "b" else f"np.{dtype.name}"
 
 
-def constant(value, dtype: np.dtype) -> str:
+def constant(value, dtype: np.dtype, helpers: dict | None = None) -> str:
     """An expression of exactly ``dtype`` holding ``value`` as NumPy stores it in that dtype.
+    A NaN is a module constant of its bits (its sign and payload travel through NumPy's
+    arithmetic), added to ``helpers``.
 
     >>> constant(-np.inf, np.dtype(np.float64)), constant(300, np.dtype(np.uint16))
     ('np.float64(-np.inf)', 'np.uint16(300)')
@@ -97,6 +99,12 @@ def constant(value, dtype: np.dtype) -> str:
         return f"{type_name(dtype)}({number})"
     with np.errstate(all="ignore"):
         x = float(dtype.type(value))  # rounded to the dtype, as NumPy does
+    if math.isnan(x) and helpers is not None:
+        bits = int(np.array(dtype.type(value)).view(f"u{dtype.itemsize}"))
+        name = f"_nan_{dtype.name}_{bits:x}"
+        helpers[name] = (f"\n{name} = np.array([{bits:#x}], np.uint{dtype.itemsize * 8})"
+                         f".view(np.{dtype.name})[0]\n")  # fmt: skip
+        return name
     if math.isnan(x):
         text = "-np.nan" if math.copysign(1, x) < 0 else "np.nan"
     elif math.isinf(x):
