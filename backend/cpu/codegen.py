@@ -27,6 +27,7 @@ import numpy as np
 from ..fused import loop_ir as ir
 from . import scalar_ops as ops
 
+LANES = 4  # independent chains of a reduction whose order changes nothing
 CHUNK = 64  # x points per thread's task where kernels need a row buffer
 
 # NumPy's pairwise summation (numpy/_core/src/umath/loops_utils.h.src), in the row's type:
@@ -306,6 +307,10 @@ class _Generator:
         if id(reduce) in self.scratch:
             self._pairwise_sum(reduce)
             return
+        if len(reduce.rvars) == 1 and (kind in ("max", "min") or (
+                kind in ("sum", "prod") and body.kind in "iu")):  # fmt: skip
+            self._lanes(reduce)
+            return
         acc = self.fresh("acc")
         if kind in ("any", "all"):
             w.line(f"{acc} = {'False' if kind == 'any' else 'True'}")
@@ -379,6 +384,41 @@ class _Generator:
         name = self.fresh("red")
         w.line(f"{name} = {ops.cast(acc, body, reduce.dtype)}")
         self.memo[self._key(reduce)] = name
+
+    def _lanes(self, reduce: ir.Reduce) -> None:
+        """A reduction whose order changes nothing (max and min, integer sums and products:
+        wrap-around arithmetic is associative) in ``LANES`` independent chains, so that one
+        step need not wait for the last."""
+        w, (var,) = self.w, reduce.rvars
+        t, body = ops.type_name(reduce.body.dtype), reduce.body.dtype
+        ufunc = {"sum": "add", "prod": "multiply", "max": "maximum", "min": "minimum"}[reduce.kind]
+        n = self.arg(var.size)
+        name = self.var_names.get(var) or f"r{len(self.var_names) - len(self.kernel.xvars)}"
+        self.var_names[var] = name
+        lanes = [self.fresh("lane") for _ in range(LANES)]
+        w.line(" = ".join(lanes) + f" = {_identity(reduce.kind, body)}")
+        block = self.fresh("rb")
+        self.hoist.append((len(w.lines), w.level))
+        w.line(f"for {block} in range(0, {n} - {n} % {LANES}, {LANES}):")
+        w.level += 1
+        self.open_rvars.append(var)
+        for k, lane in enumerate(lanes):
+            w.line(f"{name} = {block} + {k}" if k else f"{name} = {block}")
+            w.line(f"{lane} = {t}(np.{ufunc}({lane}, {self._value(reduce.body)}))")
+            self.memo = {key: v for key, v in self.memo.items() if key[0] == "x"}
+        w.level -= 1
+        w.line(f"for {name} in range({n} - {n} % {LANES}, {n}):")
+        w.level += 1
+        w.line(f"{lanes[0]} = {t}(np.{ufunc}({lanes[0]}, {self._value(reduce.body)}))")
+        w.level -= 1
+        self.open_rvars.pop()
+        self.hoist.pop()
+        self.memo = {key: v for key, v in self.memo.items() if key[0] == "x"}
+        while len(lanes) > 1:
+            lanes = [f"{t}(np.{ufunc}({a}, {b}))" for a, b in zip(lanes[::2], lanes[1::2])]
+        result = self.fresh("red")
+        w.line(f"{result} = {ops.cast(lanes[0], body, reduce.dtype)}")
+        self.memo[self._key(reduce)] = result
 
     # -- values ------------------------------------------------------------------------------------
     def _store(self, store: ir.Store) -> None:

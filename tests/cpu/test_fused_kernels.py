@@ -356,3 +356,19 @@ def test_sources_are_readable_with_the_users_lines():
     source = _report(same(f, floats(10))).sources["kernels"]
     assert "# the user's line" in source
     assert "prange" in source and "np.exp(" in source and "@njit(parallel=True" in source
+
+
+@pytest.mark.parametrize("n", [1, 3, 4, 7, 9, 130, 1000])
+def test_row_reductions_of_every_length(n):
+    """Rows cut into partial chains (max, min, integer sums) and pairwise blocks (float
+    sums): every remainder, NaN in any position, integer sums that wrap."""
+
+    def f(x, i):
+        return x.max(axis=1), x.min(axis=1), x.sum(axis=1), i.sum(axis=1), i.prod(axis=1)
+
+    x = floats(5, n)
+    x[1, n - 1] = np.nan
+    x[2, n // 2] = np.nan
+    i = ints(5, n, dtype=np.int8, low=-128, high=127)
+    compiled = same(f, x, i)
+    np.testing.assert_array_equal(compiled(x, i)[2], f(x, i)[2])  # float sums: bit for bit
