@@ -27,6 +27,8 @@ import numpy as np
 from ..fused import loop_ir as ir
 from . import scalar_ops as ops
 
+SERIAL = "_serial"  # the suffix of a parallel kernel's one-thread twin
+SMALL = 1 << 15  # elements of work under which a kernel runs on one thread
 LANES = 4  # independent chains of a reduction whose order changes nothing
 CHUNK = 64  # x points per thread's task where kernels need a row buffer
 
@@ -188,14 +190,21 @@ class _Generator:
         w.line()
         w.line()
         parallel = not self.serial and bool(k.xvars)
-        w.line(DECORATOR.format(parallel=parallel))
         # the error flag last: its name is fixed, the others are numbered in order of use
         ordered = [a for a in self.args if a != "error"] + [a for a in self.args if a == "error"]
         self.args = ordered
-        w.line(f"def {k.name}({', '.join(self.arg_names[id(a)] for a in ordered)}):")
+        names = ", ".join(self.arg_names[id(a)] for a in ordered)
+        w.line(DECORATOR.format(parallel=parallel))
+        w.line(f"def {k.name}({names}):")
         for text in k.lines:
             w.line(f"    # {text}")
         w.lines.extend(self.w.lines)
+        if parallel:  # small spaces: the same loops on this thread (no pool to wake)
+            w.line()
+            w.line()
+            w.line(DECORATOR.format(parallel=False))
+            w.line(f"def {k.name}{SERIAL}({names}):")
+            w.lines.extend(line.replace(" in prange(", " in range(") for line in self.w.lines)
         return KernelSource(k.name, w.text(), list(ordered), self.checks, parallel)
 
     def _x_loops(self) -> None:

@@ -69,11 +69,15 @@ class NumbaTarget(Target):
 
     def compile(self, kernel: ir.Kernel) -> NumbaKernel:
         source = codegen.generate(kernel)
+        work = int(np.prod([v.size.value for v in kernel.xvars + kernel.rvars], dtype=np.int64))
+        name = source.name
+        if source.parallel and work < codegen.SMALL:
+            name += codegen.SERIAL  # waking threads costs more than the work (~20 µs)
         try:
-            fn = getattr(load_module(source.text), source.name)
+            fn = getattr(load_module(source.text), name)
         except Exception as error:  # a source Python cannot even load: tcompile's bug
             raise KernelBuildError(f"kernel {source.name} did not load ({error})") from error
-        return NumbaKernel(kernel, source, fn)
+        return NumbaKernel(kernel, source, fn, threads=name == source.name and source.parallel)
 
 
 _DEVICE = NumpyDevice()
@@ -82,8 +86,8 @@ _DEVICE = NumpyDevice()
 class NumbaKernel(CompiledKernel):
     """One kernel's numba function with its fixed arguments (sizes, strides, offsets)."""
 
-    def __init__(self, kernel: ir.Kernel, source: codegen.KernelSource, fn):
-        self.kernel, self.source, self.fn = kernel, source, fn
+    def __init__(self, kernel: ir.Kernel, source: codegen.KernelSource, fn, threads: bool):
+        self.kernel, self.source, self.fn, self.threads = kernel, source, fn, threads
         self.xnumel = int(np.prod([v.size.value for v in kernel.xvars], dtype=np.int64))
         self.args = [a.value if isinstance(a, ir.Param) else None for a in source.args]
         self.slots = [(i, a) for i, a in enumerate(source.args) if not isinstance(a, ir.Param)]
@@ -94,7 +98,7 @@ class NumbaKernel(CompiledKernel):
         return self.xnumel == 0  # nothing to compute (a size-0 dim): not run
 
     def describe(self) -> str:
-        return "threads" if self.source.parallel else "one thread"
+        return "threads" if self.threads else "one thread"
 
     def run(self, call) -> None:
         args = self.args.copy()

@@ -372,3 +372,18 @@ def test_row_reductions_of_every_length(n):
     i = ints(5, n, dtype=np.int8, low=-128, high=127)
     compiled = same(f, x, i)
     np.testing.assert_array_equal(compiled(x, i)[2], f(x, i)[2])  # float sums: bit for bit
+
+
+def test_kernels_on_threads_match_numpy():
+    """Spaces past `codegen.SMALL` run the parallel kernels (prange; chunks with row buffers),
+    smaller ones their one-thread twins: both are checked."""
+
+    def f(x, y, i):
+        soft = np.exp(x - x.max(axis=1, keepdims=True))
+        return (soft / soft.sum(axis=1, keepdims=True), np.sin(x) * y[None, :] + 1,
+                i.sum(axis=0), x.sum(), np.clip(i * 3, -50, 50))  # fmt: skip
+
+    compiled = same(f, floats(300, 257), floats(257), ints(300, 257))
+    assert "threads" in _report(compiled).sources["plan"]
+    x = floats(300, 257)
+    assert compiled(x, floats(257), ints(300, 257))[3] == x.sum()  # pairwise: bit for bit
