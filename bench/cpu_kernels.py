@@ -60,8 +60,11 @@ def cases(scale: float) -> list:
     return [
         ("haversine 6M f64", haversine, [rng.uniform(-1.5, 1.5, n) for _ in range(4)]),
         ("softmax rows f32", softmax, [rng.standard_normal((side, side)).astype(np.float32)]),
-        ("int clip/multiply", int_clip, [rng.integers(-5000, 5000, n, dtype=np.int64)
-                                         for _ in range(2)]),  # fmt: skip
+        (
+            "int clip/multiply",
+            int_clip,
+            [rng.integers(-5000, 5000, n, dtype=np.int64) for _ in range(2)],
+        ),  # fmt: skip
         ("5-point stencil", stencil, [rng.standard_normal((grid, grid))]),
     ]
 
@@ -75,11 +78,14 @@ def _same(got, want) -> bool:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a tenth of the elements")
+    parser.add_argument("--threads", type=int, default=0, help="numba's threads (0: all cores)")
     options = parser.parse_args()
     scale = 0.1 if options.quick else 1.0
     repeat = 5 if options.quick else 9
     import numba
 
+    if options.threads:
+        numba.set_num_threads(options.threads)
     print(f"numba {numba.__version__}, {numba.get_num_threads()} threads, NumPy {np.__version__}")
     header = (f"{'kernel':22} {'numpy ms':>9} {'fused ms':>9} {'eager ms':>9} {'fused/np':>9} "
               f"{'eager/np':>9} {'first call s':>12}")  # fmt: skip

@@ -32,67 +32,6 @@ SMALL = 1 << 15  # elements of work under which a kernel runs on one thread
 LANES = 4  # independent chains of a reduction whose order changes nothing
 CHUNK = 64  # x points per thread's task where kernels need a row buffer
 
-# NumPy's pairwise summation (numpy/_core/src/umath/loops_utils.h.src), in the row's type:
-# blocks of at most 128 summed in 8 partial sums, halves (cut at a multiple of 8) added as a
-# tree. The tree is walked with a stack of our own: numba's disk cache breaks recursion.
-_PAIRWISE = """
-@njit(cache=True)
-def {name}_block(a, start, n):
-    if n < 8:
-        res = {T}(-0.0)
-        for i in range(start, start + n):
-            res = {T}(res + a[i])
-        return res
-    r0, r1, r2, r3 = a[start], a[start + 1], a[start + 2], a[start + 3]
-    r4, r5, r6, r7 = a[start + 4], a[start + 5], a[start + 6], a[start + 7]
-    i = 8
-    while i < n - n % 8:
-        j = start + i
-        r0, r1, r2, r3 = {T}(r0 + a[j]), {T}(r1 + a[j + 1]), {T}(r2 + a[j + 2]), {T}(r3 + a[j + 3])
-        r4, r5, r6, r7 = {T}(r4 + a[j + 4]), {T}(r5 + a[j + 5]), {T}(r6 + a[j + 6]), {T}(r7 + a[j + 7])
-        i += 8
-    res = {T}({T}({T}(r0 + r1) + {T}(r2 + r3)) + {T}({T}(r4 + r5) + {T}(r6 + r7)))
-    while i < n:
-        res = {T}(res + a[start + i])
-        i += 1
-    return res
-
-
-@njit(cache=True)
-def {name}(a, start, n):
-    if n <= 128:
-        return {name}_block(a, start, n)
-    starts = np.empty(64, np.int64)
-    sizes = np.empty(64, np.int64)
-    state = np.empty(64, np.int64)  # 0: new, 1: left half running, 2: right half running
-    left = np.empty(64, a.dtype)
-    top = 0
-    starts[0], sizes[0], state[0] = start, n, 0
-    while True:
-        m = sizes[top]
-        if m > 128:  # descend into the left half
-            half = m // 2
-            half -= half % 8
-            state[top] = 1
-            top += 1
-            starts[top], sizes[top], state[top] = starts[top - 1], half, 0
-            continue
-        value = {name}_block(a, starts[top], m)
-        while True:  # hand the value up until a right half remains to be done
-            if top == 0:
-                return value
-            top -= 1
-            if state[top] == 1:
-                left[top] = value
-                state[top] = 2
-                half = sizes[top] // 2
-                half -= half % 8
-                top += 1
-                starts[top], sizes[top], state[top] = starts[top - 1] + half, sizes[top - 1] - half, 0
-                break
-            value = {T}(left[top] + value)
-"""
-
 HEADER = "import numpy as np\nfrom numba import njit, prange\n"
 DECORATOR = '@njit(parallel={parallel}, cache=True, error_model="numpy", fastmath=False)'
 
@@ -365,7 +304,7 @@ class _Generator:
         n = self.arg(ir.Param(_numel(reduce.rvars), "rnumel"))
         acc = self.fresh("acc")
         helper = f"_pairwise_{body.name}"
-        self.helpers[helper] = _PAIRWISE.format(name=helper, T=t)
+        self.helpers[helper] = ops.PAIRWISE.format(name=helper, T=t)
         w.line(f"{acc} = {t}(-0.0)")
         self.hoist.append((len(w.lines), w.level))  # x values go before both branches
         row, at = self.scratch[id(reduce)], self.fresh("at")
