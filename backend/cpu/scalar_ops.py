@@ -170,6 +170,9 @@ def op(ufunc: np.ufunc, in_dtypes: tuple, out_dtype: np.dtype, args: list[str],
     >>> op(np.add, (np.dtype(np.int8),) * 2, np.dtype(np.int8), ["a", "b"], {})
     'np.int8(np.add(a, b))'
     """
+    if ufunc is np.exp and in_dtypes[0] == np.float32:
+        helpers["_expf"] = EXPF
+        return f"np.float32(_expf({args[0]}))"
     kind = in_dtypes[0].kind
     helper = _DIVISIONS.get((ufunc, "f" if kind == "f" else "i" if kind == "i" else "u"))
     if helper is not None:
@@ -316,4 +319,37 @@ def {name}(a, start, n):
                 starts[top], sizes[top], state[top] = starts[top - 1] + half, sizes[top - 1] - half, 0
                 break
             value = {T}(left[top] + value)
+"""
+
+
+# float32 exp in float32 arithmetic alone (Cephes' expf: 2**k times a degree-7 polynomial of
+# the remainder), so that a loop of them vectorizes: libm's expf is a call per element, 5x
+# slower than NumPy's SIMD exp. Within 3 ULP of NumPy's (libm's is within 2).
+EXPF = """
+from tcompile.backend.cpu.intrinsics import int32_as_float32  # expf v1
+
+
+@njit(inline="always", cache=True, error_model="numpy")
+def _expf(x):
+    f = np.float32
+    k = f(np.floor(f(x * f(1.4426950408889634)) + f(0.5)))
+    r = f(f(x - f(k * f(0.693359375))) - f(k * f(-2.12194440e-4)))
+    p = f(f(f(1.9875691500e-4) * r) + f(1.3981999507e-3))
+    p = f(f(p * r) + f(8.3334519073e-3))
+    p = f(f(p * r) + f(4.1665795894e-2))
+    p = f(f(p * r) + f(1.6666665459e-1))
+    p = f(f(p * r) + f(5.0000001201e-1))
+    p = f(f(f(p * f(r * r)) + r) + f(1.0))
+    n = np.int32(k if k == k else f(0.0))
+    n = max(min(n, np.int32(254)), np.int32(-252))
+    half = n // 2  # 2**n in two factors: a subnormal result rounds once, at the end
+    y = f(f(p * int32_as_float32(np.int32((half + 127) << 23)))
+          * int32_as_float32(np.int32((n - half + 127) << 23)))
+    if x > f(88.72283935546875):
+        y = f(np.inf)
+    if x < f(-103.972084):
+        y = f(0.0)
+    if x != x:
+        y = x
+    return y
 """
