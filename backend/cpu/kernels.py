@@ -7,6 +7,22 @@ with `codegen`'s numba source, run on NumPy arrays (`device.NumpyDevice`).
 Each kernel's source goes to a file named by its hash (``$TCOMPILE_CACHE_DIR/cpu``, else
 ``~/.cache/tcompile/cpu``), so numba's disk cache (``cache=True``) finds the machine code in
 the next process. Sources hold no sizes: a new shape reuses the compiled function.
+
+Loop nodes run as `fused.plan.DeviceLoop` steps: their body's plan once per iteration, unless
+the target gives the step a runner of its own. A native loop plugs in there::
+
+    class CpuTarget(NumbaTarget):
+        def loop_runner(self, step):          # once per plan, per loop step
+            native = compile_loop(step.node)  # or None: iterate the body's plan
+            return None if native is None else (lambda call, body, args: native(*args))
+
+    fused_backend(graph, example_inputs, CpuTarget())
+
+The runner is called as ``runner(call, body, args)``: ``args`` are the loop node's arguments
+(NumPy arrays: views of this call's buffers, host values), ``body`` the body graph's `Runner`,
+``call.error`` the call's error flag (``call.new_error_flag()`` makes one); it returns the
+loop's outputs in the node's order (arrays, NumPy scalars, ints), or None to let the body's
+plan run per iteration.
 """
 
 from __future__ import annotations
