@@ -198,7 +198,8 @@ class _Generator:
         for store in self.kernel.stores:
             for node in ir.walk(store.value):
                 if (isinstance(node, ir.Reduce) and node.kind == "sum" and node.pairwise
-                        and node.body.dtype.kind == "f" and node not in found):  # fmt: skip
+                        and node.body.dtype.kind == "f" and node not in found
+                        and _contiguous_load(node) is None):  # fmt: skip
                     found.append(node)
         return found
 
@@ -255,6 +256,18 @@ class _Generator:
         if id(reduce) in self.scratch:
             self._pairwise_sum(reduce)
             return
+        if kind == "sum" and reduce.pairwise and body.kind == "f":
+            start = _contiguous_load(reduce)
+            if start is not None:  # the row lies in memory as NumPy sums it: summed there
+                helper = f"_pairwise_{body.name}"
+                self.helpers[helper] = ops.PAIRWISE.format(name=helper, T=ops.type_name(body))
+                n = self.arg(ir.Param(_numel(reduce.rvars), "rnumel"))
+                buffer = self.arg(reduce.body.buffer)
+                name = self.fresh("red")
+                total = f"{helper}({buffer}, {self._affine(start)}, {n})"
+                w.line(f"{name} = {ops.cast(total, body, reduce.dtype)}")
+                self.memo[self._key(reduce)] = name
+                return
         if len(reduce.rvars) == 1 and (kind in ("max", "min") or (
                 kind in ("sum", "prod") and body.kind in "iu")):  # fmt: skip
             self._lanes(reduce)
@@ -502,6 +515,22 @@ class _Generator:
 def _affine_key(index: ir.Affine) -> tuple:
     return (index.offset.value if index.offset is not None else 0,
             tuple((id(v), c.value) for v, c in index.terms))  # fmt: skip
+
+
+def _contiguous_load(reduce: ir.Reduce) -> ir.Affine | None:
+    """Where a reduction's row starts, when its body is a load of consecutive elements (in
+    the rows' C order): the index without the row's terms; else None."""
+    load = reduce.body
+    if not isinstance(load, ir.Load) or not isinstance(load.index, ir.Affine):
+        return None
+    coefficients = {v: c.value for v, c in load.index.terms if v in reduce.rvars}
+    step = 1
+    for var in reversed(reduce.rvars):
+        if var.size.value != 1 and coefficients.get(var) != step:
+            return None
+        step *= var.size.value
+    terms = tuple((v, c) for v, c in load.index.terms if v not in reduce.rvars)
+    return ir.Affine(load.index.offset, terms)
 
 
 def _numel(vars_) -> int:
