@@ -4,8 +4,8 @@ with `codegen`'s numba source, run on NumPy arrays (`device.NumpyDevice`).
     >>> compiled = fused_backend(graph, example_inputs)  # doctest: +SKIP
     >>> compiled.fn(*inputs)  # NumPy arrays in, NumPy arrays out  # doctest: +SKIP
 
-Each kernel's source goes to a file named by its hash (``$TCOMPILE_CACHE_DIR/cpu``, else
-``~/.cache/tcompile/cpu``), so numba's disk cache (``cache=True``) finds the machine code in
+Each kernel's source goes to a file named by its hash (`tcompile.backend.source_files`:
+``$TCOMPILE_CACHE_DIR/cpu``, else ``~/.cache/tcompile/cpu``), so numba's disk cache (``cache=True``) finds the machine code in
 the next process. Sources hold no sizes: a new shape reuses the compiled function.
 
 Loop nodes run as `fused.plan.DeviceLoop` steps: their body's plan once per iteration, unless
@@ -27,12 +27,7 @@ plan run per iteration.
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import importlib.util
-import os
-import sys
-from pathlib import Path
 
 import numpy as np
 
@@ -41,6 +36,7 @@ from tcompile.tracer.ir.compiled_graph import CompiledGraph
 from ..fused import loop_ir as ir
 from ..fused.dtypes import Unlowerable
 from ..fused.target import CompiledKernel, KernelBuildError, Target
+from ..source_files import load_module
 from . import codegen, scalar_ops
 from .device import NumpyDevice, flat
 
@@ -90,7 +86,7 @@ class NumbaTarget(Target):
         if source.parallel and work < codegen.SMALL:
             name += codegen.SERIAL  # waking threads costs more than the work (~20 µs)
         try:
-            fn = getattr(load_module(source.text), name)
+            fn = getattr(load_module(source.text, "cpu"), name)
         except Exception as error:  # a source Python cannot even load: tcompile's bug
             raise KernelBuildError(f"kernel {source.name} did not load ({error})") from error
         return NumbaKernel(kernel, source, fn, threads=name == source.name and source.parallel)
@@ -133,33 +129,6 @@ def _is_numba_error(error: Exception) -> bool:
     from numba.core.errors import NumbaError
 
     return isinstance(error, NumbaError)
-
-
-def cache_dir() -> Path:
-    """Where kernel sources live: ``$TCOMPILE_CACHE_DIR/cpu`` or ``~/.cache/tcompile/cpu``
-    (numba keeps the compiled code next to them, in ``__pycache__``)."""
-    root = os.environ.get("TCOMPILE_CACHE_DIR") or Path.home() / ".cache" / "tcompile"
-    return Path(root) / "cpu"
-
-
-@functools.lru_cache(maxsize=1024)
-def load_module(source: str):
-    """The module holding ``source``, loaded once per process from a file named by its hash
-    (written once per cache directory, atomically)."""
-    digest = hashlib.sha256(source.encode()).hexdigest()[:24]
-    folder = cache_dir()
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"k_{digest}.py"
-    if not path.exists() or path.read_text() != source:
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(source)
-        os.replace(tmp, path)  # another process never reads a half-written file
-    name = f"tcompile_cpu_kernels_{digest}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def fused_backend(graph, example_inputs, target: Target | None = None) -> CompiledGraph:

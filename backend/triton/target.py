@@ -12,8 +12,8 @@ import numpy as np
 
 from ..fused import loop_ir as ir
 from ..fused.target import CompiledKernel, KernelBuildError, Target
-from . import autotune, codegen, device, loop_graphs, pointwise, ufuncs
 from ..source_files import load_kernel, load_module
+from . import autotune, codegen, device, loop_graphs, pointwise, ufuncs
 
 
 @functools.cache
