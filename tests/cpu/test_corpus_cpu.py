@@ -50,9 +50,6 @@ def _corpus_cases() -> list:
 KNOWN = {
     "slow_patterns-nbody": "x ** -1.5 is glibc's pow in a kernel, NumPy's SIMD pow (1 ULP apart) "
     "in NumPy, and 40 leapfrog steps of 16 bodies amplify that past 16 ULP",
-    "slow_patterns-while_walk": "since the rebase on main (af1f5dc) the split loop reports no "
-    "plain-loop verdict in this corpus run (plain_loops 0), though the same calls in a fresh "
-    "process give it (plain_loops 1): not yet understood",
 }
 
 
