@@ -143,3 +143,26 @@ def test_backends_read_only_the_ir_of_the_tracer():
             tracer = [m for m in EDGES[module] if m.startswith("tcompile.tracer")
                       and not m.startswith("tcompile.tracer.ir")]  # fmt: skip
             assert not tracer, f"{module} imports {sorted(tracer)}: a backend reads only the IR"
+
+
+def _external_imports(path: str) -> set[str]:
+    """The top-level names of the libraries a module imports, anywhere in its code."""
+    found = set()
+    for node in ast.walk(ast.parse(open(path).read())):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+def test_the_shared_kernel_pipeline_imports_no_backends_library():
+    """backend/fused (lowering, fusion, plans, runtime) serves Triton and the CPU kernels alike:
+    their libraries are reached only through a `target.Target` and its `Device`."""
+    for module, path in MODULES.items():
+        if module.startswith("tcompile.backend.fused"):
+            libraries = _external_imports(path) & {"torch", "triton", "numba", "cupy"}
+            assert not libraries, f"{module} imports {sorted(libraries)}"
+            backends = [m for m in EDGES[module] if m.startswith(("tcompile.backend.triton",
+                                                                   "tcompile.backend.cpu"))]  # fmt: skip
+            assert not backends, f"{module} imports {sorted(backends)}"

@@ -1,20 +1,15 @@
 """The Triton backend: a captured NumPy graph run as generated, fused Triton kernels.
 
-The layers, each speaking to the next through one data structure:
+Lowering, fusion, plans and their runtime are shared with the CPU backend
+(`tcompile.backend.fused`); this package adds what is Triton's, through `target.TritonTarget`:
 
-  graph (tracer IR, canonical ops)
-    -> `lowering`   nodes to loop-level expressions (`loop_ir.Expr`) by a rule per NumPy
-                    callable or kind: pointwise ops compose, views remap indices, reductions
-                    nest; what cannot be lowered becomes an extern step (run by NumPy, marked
-                    in the report)
-    -> `fusion`     expressions grouped into kernels (`loop_ir.Kernel`); `can_fuse` says why
-                    two groups stay apart
-    -> `codegen`    each kernel to Triton source through one code writer and the per-op table
-                    in `ufuncs`, on the dtypes, constants and casts of `pointwise` (NumPy's exact
-                    dtype rules)
-    -> `runtime`    a `plan` of steps (launch, extern, library call, loop...), each running
-                    and describing itself, run on device arrays from `device`; NumPy arrays in
-                    and out, device arrays (torch, CuPy) stay on the device
+  `codegen`       each `loop_ir.Kernel` to Triton source through one code writer and the per-op
+                  table in `ufuncs`, on the dtypes, constants and casts of `pointwise` (NumPy's
+                  exact dtype rules)
+  `target`        which ufunc loops the kernels compute; a kernel compiled and launched with
+                  the configuration `autotune` picks; loops as CUDA graphs (`loop_graphs`)
+  `device`        device arrays (torch tensors): NumPy arrays in and out, device arrays
+                  (torch, CuPy) stay on the device
 
 Kernel sources never contain sizes or strides: they are kernel arguments, so a new shape reuses
 the compiled kernel. Sources are written to files (`tcompile.backend.source_files`) because
@@ -24,7 +19,6 @@ Triton reads a kernel's source from its file; Triton caches the compiled binarie
 from __future__ import annotations
 
 import glob
-from types import MappingProxyType
 
 from tcompile.tracer.ir.compiled_graph import CompiledGraph
 
@@ -47,19 +41,13 @@ def usable_gpu() -> bool:
 def triton_backend(graph, example_inputs) -> CompiledGraph:
     """Compile ``graph`` to Triton kernels; plans for the example inputs' shapes are made now
     (their sources go in the report), others on first sight."""
-    from .runtime import Runner, describe
+    from ..fused.runtime import compile_graph
+    from .target import TritonTarget
 
     reason = unavailable()
     if reason:
         raise RuntimeError(reason)
-    runner = Runner(graph)
-    program, _ = runner.program_for(example_inputs)
-    if program is None:
-        return CompiledGraph(runner, "triton", MappingProxyType({}), runner.in_numpy_infos())
-    sources = {"kernels": "\n\n".join(c.source.text for c in program.compiled.values()),
-               "plan": describe(program)}  # fmt: skip
-    return CompiledGraph(runner, "triton", MappingProxyType(sources),
-                         program.infos() + tuple(program.decisions))  # fmt: skip
+    return compile_graph(graph, example_inputs, TritonTarget(), "triton")
 
 
 triton_backend.device_arrays = True  # it runs on torch tensors and CuPy arrays where they are

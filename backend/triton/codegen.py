@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import loop_ir as ir
+from ..fused import loop_ir as ir
 from . import pointwise, ufuncs
 
 PERSISTENT_LIMIT = 4096  # a row up to this many elements is held in one block

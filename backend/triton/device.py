@@ -15,6 +15,9 @@ import numpy as np
 
 from tcompile.tracer.ir.device_arrays import array_kind
 
+from ..fused import target
+from ..fused.dtypes import KERNEL_DTYPES
+
 _INSTALL = "pip install 'tcompile[gpu]'"
 
 
@@ -78,11 +81,12 @@ def _device(kind: str) -> Device:
     return Device(kind)
 
 
-class Device:
+class Device(target.Device):
     """Makes, fills and reads device tensors: torch CUDA tensors on device 0, or torch CPU
     tensors under Triton's interpreter (which reads and writes through torch storages)."""
 
     __slots__ = ("kind", "index", "torch_device", "_torch")
+    array_kinds = frozenset({"numpy", "torch", "cupy", "cuda", "dlpack"})
 
     def __init__(self, kind: str):
         import torch
@@ -181,6 +185,51 @@ class Device:
         if self.kind == "cuda":
             self._torch.cuda.synchronize(self.torch_device)
 
+    # -- the shared runtime's operations (`fused.target.Device`) --------------------------------
+    @property
+    def shares_host_memory(self) -> bool:
+        return self.kind == "interpreter"
+
+    def adopt(self, obj):
+        return to_device_tensor(obj, self)
+
+    def give(self, tensor, kind: str, *, scalar: bool):
+        return from_device_tensor(tensor, kind, scalar=scalar, device=self)
+
+    def numpy_dtype(self, tensor) -> np.dtype:
+        return numpy_dtype(tensor)
+
+    def strides(self, tensor) -> tuple[int, ...]:
+        return tensor.stride()
+
+    def view(self, tensor, shape, strides, offset):
+        return tensor.as_strided(shape, strides, offset)
+
+    def copy(self, target, source) -> None:
+        target.copy_(source.reshape(target.shape))
+
+    def clone(self, tensor):
+        return tensor.clone()
+
+    def copy_from_host(self, tensor, host: np.ndarray) -> None:
+        if tensor.device.type == "cpu" and tensor.data_ptr() == host.__array_interface__["data"][0]:
+            return  # the interpreter's tensor is that memory
+        tensor.copy_(self._torch.from_numpy(np.ascontiguousarray(host)))
+
+    def error_flag(self):
+        return self._torch.zeros((1,), dtype=self._torch.int32, device=self.torch_device)
+
+    def error_raised(self, flag) -> bool:
+        return bool(int(flag.cpu()[0]))
+
+    def library(self, op: str, operands: list, dtype: np.dtype, options: dict):
+        """torch's ``op`` (cuBLAS for matmul) in ``dtype`` (NumPy's: the trace saw it)."""
+        torch_type = torch_dtype(dtype)
+        if op == "matmul":
+            a, b = (t.to(torch_type) for t in operands)
+            return self._torch.matmul(a, b)
+        return getattr(self._torch, op)(operands[0], dtype=torch_type, dim=options["axis"])
+
 
 def _torch_can_view(array: np.ndarray, *, writeable: bool) -> bool:
     """Whether ``torch.from_numpy`` can take ``array`` as it is (and, with ``writeable``, whether
@@ -266,24 +315,6 @@ def from_device_tensor(tensor, kind: str, *, scalar: bool, device: Device):
         # and orders the hand-over on CuPy's stream after torch's work.
         return cupy.from_dlpack(tensor)
     raise ValueError(f"unknown array kind {kind!r}")
-
-
-# NumPy dtypes (by kind and size, so byte order and aliases like longlong fold in) and the torch
-# dtype names for them: the types Triton kernels have (`pointwise` spells them for Triton).
-KERNEL_DTYPES = {
-    ("b", 1): "bool",
-    ("i", 1): "int8",
-    ("i", 2): "int16",
-    ("i", 4): "int32",
-    ("i", 8): "int64",
-    ("u", 1): "uint8",
-    ("u", 2): "uint16",
-    ("u", 4): "uint32",
-    ("u", 8): "uint64",
-    ("f", 2): "float16",
-    ("f", 4): "float32",
-    ("f", 8): "float64",
-}
 
 
 @functools.cache

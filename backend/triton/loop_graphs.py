@@ -39,11 +39,19 @@ class Recording:
 
 @dataclass
 class LoopGraphs:
-    """The recordings of one loop step of a program, by key."""
+    """The recordings of one loop step (a `fused.plan.DeviceLoop`) of a program, by key; the
+    step's runner (`fused.target.Target.loop_runner`): ``graphs(call, body, args)``."""
 
+    step: object = None
     recordings: dict = field(default_factory=dict)
     seen: set = field(default_factory=set)  # keys run once: the next call records
     refused: set = field(default_factory=set)  # keys CUDA would not record
+
+    def __call__(self, call, body, args: list):
+        """A replay's outputs where the loop may be recorded, else None."""
+        if not recordable(self.step, body, call.device):
+            return None
+        return self.run(self.step.node.target, body, args, call.error, call.device)
 
     def run(self, runner, body, args: list, error, dev):
         """The loop's outputs from a replay, or None: the caller runs the loop itself."""

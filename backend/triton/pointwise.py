@@ -19,36 +19,13 @@ import types
 
 import numpy as np
 
-from .device import KERNEL_DTYPES
-
-
-class Unlowerable(Exception):
-    """Why an op or dtype cannot run in a Triton kernel; the caller runs it with NumPy instead.
-
-    >>> try:
-    ...     triton_type(np.dtype(np.complex64))
-    ... except Unlowerable as e:
-    ...     print(e)
-    complex64 has no Triton type: complex numbers run in NumPy
-    """
-
+from ..fused.dtypes import KERNEL_DTYPES, Unlowerable, check_kernel_dtype
 
 # ---------------------------------------------------------------------------------------------
 # dtypes, constants, casts
 
 _TRITON_TYPES = {key: "tl.int1" if name == "bool" else f"tl.{name}"
                  for key, name in KERNEL_DTYPES.items()}  # fmt: skip
-
-_WHY_NOT = {
-    "c": "complex numbers run in NumPy",
-    "f": "extended precision has no Triton type",
-    "O": "Python objects run in NumPy",
-    "U": "strings run in NumPy",
-    "S": "strings run in NumPy",
-    "M": "datetimes run in NumPy",
-    "m": "timedeltas run in NumPy",
-    "V": "structured dtypes run in NumPy",
-}
 
 
 def triton_type(dtype: np.dtype) -> str:
@@ -58,11 +35,8 @@ def triton_type(dtype: np.dtype) -> str:
     ('tl.int1', 'tl.uint16')
     """
     dtype = np.dtype(dtype)
-    name = _TRITON_TYPES.get((dtype.kind, dtype.itemsize))
-    if name is None or not dtype.isnative:
-        why = "non-native byte order" if name else _WHY_NOT.get(dtype.kind, "no Triton type")
-        raise Unlowerable(f"{dtype} has no Triton type: {why}")
-    return name
+    check_kernel_dtype(dtype, "Triton")  # Unlowerable, saying why
+    return _TRITON_TYPES[(dtype.kind, dtype.itemsize)]
 
 
 def constant(value, dtype: np.dtype) -> str:

@@ -8,7 +8,6 @@ casts of `pointwise`. Results are bit-for-bit NumPy's except in the libdevice tr
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import math
 from collections.abc import Callable
@@ -16,6 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..fused.dtypes import numpy_loops as _numpy_loops
+from ..fused.dtypes import resolve_loop
+from ..fused.dtypes import show as _show
 from .pointwise import Unlowerable, atom, constant, triton_type
 
 # ---------------------------------------------------------------------------------------------
@@ -25,10 +27,8 @@ from .pointwise import Unlowerable, atom, constant, triton_type
 def ufunc_loop(
     ufunc: np.ufunc, operand_types: tuple
 ) -> tuple[tuple[np.dtype, ...], tuple[np.dtype, ...]]:
-    """NumPy's loop for ``ufunc`` on these operands: (input dtypes, output dtypes).
-
-    Operands are dtypes (arrays, NumPy scalars) or the Python types ``int``/``float`` for weak
-    Python scalars (NEP 50); a Python ``bool`` is NumPy's bool.
+    """NumPy's loop for ``ufunc`` on these operands (`fused.dtypes.resolve_loop`), where a
+    Triton rule computes it: (input dtypes, output dtypes).
 
     >>> ufunc_loop(np.multiply, (np.dtype(np.float32), float))
     ((dtype('float32'), dtype('float32')), (dtype('float32'),))
@@ -36,17 +36,16 @@ def ufunc_loop(
     name = f"np.{ufunc.__name__}"
     if ufunc not in RULES:
         raise Unlowerable(f"{name} has no Triton rule: {_NO_RULE.get(ufunc, 'not elementwise')}")
-    operands = tuple(_operand(t) for t in operand_types)
+    ins, outs = resolve_loop(ufunc, operand_types)
     try:
-        dtypes = ufunc.resolve_dtypes(operands + (None,) * ufunc.nout)
-    except (TypeError, ValueError) as e:
-        raise Unlowerable(f"NumPy has no {name} loop for {_show(operands)}: {e}") from None
-    try:
-        for dtype in dtypes:
+        for dtype in ins + outs:
             triton_type(dtype)
     except Unlowerable as e:
-        raise Unlowerable(f"{name} on {_show(operands)} runs a {_show(dtypes)} loop: {e}") from None
-    return tuple(dtypes[: ufunc.nin]), tuple(dtypes[ufunc.nin :])
+        operands = tuple(_operand(t) for t in operand_types)
+        raise Unlowerable(
+            f"{name} on {_show(operands)} runs a {_show(ins + outs)} loop: {e}"
+        ) from None
+    return ins, outs
 
 
 def _operand(t):
@@ -55,15 +54,6 @@ def _operand(t):
     if t in (int, float, complex):
         return t
     return np.dtype(t)
-
-
-def _show(types_) -> str:
-    return "(" + ", ".join(t.__name__ if isinstance(t, type) else str(t) for t in types_) + ")"
-
-
-@functools.cache
-def _numpy_loops(ufunc: np.ufunc) -> frozenset:
-    return frozenset(tuple(np.dtype(c) for c in sig.replace("->", "")) for sig in ufunc.types)
 
 
 def ufunc_expr(ufunc: np.ufunc, in_dtypes: tuple, out_dtypes: tuple, args: list[str]) -> list[str]:

@@ -48,7 +48,7 @@ def test_nothing_is_recorded_off_a_cuda_device():
         f(np.ones(8), 4)
     programs = _programs(f)
     if dev.current_device().kind != "cuda":
-        assert programs and not any(g.recordings for p in programs for g in p.loop_graphs.values())
+        assert programs and not any(g.recordings for p in programs for g in p.loop_runners.values())
 
 
 # -- on a GPU --------------------------------------------------------------------------------------
@@ -85,7 +85,7 @@ def _programs(f) -> list:
 
 
 def _recordings(f) -> int:
-    return sum(len(g.recordings) for p in _programs(f) for g in p.loop_graphs.values())
+    return sum(len(g.recordings) for p in _programs(f) for g in p.loop_runners.values())
 
 
 @needs_cuda

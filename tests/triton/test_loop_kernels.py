@@ -16,7 +16,7 @@ from requires_triton import require_triton
 require_triton()
 
 import tcompile as tc  # noqa: E402
-from tcompile.backend.triton.plan import DeviceLoop  # noqa: E402
+from tcompile.backend.fused.plan import DeviceLoop  # noqa: E402
 from tcompile.widgets import CellOptions, CellRun, CellSource  # noqa: E402
 from tcompile.widgets.kernels_tab import kernels_html  # noqa: E402
 

@@ -14,7 +14,7 @@ require_triton()
 
 import tcompile as tc  # noqa: E402
 from tcompile.backend import lowering_kinds  # noqa: E402
-from tcompile.backend.triton.lowering import registry  # noqa: E402
+from tcompile.backend.fused.lowering import registry  # noqa: E402
 from tcompile.tracer.ir.loop_nodes import LOOP_OPS  # noqa: E402
 from tcompile.tracer.ir.node import Node  # noqa: E402
 
@@ -56,7 +56,7 @@ def test_ufuncs_operators_and_node_ops_have_rules():
 def test_a_node_without_a_rule_is_an_extern_that_says_why():
     assert registry.find(_call(np.argsort)) is None
     assert registry.find(_call(np.take)) is None  # a gather kernels do not do as a call
-    assert "is not lowered to Triton (gather)" in str(registry.not_lowered(_call(np.take)))
+    assert "is not lowered to kernels (gather)" in str(registry.not_lowered(_call(np.take)))
 
     def f(x):
         return np.argsort(x) + 1
@@ -67,5 +67,5 @@ def test_a_node_without_a_rule_is_an_extern_that_says_why():
     details = compiled.__tc_compiled__.entries[-1].report.compiled.details
     externs = [d for d in details if getattr(d, "kind", "") == "extern"]
     assert [(e.name, e.notes) for e in externs] == [
-        ("extern argsort", ("argsort is not lowered to Triton (extern)",))
+        ("extern argsort", ("argsort is not lowered to kernels (extern)",))
     ]

@@ -10,7 +10,7 @@ import numpy as np
 from tcompile.tracer.ir.node import Node
 
 from ... import lowering_kinds
-from ..pointwise import Unlowerable
+from ..dtypes import Unlowerable
 from ..tensors import BufferTensor, Lin, Tensor, View, broadcast_index, contiguous_strides, strided
 from .registry import lowers
 from .shared import describe

@@ -1,7 +1,7 @@
-"""The loop-level IR between a graph and Triton source: what one kernel loads, computes and stores.
+"""The loop-level IR between a graph and kernel source: what one kernel loads, computes and stores.
 
-A kernel runs over an *iteration space*: ``xvars`` (one program per block of their flattened
-index) and, for reductions, ``rvars`` (the reduced dims, looped over or held in one block).
+A kernel runs over an *iteration space*: ``xvars`` (spread over Triton's programs or the CPU's
+threads) and, for reductions, ``rvars`` (the reduced dims, looped over or held in one block).
 Values are expression trees (`Expr`) of loads, constants, ufuncs, casts, selects and reductions;
 memory is reached through affine indices (`Affine`): an offset plus a coefficient per iteration
 variable. Every size, stride, offset and coefficient is a `Param`, a kernel argument whose value
@@ -186,12 +186,15 @@ REDUCTIONS = ("sum", "prod", "max", "min", "any", "all", "argmax", "argmin")
 class Reduce(Expr):
     """``kind`` of ``body`` over ``rvars`` (the body's own reduction variables), per element of
     the remaining ones. ``body`` has the accumulation dtype; argmax/argmin give int64 positions
-    in the flattened ``rvars``."""
+    in the flattened ``rvars``. ``pairwise``: NumPy's inner loop runs along the rows (the
+    reduced axes are the operand's trailing ones), so it sums a float row pairwise; a backend
+    may follow that order exactly."""
 
     kind: str
     body: Expr
     rvars: tuple[IterVar, ...]
     dtype: np.dtype
+    pairwise: bool = False
 
     def children(self):
         return (self.body,)
@@ -344,7 +347,7 @@ def substitute(expr: Expr, exprs: dict[int, Expr] | None = None,
             new = Where(go(node.condition), go(node.then), go(node.otherwise))
         elif isinstance(node, Reduce):
             new = Reduce(node.kind, go(node.body), tuple(vars_.get(v, v) for v in node.rvars),
-                         node.dtype)  # fmt: skip
+                         node.dtype, node.pairwise)  # fmt: skip
         else:
             new = node
         done[key] = new

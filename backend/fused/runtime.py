@@ -1,28 +1,28 @@
 """Running plans: the compiled graph a backend call returns.
 
-Per call: the inputs become device tensors (`device`), the plan for their shapes and layouts is
-found (made on first sight: lower, fuse, generate, load), its steps run, written inputs are
-copied back, and outputs come back as NumPy (or stay device arrays). A kernel that raised the
-error flag (an index out of range, an integer to a negative power) makes the call raise
-`GraphRuntimeError`; the glue then runs the frame eagerly, so the user sees NumPy's own error.
+Per call: the inputs become the target's device tensors (`target.Device`), the plan for their
+shapes and layouts is found (made on first sight: lower, fuse, and compile each kernel with
+``target.compile``), its steps run, written inputs are copied back, and outputs come back as
+NumPy (or stay device arrays). A kernel that raised the error flag (an index out of range, an
+integer to a negative power) makes the call raise `GraphRuntimeError`; the glue then runs the
+frame eagerly, so the user sees NumPy's own error.
 """
 
 from __future__ import annotations
 
-import functools
-import math
 import warnings
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 import numpy as np
 
-from tcompile.tracer.ir.compiled_graph import KernelInfo
+from tcompile.tracer.ir.compiled_graph import CompiledGraph, KernelInfo
+from tcompile.tracer.ir.device_arrays import array_kind
 from tcompile.tracer.ir.graph import Graph
 from tcompile.tracer.ir.graph_failure import fp_errors_raise
 
 from ..eager import eager_backend
-from ..source_files import load_kernel, load_module
-from . import autotune, codegen, device, fusion, loop_graphs, pointwise
+from . import fusion
 from . import loop_ir as ir
 from .host_nodes import replay_view
 from .lowering import lower, written_nodes
@@ -36,72 +36,33 @@ from .plan import (
     WholeGraphInNumPy,
     map_leaves,
 )
-from .tensors import BufferTensor, Tensor, is_whole, strided
-
-
-@functools.cache
-def _kernel_build_errors() -> tuple[type[BaseException], ...]:
-    """Triton's errors for a kernel it cannot compile (or, interpreting, run)."""
-    from triton.compiler.errors import CompilationError
-    from triton.runtime.errors import InterpreterError, PTXASError
-
-    return CompilationError, InterpreterError, PTXASError
+from .target import KernelBuildError, Target
+from .tensors import BufferTensor, Tensor, contiguous_strides, is_whole, strided
 
 
 class GraphRuntimeError(RuntimeError):
     """A kernel found what NumPy raises for (the frame then runs eagerly and raises it)."""
 
 
-class KernelBuildError(RuntimeError):
-    """A generated kernel Triton could not compile (or, interpreting, run): tcompile's bug."""
-
-
-@dataclass
-class Compiled:
-    """One kernel, ready to launch: its source, its Triton function, its sizes and the launch
-    configurations to choose from (`autotune`)."""
-
-    kernel: ir.Kernel
-    source: codegen.KernelSource
-    fn: object
-    xnumel: int
-    configs: list
-    chosen: autotune.Config | None = None
-    launcher: object = None  # ``fn[grid]`` for the chosen configuration
-    options: dict = field(default_factory=dict)  # its block sizes and warps
-
-    def __post_init__(self):
-        # The arguments in order: ints fixed now, buffers (and the error flag) filled per call.
-        self.args = [a.value if isinstance(a, ir.Param) else None for a in self.source.args]
-        self.slots = [(i, a) for i, a in enumerate(self.source.args) if not isinstance(a, ir.Param)]
-        self.writes = self.kernel.writes()
-
-    @property
-    def empty(self) -> bool:  # nothing to compute (a size-0 dim): not launched
-        return self.xnumel == 0
-
-    def grid(self, config: autotune.Config) -> tuple:
-        return (max(1, math.ceil(self.xnumel / config.XBLOCK)),)
-
-
 @dataclass
 class Program:
-    """A plan with its kernels loaded: what a call with these input layouts runs."""
+    """A plan with its kernels compiled: what a call with these input layouts runs."""
 
     plan: Plan
     steps: list
-    compiled: dict = field(default_factory=dict)  # id(kernel) -> Compiled
+    target: Target
+    compiled: dict = field(default_factory=dict)  # id(kernel) -> CompiledKernel
     decisions: list = field(default_factory=list)
     bodies: dict = field(default_factory=dict)  # id(DeviceLoop) -> the Runner of its body
-    loop_graphs: dict = field(default_factory=dict)  # id(DeviceLoop) -> its CUDA graphs
+    loop_runners: dict = field(default_factory=dict)  # id(DeviceLoop) -> the target's runner
 
     def compile(self, kernel: ir.Kernel) -> None:
-        self.compiled[id(kernel)] = _compile(kernel)
+        self.compiled[id(kernel)] = self.target.compile(kernel)
 
     def add_loop(self, step) -> None:
-        """A loop step's body, planned at its first run, and its CUDA graphs."""
-        self.bodies[id(step)] = Runner(step.node.target.body, loop_body=True)
-        self.loop_graphs[id(step)] = loop_graphs.LoopGraphs()
+        """A loop step's body, planned at its first run, and the target's way to run it."""
+        self.bodies[id(step)] = Runner(step.node.target.body, self.target, loop_body=True)
+        self.loop_runners[id(step)] = self.target.loop_runner(step)
 
     def infos(self) -> tuple[KernelInfo, ...]:
         """What the program runs, for the Kernels tab: its kernels, then its library calls,
@@ -114,18 +75,16 @@ class Program:
 _TAB_ORDER = {"library": 1, "loop": 2, "extern": 3}  # kernels first (0)
 
 
-def make_program(graph: Graph, metas: list[InputMeta]) -> Program:
-    plan = lower(graph, metas)
+def make_program(graph: Graph, metas: list[InputMeta], target: Target) -> Program:
+    plan = lower(graph, metas, target)
     counter = iter(range(1_000_000))
 
     def make_buffer(hint, dtype, shape):
-        from .tensors import contiguous_strides
-
         return ir.Buffer(f"{hint}{next(counter)}", np.dtype(dtype), tuple(shape),
                          contiguous_strides(tuple(shape)))  # fmt: skip
 
     steps, decisions = fusion.schedule(plan.steps, make_buffer)
-    program = Program(plan, steps, decisions=decisions)
+    program = Program(plan, steps, target, decisions=decisions)
     for step in steps:
         step.prepare(program)
     plan.kernels = [s.kernel for s in steps if isinstance(s, Launch)]
@@ -133,28 +92,22 @@ def make_program(graph: Graph, metas: list[InputMeta]) -> Program:
     return program
 
 
-def _compile(kernel: ir.Kernel) -> Compiled:
-    xnumel = int(np.prod([v.size.value for v in kernel.xvars], dtype=np.int64))
-    rnumel = int(np.prod([v.size.value for v in kernel.rvars], dtype=np.int64))
-    persistent = bool(kernel.rvars) and rnumel <= codegen.PERSISTENT_LIMIT
-    source = codegen.generate(kernel, persistent=persistent)
-    fn = load_kernel(source.text, source.name)
-    if device.interpreting():  # the interpreter has no libdevice: NumPy's C functions stand in
-        load_module(source.text).libdevice = pointwise.interpreter_libdevice()
-    configs = autotune.candidates(xnumel, rnumel, reduction=kernel.is_reduction,
-                                  persistent=persistent, interpreting=device.interpreting())  # fmt: skip
-    return Compiled(kernel, source, fn, xnumel, configs)
-
-
 class Runner:
-    """The callable a Triton-compiled graph is: ``runner(*inputs) -> tuple``."""
+    """The callable a compiled graph is: ``runner(*inputs) -> tuple``; its kernels are
+    ``target``'s, its arrays live on ``target.device()``.
 
-    def __init__(self, graph: Graph, *, loop_body: bool = False):
+    >>> runner = Runner(graph, target)  # doctest: +SKIP
+    >>> runner(np.ones(3))  # doctest: +SKIP
+    (array([2., 2., 2.]),)
+    """
+
+    def __init__(self, graph: Graph, target: Target, *, loop_body: bool = False):
         self.graph = graph
+        self.target = target
         self.programs: dict[tuple, Program] = {}
-        self.device = device.current_device()
+        self.device = target.device()
         # Inputs the graph writes get a device copy of their own even where the device could
-        # use their memory (the interpreter): results land in the caller's array only once the
+        # use their memory (the interpreter, NumPy): results land in the caller's array only once the
         # whole call succeeded, so a call that fails leaves the caller's arrays as they were
         # and the eager rerun starts from them. A loop body writes where its inputs are: they
         # are the loop's call's own buffers, which that call copied already.
@@ -170,10 +123,10 @@ class Runner:
         for value, copied in zip(inputs, self.copied):
             if type(value) is np.ndarray:
                 if _kernel_dtype(value.dtype):
-                    if copied and self.device.kind == "interpreter":
-                        value = value.copy()  # the interpreter would write the caller's memory
+                    if copied and self.device.shares_host_memory:
+                        value = value.copy()  # kernels would write the caller's memory
                     tensor = self.device.from_host(value)
-                    key.append((value.dtype.str, value.shape, tensor.stride()))
+                    key.append((value.dtype.str, value.shape, self.device.strides(tensor)))
                 else:
                     tensor = None
                     key.append(("host", value.dtype.str, value.shape))
@@ -181,20 +134,22 @@ class Runner:
                 tensor = None
                 key.append(("scalar", value.dtype.str))
             else:
-                kind = device.array_kind(value)
-                if kind is None:
+                kind = array_kind(value)
+                if kind not in self.device.array_kinds:
                     tensor = None
                     key.append(type(value).__name__)
                 else:  # a torch tensor, a CuPy array: used where it is
-                    tensor = device.to_device_tensor(value, self.device)
+                    tensor = self.device.adopt(value)
                     if copied:  # written: a copy of its own until the call succeeded
-                        tensor = tensor.clone()
-                    key.append((kind, tensor.dtype, tuple(tensor.shape), tensor.stride()))
+                        tensor = self.device.clone(tensor)
+                    key.append((kind, tensor.dtype, tuple(tensor.shape),
+                                self.device.strides(tensor)))  # fmt: skip
             tensors.append(tensor)
         key = tuple(key)
         if key not in self.programs:
             try:
-                self.programs[key] = make_program(self.graph, _metas(inputs, tensors))
+                metas = _metas(inputs, tensors, self.device)
+                self.programs[key] = make_program(self.graph, metas, self.target)
             except WholeGraphInNumPy as why:
                 self.programs[key] = None
                 self.in_numpy_because[key] = str(why)
@@ -203,7 +158,8 @@ class Runner:
     def __call__(self, *inputs, error=None):
         """``error``: a loop's body runs with the flag of the loop's call, checked once after
         the loop (a check per iteration would wait for the device every iteration)."""
-        kind = next((k for k in map(device.array_kind, inputs) if k not in (None, "numpy")), None)
+        kinds = self.device.array_kinds
+        kind = next((k for k in map(array_kind, inputs) if k in kinds and k != "numpy"), None)
         if kind is None:  # NumPy in, NumPy out; else outputs are the first device array's kind
             if fp_errors_raise():  # the caller's np.errstate wants NumPy's floating-point errors
                 return self.in_numpy(*inputs)
@@ -282,7 +238,7 @@ class Call:
             self.new_error_flag()
         for step in self.program.steps:
             step.run(self)
-        if self.checks_error and self.error is not None and int(self.error.cpu()[0]):
+        if self.checks_error and self.error is not None and self.device.error_raised(self.error):
             raise GraphRuntimeError("a kernel found a value NumPy raises for")
         for position in plan.written_inputs:
             slot = plan.inputs[position]
@@ -290,8 +246,7 @@ class Call:
         return tuple(self._output(out) for out in plan.outputs)
 
     def new_error_flag(self) -> None:
-        self.error = self.device.empty((1,), np.dtype(np.int32))
-        self.error.zero_()
+        self.error = self.device.error_flag()
 
     # -- steps ---------------------------------------------------------------------------------
     def tensor(self, buffer: ir.Buffer):
@@ -301,39 +256,13 @@ class Call:
             self.tensors[id(buffer)] = tensor
         return tensor
 
-    def launch(self, compiled: Compiled) -> None:
+    def launch(self, compiled) -> None:
+        """Run one compiled kernel (`target.CompiledKernel`) on this call's tensors."""
         if compiled.empty:
             return
         for buffer in compiled.writes:
             self.host.pop(id(buffer), None)  # the host copy is out of date from here on
-        args = compiled.args.copy()
-        for i, arg in compiled.slots:
-            args[i] = self.error if arg == "error" else self.tensor(arg)
-        try:
-            if compiled.launcher is None:
-                self._choose(compiled, args)
-            compiled.launcher(*args, **compiled.options)
-        except _kernel_build_errors() as error:
-            raise KernelBuildError(f"kernel {compiled.source.name} failed in Triton "
-                                   f"({type(error).__name__}: {str(error).strip()[:300]})") from error  # fmt: skip
-
-    def _choose(self, compiled: Compiled, args: list) -> None:
-        """Pick the launch configuration (`autotune`), measuring on these arguments."""
-
-        def run(config: autotune.Config) -> None:
-            compiled.fn[compiled.grid(config)](*args, **config.launch_options())
-
-        written = [self.tensor(b) for b in compiled.writes]
-        saved = [t.clone() for t in written] if len(compiled.configs) > 1 else []
-
-        def restore() -> None:
-            for tensor, copy in zip(written, saved):
-                tensor.copy_(copy)
-
-        key = f"{compiled.source.digest}:{compiled.xnumel}:{compiled.configs}:{self.device!r}"
-        chosen = autotune.choose(key, compiled.configs, run, self.device.synchronize, restore)
-        compiled.chosen, compiled.options = chosen, chosen.launch_options()
-        compiled.launcher = compiled.fn[compiled.grid(chosen)]
+        compiled.run(self)
 
     def host_arg(self, value):
         def leaf(item):
@@ -369,8 +298,8 @@ class Call:
             if type(value) is np.ndarray:  # NumPy makes the view from the caller's array
                 return replay_view(out.replay, self.inputs)
             offset, strides, shape = out.view  # a device array: a view of its own memory
-            own = device.to_device_tensor(value, self.device).as_strided(shape, strides, offset)
-            return device.from_device_tensor(own, self.kind, scalar=out.scalar, device=self.device)
+            own = self.device.view(self.device.adopt(value), shape, strides, offset)
+            return self.device.give(own, self.kind, scalar=out.scalar)
         if isinstance(source, Known):
             return source.value
         if isinstance(source, HostValue):
@@ -386,17 +315,17 @@ class Call:
         tensor = self.tensor(source)
         if out.view is not None:
             offset, strides, shape = out.view
-            tensor = tensor.as_strided(shape, strides, offset)
-        return device.from_device_tensor(tensor, self.kind, scalar=out.scalar, device=self.device)
+            tensor = self.device.view(tensor, shape, strides, offset)
+        return self.device.give(tensor, self.kind, scalar=out.scalar)
 
 
-def _metas(inputs, tensors) -> list[InputMeta]:
+def _metas(inputs, tensors, dev) -> list[InputMeta]:
     """What a plan is made from: each input's kind, dtype, shape and device layout."""
     metas = []
     for value, tensor in zip(inputs, tensors):
         if tensor is not None:
-            dtype = value.dtype if type(value) is np.ndarray else device.numpy_dtype(tensor)
-            metas.append(InputMeta("array", dtype, tuple(tensor.shape), tuple(tensor.stride()),
+            dtype = value.dtype if type(value) is np.ndarray else dev.numpy_dtype(tensor)
+            metas.append(InputMeta("array", dtype, tuple(tensor.shape), tuple(dev.strides(tensor)),
                                    type(value) is not np.ndarray))  # fmt: skip
         elif isinstance(value, np.ndarray):
             metas.append(InputMeta("array", value.dtype, tuple(value.shape), ()))
@@ -433,6 +362,23 @@ def _kernel_dtype(dtype: np.dtype) -> bool:
     return (
         dtype.kind in "biuf" and dtype.isnative and dtype.itemsize <= 8 and dtype != np.longdouble
     )
+
+
+def compile_graph(graph: Graph, example_inputs, target: Target, backend: str) -> CompiledGraph:
+    """A backend's result for ``graph`` in ``target``'s kernels: the plan for the example
+    inputs' layouts is made now (its kernel sources and plan go in the report), others on first
+    sight.
+
+    >>> compile_graph(graph, inputs, NumbaTarget(), "cpu").fn(*inputs)  # doctest: +SKIP
+    """
+    runner = Runner(graph, target)
+    program, _ = runner.program_for(example_inputs)
+    if program is None:
+        return CompiledGraph(runner, backend, MappingProxyType({}), runner.in_numpy_infos())
+    sources = {"kernels": "\n\n".join(c.source.text for c in program.compiled.values()),
+               "plan": describe(program)}  # fmt: skip
+    return CompiledGraph(runner, backend, MappingProxyType(sources),
+                         program.infos() + tuple(program.decisions))  # fmt: skip
 
 
 def describe(program: Program) -> str:

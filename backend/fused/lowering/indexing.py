@@ -9,14 +9,11 @@ from tcompile.tracer.ir.node import Node
 
 from ... import lowering_kinds
 from .. import loop_ir as ir
-from ..pointwise import Unlowerable
+from ..dtypes import Unlowerable
 from ..tensors import BufferTensor, DataIndex, Lin, Pointwise, Tensor, broadcast_index, strided
 from .registry import lowers
 from .shared import cast, constant_tensor, reads, store_affine
 from .views import index_view
-
-# What Triton's atomic add takes (narrower ints and bools have none).
-_ATOMIC_ADD_DTYPES = tuple(map(np.dtype, (np.float64, np.float32, np.int64, np.int32)))
 
 
 @lowers(kind=lowering_kinds.GATHER, op="getitem")
@@ -76,9 +73,10 @@ def scatter_add(lowering, node: Node) -> None:
     layout = strided(target)
     if layout is None or not target.shape:
         raise Unlowerable("np.add.at into a value that is not an array in memory")
-    if target.dtype not in _ATOMIC_ADD_DTYPES:
+    adds = lowering.target.accumulate_dtypes
+    if target.dtype not in adds:
         raise Unlowerable(f"np.add.at into {target.dtype} (atomic adds: "
-                          f"{', '.join(map(str, _ATOMIC_ADD_DTYPES))})")  # fmt: skip
+                          f"{', '.join(map(str, adds))})")  # fmt: skip
     indices = lowering.value(node.args[1])
     if not isinstance(indices, Tensor) or indices.dtype.kind not in "iu":
         raise Unlowerable("np.add.at with indices other than one integer array")

@@ -11,9 +11,8 @@ from tcompile.tracer.ir.node import Node
 
 from ... import lowering_kinds
 from .. import loop_ir as ir
-from .. import pointwise, ufuncs
+from ..dtypes import Unlowerable, check_fits
 from ..plan import Known
-from ..pointwise import Unlowerable
 from ..tensors import DataIndex, Lin, Pointwise, Tensor, View, index_value
 from .registry import lowers, not_lowered
 from .shared import cast, check_dtype, constant_tensor, describe, operand_expr
@@ -30,8 +29,7 @@ def ufunc_call(lowering, node: Node, ufunc: np.ufunc | None = None):
     if set(node.kwargs) - {"out"}:
         raise Unlowerable(f"np.{ufunc.__name__} with {', '.join(node.kwargs)}=")
     operands, types = lowering.operands(node.args)
-    in_dtypes, out_dtypes = ufuncs.ufunc_loop(ufunc, types)
-    ufuncs.ufunc_expr(ufunc, in_dtypes, out_dtypes, [f"a{i}" for i in range(ufunc.nin)])
+    in_dtypes, out_dtypes = lowering.target.ufunc_loop(ufunc, types)
     shape = np.broadcast_shapes(*(o.shape for o in operands if isinstance(o, Tensor)))
 
     def compute(index, output=0):
@@ -106,7 +104,7 @@ def astype(lowering, node: Node) -> Tensor:
         raise Unlowerable(f"astype with {', '.join(extra) or 'positional options'}")
     if node.kwargs.get("copy") is False and dtype == source.dtype:
         return source  # the array itself, as NumPy returns it
-    pointwise.triton_type(dtype)
+    lowering.target.check_dtype(dtype)
     return Pointwise(dtype, source.shape, lambda index: cast(source.load(index), dtype))
 
 
@@ -139,7 +137,7 @@ def outer(lowering, node: Node) -> Tensor:
         View(a, shape, lambda index: index[:1]),
         View(b, shape, lambda index: index[1:]),
     )
-    in_dtypes, out_dtypes = ufuncs.ufunc_loop(np.multiply, types)
+    in_dtypes, out_dtypes = lowering.target.ufunc_loop(np.multiply, types)
 
     def compute(index):
         args = (
@@ -171,7 +169,8 @@ def creation(lowering, node: Node) -> Tensor:
         fill = lowering.known(value)
     if isinstance(fill, np.ndarray) or not isinstance(fill, (bool, int, float, np.generic)):
         raise Unlowerable("np.full with an array fill value")
-    pointwise.constant(fill, meta.dtype)  # Unlowerable when it does not fit the dtype
+    lowering.target.check_dtype(meta.dtype)
+    check_fits(fill, meta.dtype)  # Unlowerable when it does not fit the dtype
     return constant_tensor(meta.dtype.type(fill), meta.dtype, tuple(meta.shape))
 
 

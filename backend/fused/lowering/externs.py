@@ -9,7 +9,7 @@ from .. import loop_ir as ir
 from ..plan import Extern, HostValue, Known, NumpyScalar, map_leaves
 from ..tensors import BufferTensor, Tensor, strided
 from .outputs import in_memory
-from .shared import triton_dtype, written_args
+from .shared import written_args
 
 
 def extern(lowering, node: Node, reason: str):
@@ -64,7 +64,7 @@ def _results(lowering, node: Node) -> tuple:
         return (HostValue(lowering.fresh(node.name)),)
     if (
         meta.kind == "array"
-        and triton_dtype(meta.dtype)
+        and lowering.target.holds(meta.dtype)
         and all(isinstance(d, int) for d in meta.shape)
     ):
         buffer = lowering.buffer(node.name, meta.dtype, tuple(meta.shape))

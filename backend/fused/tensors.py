@@ -187,7 +187,9 @@ class Reduction(Tensor):
                 else:
                     source_index.append(next(kept))
             body = self.source.load(tuple(source_index))
-            self._loads[key] = ir.Reduce(self.kind, body, rvars, self.dtype)
+            ndim = len(self.source.shape)
+            trailing = tuple(self.axes) == tuple(range(ndim - len(self.axes), ndim))
+            self._loads[key] = ir.Reduce(self.kind, body, rvars, self.dtype, trailing)
         return self._loads[key]
 
 

@@ -11,9 +11,8 @@ from tcompile.tracer.ir.loop_nodes import LOOP_OPS
 from tcompile.tracer.ir.node import Node, TensorMeta, nodes_in
 
 from .. import loop_ir as ir
-from .. import pointwise
+from ..dtypes import Unlowerable
 from ..plan import HostValue, Known
-from ..pointwise import Unlowerable
 from ..tensors import Lin, Pointwise, Tensor, broadcast_index
 
 
@@ -60,14 +59,6 @@ def reads(tensor: Tensor) -> set:
 
 
 # -- dtypes ---------------------------------------------------------------------------------------
-
-
-def triton_dtype(dtype) -> bool:
-    try:
-        pointwise.triton_type(dtype)
-    except Unlowerable:
-        return False
-    return True
 
 
 def check_dtype(node: Node, result) -> None:

@@ -16,7 +16,6 @@ import numpy as np
 from tcompile.tracer.ir.compiled_graph import KernelInfo
 from tcompile.tracer.ir.node import Node, user_lines
 
-from . import device, loop_graphs
 from . import loop_ir as ir
 from .host_nodes import run_node
 from .tensors import BufferTensor, Tensor, strided
@@ -91,10 +90,8 @@ class Launch(Step):
     def describe(self, program) -> str:
         reads = ", ".join(b.name for b in self.kernel.reads())
         writes = ", ".join(b.name for b in self.kernel.writes())
-        configs = program.compiled[id(self.kernel)].configs
-        blocks = (", ".join(f"{k}={v}" for k, v in configs[0].launch_options().items())
-                  if len(configs) == 1 else f"{len(configs)} block sizes tried at first launch")  # fmt: skip
-        return f"launch {self.kernel.name}({blocks})  reads {reads or '-'}  writes {writes}"
+        how = program.compiled[id(self.kernel)].describe()
+        return f"launch {self.kernel.name}({how})  reads {reads or '-'}  writes {writes}"
 
     def info(self, program) -> KernelInfo:
         compiled = program.compiled[id(self.kernel)]
@@ -121,7 +118,7 @@ class Extern(Step):
         with np.errstate(**dict(self.node.errstate)):  # as it was traced
             result = run_node(self.node, args, kwargs)
         for buffer in self.writes:  # the host copy was written: the device copy follows it
-            _copy_into(call.tensor(buffer), call.host[id(buffer)])
+            call.device.copy_from_host(call.tensor(buffer), call.host[id(buffer)])
         if len(self.results) == 1:
             _take(call, self.results[0], result)
         elif self.results:
@@ -168,9 +165,9 @@ class DeviceLoop(Step):
         if call.error is None:
             call.new_error_flag()
         outputs = None
-        if loop_graphs.recordable(self, body, call.device):  # a replay of a CUDA graph
-            graphs = call.program.loop_graphs[id(self)]
-            outputs = graphs.run(self.node.target, body, args, call.error, call.device)
+        runner = call.program.loop_runners.get(id(self))
+        if runner is not None:  # the target's own way (a CUDA graph's replay, a native loop)
+            outputs = runner(call, body, args)
         if outputs is None:
             outputs = self.node.target.drive(functools.partial(body, error=call.error), *args)
         for slot, value in zip(self.results, outputs, strict=True):
@@ -178,9 +175,9 @@ class DeviceLoop(Step):
                 # without device arrays
                 call.host[id(slot)] = value
                 continue
-            tensor = device.to_device_tensor(value, call.device)
+            tensor = call.device.adopt(value)
             if isinstance(slot, BufferTensor):
-                call.tensor(slot.buffer).copy_(tensor.reshape(slot.shape))
+                call.device.copy(call.tensor(slot.buffer), tensor)
             else:
                 call.host[id(slot)] = call.device.to_host(tensor, scalar=True)
 
@@ -199,7 +196,8 @@ class DeviceLoop(Step):
 @dataclass(eq=False)
 class LibraryCall(Step):
     """An operation of the array library on device buffers (``op`` names it: "matmul",
-    "cumsum", "cumprod"); the result is a new buffer of the node's dtype."""
+    "cumsum", "cumprod"; ``options``: ``axis``); the result is a new buffer of the node's
+    dtype. The device runs it (`target.Device.library`): torch on the GPU, NumPy on the CPU."""
 
     op: str
     operands: tuple
@@ -208,31 +206,24 @@ class LibraryCall(Step):
     device_only = True
 
     def run(self, call) -> None:
-        """torch on the device tensors, in the result's dtype (NumPy's: the trace saw it)."""
-        import torch
-
-        dtype = device.torch_dtype(self.result.dtype)
-        operands = []
-        for operand in self.operands:
-            tensor = call.tensor(operand.buffer).as_strided(operand.shape, operand.strides,
-                                                            operand.offset)  # fmt: skip
-            operands.append(tensor)
-        if self.op == "matmul":
-            a, b = (t.to(dtype) for t in operands)
-            out = torch.matmul(a, b)
-        else:
-            out = getattr(torch, self.op)(operands[0], dtype=dtype, **self.options)
-        target = call.tensor(self.result)
-        target.copy_(out.reshape(target.shape))
+        """The device's library on its tensors, in the result's dtype (NumPy's: the trace saw
+        it)."""
+        operands = [call.device.view(call.tensor(o.buffer), o.shape, o.strides, o.offset)
+                    for o in self.operands]  # fmt: skip
+        out = call.device.library(self.op, operands, self.result.dtype, self.options)
+        call.device.copy(call.tensor(self.result), out)
         call.host.pop(id(self.result), None)
 
     def describe(self, program) -> str:
         operands = ", ".join(o.buffer.name for o in self.operands)
-        return f"torch.{self.op}({operands}) on the device -> {self.result.name}"
+        return f"{self._name(program)}({operands}) on the device -> {self.result.name}"
 
     def info(self, program) -> KernelInfo:
-        return KernelInfo(f"torch.{self.op}", "library",
+        return KernelInfo(self._name(program), "library",
                           notes=("the array library's kernel, on the device buffers",))  # fmt: skip
+
+    def _name(self, program) -> str:
+        return f"{program.target.library_name}.{self.op}"
 
 
 @dataclass(eq=False)
@@ -337,7 +328,7 @@ def _device_arg(call, item):
     if isinstance(item, HostValue):
         return call.host[id(item)]
     buffer, offset, strides = strided(item)
-    return call.tensor(buffer).as_strided(item.shape, strides, offset)
+    return call.device.view(call.tensor(buffer), item.shape, strides, offset)
 
 
 def _take(call, slot, value) -> None:
@@ -348,12 +339,3 @@ def _take(call, slot, value) -> None:
         call.tensors[id(slot.buffer)] = call.device.from_host(np.ascontiguousarray(value))
     else:
         call.host[id(slot)] = value
-
-
-def _copy_into(tensor, host: np.ndarray) -> None:
-    """Put an extern's in-place result back into the device tensor (keeping its layout)."""
-    import torch
-
-    if tensor.device.type == "cpu" and tensor.data_ptr() == host.__array_interface__["data"][0]:
-        return  # the interpreter's tensor is that memory
-    tensor.copy_(torch.from_numpy(np.ascontiguousarray(host)))

@@ -9,7 +9,7 @@ from tcompile.tracer.ir.node import Node
 
 from ... import lowering_kinds
 from .. import loop_ir as ir
-from ..pointwise import Unlowerable
+from ..dtypes import Unlowerable
 from ..tensors import Lin, Pointwise, Reduction, Tensor, View
 from .registry import lowers
 from .shared import cast_tensor, operand_expr

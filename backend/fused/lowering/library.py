@@ -1,5 +1,5 @@
-"""The array library's kernels: matmul (cuBLAS through torch) and scans (torch's cumsum and
-cumprod) on device buffers, as `LibraryCall` steps."""
+"""The array library's kernels: matmul and scans (cumsum, cumprod) on device buffers, as
+`LibraryCall` steps that the target's device runs (torch and cuBLAS on a GPU, NumPy on the CPU)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,8 @@ import numpy as np
 from tcompile.tracer.ir.node import Node
 
 from ... import lowering_kinds
-from .. import pointwise
+from ..dtypes import Unlowerable
 from ..plan import LibraryCall
-from ..pointwise import Unlowerable
 from ..tensors import BufferTensor
 from .registry import lowers
 from .shared import describe
@@ -20,16 +19,15 @@ from .views import flatten
 @lowers(kind=lowering_kinds.MATMUL)
 @lowers(kind=lowering_kinds.SCAN)
 def library_call(lowering, node: Node) -> BufferTensor:
-    """``node`` run by the device's array library (cuBLAS matmul, torch's scans) on the
+    """``node`` run by the device's array library (matmul, scans) on the
     device buffers: floats for matmul (integer matmul is NumPy's), 1-D/2-D operands."""
     meta = node.tensor
     if meta is None or meta.kind != "array" or not all(isinstance(d, int) for d in meta.shape):
         raise Unlowerable(f"{describe(node)} giving a {meta.text() if meta else 'value'}")
     make = _CALLS.get(node.target)
-    if make is None:
+    if make is None or _OPS[node.target] not in lowering.target.library_ops:
         raise Unlowerable(f"{describe(node)} has no library call here")
     call = make(lowering, node)
-    pointwise.triton_type(meta.dtype)
     result = lowering.buffer(node.name, meta.dtype, tuple(meta.shape))
     call.result = result
     lowering.plan.steps.append(call)
@@ -53,7 +51,8 @@ def _scan(lowering, node: Node) -> LibraryCall:
     if axis is None:
         source, axis = flatten(lowering, source), 0
     return LibraryCall(node.target.__name__, (lowering.memory(source),),
-                       {"dim": axis % max(len(source.shape), 1)}, None)  # fmt: skip
+                       {"axis": axis % max(len(source.shape), 1)}, None)  # fmt: skip
 
 
 _CALLS = {np.matmul: _matmul, np.dot: _matmul, np.cumsum: _scan, np.cumprod: _scan}
+_OPS = {np.matmul: "matmul", np.dot: "matmul", np.cumsum: "cumsum", np.cumprod: "cumprod"}

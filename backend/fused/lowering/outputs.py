@@ -6,8 +6,8 @@ from __future__ import annotations
 from tcompile.tracer.ir.node import Node, memory_order
 
 from ... import lowering_kinds
+from ..dtypes import Unlowerable
 from ..plan import HostValue, Known, Output
-from ..pointwise import Unlowerable
 from ..tensors import BufferTensor, Tensor, is_whole, strided
 from . import registry
 

@@ -9,9 +9,8 @@ from tcompile.tracer.ir.graph import Graph
 from tcompile.tracer.ir.node import Node, nodes_in, user_lines
 
 from .. import loop_ir as ir
-from .. import pointwise
+from ..dtypes import Unlowerable
 from ..plan import HostValue, InputMeta, Known, Launch, Plan, Upload, WholeGraphInNumPy
-from ..pointwise import Unlowerable
 from ..tensors import (
     BufferTensor,
     Lin,
@@ -29,16 +28,17 @@ from .shared import (
     reads,
     store_affine,
     traced_order,
-    triton_dtype,
     unwrap,
     written_nodes,
 )
 
 
-def lower(graph: Graph, inputs: list[InputMeta]) -> Plan:
-    """The plan for ``graph`` on inputs like ``inputs``; kernels not yet fused (see `fusion`)."""
+def lower(graph: Graph, inputs: list[InputMeta], target) -> Plan:
+    """The plan for ``graph`` on inputs like ``inputs``, for ``target``'s kernels (a
+    `target.Target`: which dtypes and ops they compute); kernels not yet fused (see
+    `fusion`)."""
     _check_input_orders(graph, inputs)
-    return GraphLowering(graph, inputs).run()
+    return GraphLowering(graph, inputs, target).run()
 
 
 def _check_input_orders(graph: Graph, inputs: list[InputMeta]) -> None:
@@ -59,8 +59,9 @@ def _check_input_orders(graph: Graph, inputs: list[InputMeta]) -> None:
 class GraphLowering:
     """One graph's lowering: each node's value, and the plan the walk makes."""
 
-    def __init__(self, graph: Graph, inputs: list[InputMeta]):
+    def __init__(self, graph: Graph, inputs: list[InputMeta], target):
         self.graph = graph
+        self.target = target
         self.values: dict[Node, object] = {}
         self.plan = Plan([], [], [])
         self.names: dict[str, int] = {}
@@ -83,13 +84,13 @@ class GraphLowering:
         return f"{hint}{n}" if n else hint
 
     def buffer(self, hint: str, dtype: np.dtype, shape: tuple[int, ...]) -> ir.Buffer:
-        pointwise.triton_type(dtype)  # Unlowerable for complex and friends
+        self.target.check_dtype(dtype)  # Unlowerable for complex and friends
         return ir.Buffer(self.fresh(hint), np.dtype(dtype), tuple(shape), contiguous_strides(shape))
 
     # -- inputs ------------------------------------------------------------------------------
     def _input(self, node: Node, meta: InputMeta):
         if meta.kind == "array":
-            if not triton_dtype(meta.dtype):
+            if not self.target.holds(meta.dtype):
                 return HostValue(node.name, meta.dtype)  # complex input: externs only
             buffer = ir.Buffer(node.name, meta.dtype, meta.shape, meta.strides)
             return BufferTensor.whole(buffer)
@@ -177,7 +178,11 @@ class GraphLowering:
         """A value as a tensor: NumPy scalars and arrays made on the host are uploaded."""
         if isinstance(value, Tensor):
             return value
-        if isinstance(value, HostValue) and value.dtype is not None and triton_dtype(value.dtype):
+        if (
+            isinstance(value, HostValue)
+            and value.dtype is not None
+            and self.target.holds(value.dtype)
+        ):
             if not all(isinstance(d, int) for d in value.shape or ()):
                 raise Unlowerable(f"{value.name}'s shape is known only at run time")
             buffer = self.buffer(value.name, value.dtype, value.shape or ())

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from tcompile.tracer.ir.node import Node
 
 from ... import lowering_kinds
-from ..pointwise import Unlowerable
+from ..dtypes import Unlowerable
 from .shared import describe
 
 
@@ -83,4 +83,4 @@ def targets() -> dict[object, Rule]:
 def not_lowered(node: Node, kind: str | None = None) -> Unlowerable:
     """Why ``node`` has no rule (the extern's reason)."""
     kind = kind or lowering_kinds.lowering_kind(node.op, node.target, node.args)
-    return Unlowerable(f"{describe(node)} is not lowered to Triton ({kind})")
+    return Unlowerable(f"{describe(node)} is not lowered to kernels ({kind})")

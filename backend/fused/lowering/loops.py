@@ -8,12 +8,12 @@ from tcompile.tracer.ir.loop_nodes import LOOP_OPS, ForLoop, WhileLoop
 from tcompile.tracer.ir.node import Node
 
 from ... import lowering_kinds
+from ..dtypes import Unlowerable
 from ..plan import DeviceLoop, HostValue, WholeGraphInNumPy
-from ..pointwise import Unlowerable
 from ..tensors import BufferTensor
 from .externs import extern_arg, host_writes
 from .registry import lowers
-from .shared import traced_order, triton_dtype
+from .shared import traced_order
 
 
 @lowers(kind=lowering_kinds.LOOP, op=ForLoop.op)
@@ -36,9 +36,9 @@ def loop(lowering, node: Node) -> tuple:
             continue
         if meta is None or not all(isinstance(d, int) for d in meta.shape or ()):
             raise Unlowerable(f"the loop's body makes {made.meta} (not a sized array)")
-        if meta.kind == "array" and triton_dtype(meta.dtype):
+        if meta.kind == "array" and lowering.target.holds(meta.dtype):
             results.append(BufferTensor.whole(lowering.buffer(made.name, meta.dtype, meta.shape)))
-        elif meta.kind == "scalar" and triton_dtype(meta.dtype):
+        elif meta.kind == "scalar" and lowering.target.holds(meta.dtype):
             results.append(HostValue(lowering.fresh(made.name), meta.dtype))
         else:
             raise Unlowerable(f"the loop's body makes {made.meta}")

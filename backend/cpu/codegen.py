@@ -1,0 +1,550 @@
+"""Loop IR to numba source: one ``@njit(parallel=True)`` function per kernel, a ``prange`` over
+its x space with each reduction an inner loop into a scalar accumulator, each op's text from
+`scalar_ops` (NumPy's exact rules).
+
+A kernel's arguments are its buffers (1-D views of the memory they span, addressed by element
+offsets), then its `Param`s (ints), then the error flag where it checks; the source names each
+by role and order, never by value, so one source (and one compiled function, cached on disk by
+numba) serves every shape. The x space runs as ``prange`` over all its dims but the last,
+flattened, and a plain loop over the last (a contiguous row vectorizes); a kernel whose stores
+may hit one element twice (a scatter-add, a gathered store) runs serially, in NumPy's order.
+
+    for xo in prange(xnumel0):          # rows, spread over threads
+        x0 = xo
+        acc1 = np.float64(-np.inf)
+        for r0 in range(n1):            # a row's max
+            acc1 = np.maximum(acc1, in0[o2 + s3 * x0 + s4 * r0])
+        ...
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..fused import loop_ir as ir
+from . import scalar_ops as ops
+
+SERIAL = "_serial"  # the suffix of a parallel kernel's one-thread twin
+SMALL = 1 << 15  # elements of work under which a kernel runs on one thread
+LANES = 4  # independent chains of a reduction whose order changes nothing
+CHUNK = 64  # x points per thread's task where kernels need a row buffer
+
+HEADER = "import numpy as np\nfrom numba import njit, prange\n"
+DECORATOR = '@njit(parallel={parallel}, cache=True, error_model="numpy", fastmath=False)'
+
+
+@dataclass
+class KernelSource:
+    """A kernel's module text and its arguments in order: each a `loop_ir.Buffer`, a
+    `loop_ir.Param` or "error" (the error flag)."""
+
+    name: str
+    text: str
+    args: list = field(default_factory=list)
+    checks: bool = False
+    parallel: bool = True
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha256(self.text.encode()).hexdigest()[:12]
+
+
+class CodeWriter:
+    """Lines with indentation; ``insert_at`` puts a line before a loop (a hoisted value)."""
+
+    def __init__(self, level: int = 0):
+        self.lines: list[str] = []
+        self.level = level
+
+    def line(self, text: str = "") -> None:
+        self.lines.append("    " * self.level + text if text else "")
+
+    def text(self) -> str:
+        return "\n".join(self.lines) + "\n"
+
+
+def generate(kernel: ir.Kernel) -> KernelSource:
+    """The numba source of ``kernel``."""
+    return _Generator(kernel).run()
+
+
+class _Generator:
+    def __init__(self, kernel: ir.Kernel):
+        self.kernel = kernel
+        self.w = CodeWriter(level=1)
+        self.args: list = []
+        self.arg_names: dict[int, str] = {}
+        self.counts: dict[str, int] = {}
+        self.var_names: dict[ir.IterVar, str] = {}
+        self.memo: dict = {}  # structural key -> name, per scope
+        self.keys: dict[int, tuple] = {}
+        self.tmp = 0
+        self.hoist: list[tuple[int, int]] = []  # (line index, level) for x-scope values
+        self.rvars = set(kernel.rvars)
+        self.checks = False
+        self.helpers: dict[str, str] = {}  # name -> source, from `scalar_ops.op`
+        self.scratch: dict[int, str] = {}  # id(Reduce) -> its row buffer (`_pairwise_sum`)
+        self.rows: dict[tuple, tuple] = {}  # a summed body's key -> (row buffer, its var)
+        self.open_rvars: list = []
+        writes = kernel.writes()
+        self.serial = any(s.accumulate or isinstance(s.index, ir.Gather) for s in kernel.stores)
+        self.writes = writes
+
+    # -- names -------------------------------------------------------------------------------------
+    def arg(self, obj) -> str:
+        key = id(obj)
+        if key not in self.arg_names:
+            if isinstance(obj, ir.Buffer):
+                name = self._count("out" if obj in self.writes else "in")
+            elif obj == "error":
+                name = "err"
+            else:
+                name = self._count(obj.role)
+            self.arg_names[key] = name
+            self.args.append(obj)
+        return self.arg_names[key]
+
+    def _count(self, role: str) -> str:
+        n = self.counts.get(role, 0)
+        self.counts[role] = n + 1
+        return f"{role}{n}"
+
+    def fresh(self, prefix: str = "v") -> str:
+        self.tmp += 1
+        return f"{prefix}{self.tmp}"
+
+    # -- the kernel -----------------------------------------------------------------------------
+    def run(self) -> KernelSource:
+        k = self.kernel
+        self._x_loops()
+        self._point()
+        w = CodeWriter()
+        w.lines.extend(HEADER.splitlines())
+        for name in sorted(self.helpers):
+            w.line()
+            w.lines.extend(self.helpers[name].splitlines())
+        w.line()
+        w.line()
+        parallel = not self.serial and bool(k.xvars)
+        # the error flag last: its name is fixed, the others are numbered in order of use
+        ordered = [a for a in self.args if a != "error"] + [a for a in self.args if a == "error"]
+        self.args = ordered
+        names = ", ".join(self.arg_names[id(a)] for a in ordered)
+        w.line(DECORATOR.format(parallel=parallel))
+        w.line(f"def {k.name}({names}):")
+        for text in k.lines:
+            w.line(f"    # {text}")
+        w.lines.extend(self.w.lines)
+        if parallel:  # small spaces: the same loops on this thread (no pool to wake)
+            w.line()
+            w.line()
+            w.line(DECORATOR.format(parallel=False))
+            w.line(f"def {k.name}{SERIAL}({names}):")
+            w.lines.extend(line.replace(" in prange(", " in range(") for line in self.w.lines)
+        return KernelSource(k.name, w.text(), list(ordered), self.checks, parallel)
+
+    def _x_loops(self) -> None:
+        """Open the loops over the x space: prange over all dims but the last (flattened),
+        a plain loop over the last; where pairwise sums need row buffers, prange over chunks
+        of the flattened space, each allocating its buffers once."""
+        xvars, w = self.kernel.xvars, self.w
+        loop = "range" if self.serial else "prange"
+        sums = self._pairwise_sums()
+        if sums:
+            if xvars:
+                numel = self.arg(ir.Param(_numel(xvars), "xnumel"))
+                w.line(f"for xc in {loop}(({numel} + {CHUNK - 1}) // {CHUNK}):")
+                w.level += 1
+            for reduce in sums:
+                row = self.scratch[id(reduce)] = self.fresh("row")
+                size = self.arg(ir.Param(_numel(reduce.rvars), "rnumel"))
+                w.line(f"{row} = np.empty({size}, {ops.type_name(reduce.body.dtype)})")
+            if xvars:
+                w.line(f"for xf in range(xc * {CHUNK}, min({numel}, xc * {CHUNK} + {CHUNK})):")
+                w.level += 1
+                self._decompose(xvars, "xf")
+            return
+        if not xvars:
+            return
+        outer, last = xvars[:-1], xvars[-1]
+        if outer:
+            numel = ir.Param(int(np.prod([v.size.value for v in outer], dtype=np.int64)), "xnumel")
+            w.line(f"for xo in {loop}({self.arg(numel)}):")
+            w.level += 1
+            divisor = 1
+            for position in range(len(outer) - 1, -1, -1):
+                var = outer[position]
+                name = f"x{position}"
+                self.var_names[var] = name
+                if len(outer) == 1:
+                    w.line(f"{name} = xo")
+                    continue
+                text = "xo" if divisor == 1 else f"(xo // {self.arg(ir.Param(divisor, 'd'))})"
+                if position:
+                    text = f"{text} % {self.arg(var.size)}"
+                w.line(f"{name} = {text}")
+                divisor *= var.size.value
+            loop = "range"
+        name = f"x{len(xvars) - 1}"
+        self.var_names[last] = name
+        w.line(f"for {name} in {loop}({self.arg(last.size)}):")
+        w.level += 1
+
+    def _pairwise_sums(self) -> list:
+        found = []
+        for store in self.kernel.stores:
+            for node in ir.walk(store.value):
+                if (isinstance(node, ir.Reduce) and node.kind == "sum" and node.pairwise
+                        and node.body.dtype.kind == "f" and node not in found
+                        and _contiguous_load(node) is None):  # fmt: skip
+                    found.append(node)
+        return found
+
+    def _decompose(self, vars_, flat: str) -> None:
+        """Each variable's value from the flat index (C order: the last varies fastest)."""
+        divisor = 1
+        for position in range(len(vars_) - 1, -1, -1):
+            var, name = vars_[position], f"x{position}"
+            self.var_names[var] = name
+            text = flat if divisor == 1 else f"({flat} // {self.arg(ir.Param(divisor, 'd'))})"
+            if position:
+                text = f"{text} % {self.arg(var.size)}"
+            self.w.line(f"{name} = {text}")
+            divisor *= var.size.value
+
+    def _point(self) -> None:
+        """One point of the x space: its reductions, then its stores (those along the row in
+        a loop over it)."""
+        k = self.kernel
+        for store in k.stores:
+            for node in ir.walk(store.value):
+                if isinstance(node, ir.Reduce) and self._key(node) not in self.memo:
+                    self._reduction(node)
+        outer = [s for s in k.stores if not (set(s.index.vars) & self.rvars)]
+        inner = [s for s in k.stores if set(s.index.vars) & self.rvars]
+        for store in outer:
+            self._store(store)
+        if inner:
+            self._r_loops(k.rvars)
+            for store in inner:
+                self._store(store)
+            self._close_r_loops(k.rvars)
+
+    # -- reductions ---------------------------------------------------------------------------------
+    def _r_loops(self, rvars) -> None:
+        self.hoist.append((len(self.w.lines), self.w.level))
+        for var in rvars:
+            name = self.var_names.get(var) or f"r{len(self.var_names) - len(self.kernel.xvars)}"
+            self.var_names[var] = name
+            self.open_rvars.append(var)
+            self.w.line(f"for {name} in range({self.arg(var.size)}):")
+            self.w.level += 1
+
+    def _close_r_loops(self, rvars) -> None:
+        self.w.level -= len(rvars)
+        del self.open_rvars[-len(rvars) :]
+        self.hoist.pop()
+        self.memo = {key: v for key, v in self.memo.items() if key[0] == "x"}
+
+    def _reduction(self, reduce: ir.Reduce) -> None:
+        """``acc`` over the reduction's rows, then its value (cast to its dtype)."""
+        w, kind = self.w, reduce.kind
+        body = reduce.body.dtype
+        if id(reduce) in self.scratch:
+            self._pairwise_sum(reduce)
+            return
+        if kind == "sum" and reduce.pairwise and body.kind == "f":
+            start = _contiguous_load(reduce)
+            if start is not None:  # the row lies in memory as NumPy sums it: summed there
+                helper = f"_pairwise_{body.name}"
+                self.helpers[helper] = ops.PAIRWISE.format(name=helper, T=ops.type_name(body))
+                n = self.arg(ir.Param(_numel(reduce.rvars), "rnumel"))
+                buffer = self.arg(reduce.body.buffer)
+                name = self.fresh("red")
+                total = f"{helper}({buffer}, {self._affine(start)}, {n})"
+                w.line(f"{name} = {ops.cast(total, body, reduce.dtype)}")
+                self.memo[self._key(reduce)] = name
+                return
+        if len(reduce.rvars) == 1 and (kind in ("max", "min") or (
+                kind in ("sum", "prod") and body.kind in "iu")):  # fmt: skip
+            self._lanes(reduce)
+            return
+        acc = self.fresh("acc")
+        if kind in ("any", "all"):
+            w.line(f"{acc} = {'False' if kind == 'any' else 'True'}")
+        else:
+            w.line(f"{acc} = {_identity(kind, body)}")
+        if kind in ("argmax", "argmin"):
+            w.line(f"{acc}_i = -1")
+            w.line(f"{acc}_at = -1")
+        self._r_loops(reduce.rvars)
+        value = self._value(reduce.body)
+        if kind in ("argmax", "argmin"):
+            better = ">" if kind == "argmax" else "<"
+            w.line(f"{acc}_at += 1")
+            w.line(f"if {acc}_i < 0 or ({value} != {value} and {acc} == {acc}) "
+                   f"or {value} {better} {acc}:")  # fmt: skip
+            w.line(f"    {acc} = {value}")
+            w.line(f"    {acc}_i = {acc}_at")
+        elif kind == "any":
+            w.line(f"{acc} = {acc} or ({value} != 0)")
+        elif kind == "all":
+            w.line(f"{acc} = {acc} and ({value} != 0)")
+        else:
+            ufunc = {"sum": "add", "prod": "multiply", "max": "maximum", "min": "minimum"}[kind]
+            w.line(f"{acc} = {ops.type_name(body)}(np.{ufunc}({acc}, {value}))")
+        self._close_r_loops(reduce.rvars)
+        if kind in ("argmax", "argmin"):
+            text = f"np.int64({acc}_i)"
+        elif kind in ("any", "all"):
+            text = acc
+        else:
+            text = ops.cast(acc, body, reduce.dtype)
+        name = self.fresh("red")
+        w.line(f"{name} = {text}")
+        self.memo[self._key(reduce)] = name
+
+    def _pairwise_sum(self, reduce: ir.Reduce) -> None:
+        """A float sum in NumPy's order: rows of fewer than 8 in a chain from -0.0, longer ones
+        written to this chunk's row buffer and summed by NumPy's pairwise algorithm (8
+        partial sums per block of 128, blocks added as a balanced tree): bit for bit NumPy's
+        sum along the operand's trailing axes."""
+        w, body = self.w, reduce.body.dtype
+        t = ops.type_name(body)
+        n = self.arg(ir.Param(_numel(reduce.rvars), "rnumel"))
+        acc = self.fresh("acc")
+        helper = f"_pairwise_{body.name}"
+        self.helpers[helper] = ops.PAIRWISE.format(name=helper, T=t)
+        w.line(f"{acc} = {t}(-0.0)")
+        self.hoist.append((len(w.lines), w.level))  # x values go before both branches
+        row, at = self.scratch[id(reduce)], self.fresh("at")
+        w.line(f"{at} = 0")
+        w.line(f"if {n} < 8:")
+        w.level += 1
+        self._r_loops(reduce.rvars)
+        value = self._value(reduce.body)
+        w.line(f"{row}[{at}] = {value}")
+        w.line(f"{at} += 1")
+        w.line(f"{acc} = {t}(np.add({acc}, {value}))")
+        self._close_r_loops(reduce.rvars)
+        w.level -= 1
+        w.line("else:")
+        w.level += 1
+        self._r_loops(reduce.rvars)
+        w.line(f"{row}[{at}] = {self._value(reduce.body)}")
+        w.line(f"{at} += 1")
+        self._close_r_loops(reduce.rvars)
+        w.line(f"{acc} = {helper}({row}, 0, {n})")
+        w.level -= 1
+        self.hoist.pop()
+        if len(reduce.rvars) == 1:  # later loops over the row read the values kept there
+            self.rows[self._key(reduce.body)] = (row, reduce.rvars[0])
+        name = self.fresh("red")
+        w.line(f"{name} = {ops.cast(acc, body, reduce.dtype)}")
+        self.memo[self._key(reduce)] = name
+
+    def _lanes(self, reduce: ir.Reduce) -> None:
+        """A reduction whose order changes nothing (max and min, integer sums and products:
+        wrap-around arithmetic is associative) in ``LANES`` independent chains, so that one
+        step need not wait for the last."""
+        w, (var,) = self.w, reduce.rvars
+        t, body = ops.type_name(reduce.body.dtype), reduce.body.dtype
+        ufunc = {"sum": "add", "prod": "multiply", "max": "maximum", "min": "minimum"}[reduce.kind]
+        n = self.arg(var.size)
+        name = self.var_names.get(var) or f"r{len(self.var_names) - len(self.kernel.xvars)}"
+        self.var_names[var] = name
+        lanes = [self.fresh("lane") for _ in range(LANES)]
+        w.line(" = ".join(lanes) + f" = {_identity(reduce.kind, body)}")
+        block = self.fresh("rb")
+        self.hoist.append((len(w.lines), w.level))
+        w.line(f"for {block} in range(0, {n} - {n} % {LANES}, {LANES}):")
+        w.level += 1
+        self.open_rvars.append(var)
+        for k, lane in enumerate(lanes):
+            w.line(f"{name} = {block} + {k}" if k else f"{name} = {block}")
+            w.line(f"{lane} = {t}(np.{ufunc}({lane}, {self._value(reduce.body)}))")
+            self.memo = {key: v for key, v in self.memo.items() if key[0] == "x"}
+        w.level -= 1
+        w.line(f"for {name} in range({n} - {n} % {LANES}, {n}):")
+        w.level += 1
+        w.line(f"{lanes[0]} = {t}(np.{ufunc}({lanes[0]}, {self._value(reduce.body)}))")
+        w.level -= 1
+        self.open_rvars.pop()
+        self.hoist.pop()
+        self.memo = {key: v for key, v in self.memo.items() if key[0] == "x"}
+        while len(lanes) > 1:
+            lanes = [f"{t}(np.{ufunc}({a}, {b}))" for a, b in zip(lanes[::2], lanes[1::2])]
+        result = self.fresh("red")
+        w.line(f"{result} = {ops.cast(lanes[0], body, reduce.dtype)}")
+        self.memo[self._key(reduce)] = result
+
+    # -- values ------------------------------------------------------------------------------------
+    def _store(self, store: ir.Store) -> None:
+        value = self._value(store.value)
+        buffer = self.arg(store.buffer)
+        if isinstance(store.index, ir.Gather):
+            address = self._gathered(store.index)
+        else:
+            address = self._affine(store.index)
+        if store.accumulate:  # serial: repeated indices add up in NumPy's order
+            dtype = ops.type_name(store.buffer.dtype)
+            self.w.line(f"{buffer}[{address}] = {dtype}(np.add({buffer}[{address}], {value}))")
+        else:
+            self.w.line(f"{buffer}[{address}] = {value}")
+
+    def _scope(self, expr: ir.Expr) -> str:
+        return "r" if ir.free_vars(expr) & self.rvars else "x"
+
+    def _key(self, expr: ir.Expr) -> tuple:
+        """A structural key: two expressions with equal keys compute the same values."""
+        key = self.keys.get(id(expr))
+        if key is not None:
+            return key
+        if isinstance(expr, ir.Load):
+            index = expr.index
+            if isinstance(index, ir.Gather):
+                ikey = ("gather", _affine_key(index.base), self._key(index.value),
+                        index.size.value, index.coefficient.value, index.checked)  # fmt: skip
+            else:
+                ikey = _affine_key(index)
+            body = ("load", id(expr.buffer), ikey)
+        elif isinstance(expr, ir.Constant):
+            body = ("const", np.asarray(expr.value, dtype=expr.dtype).tobytes(), str(expr.dtype))
+        elif isinstance(expr, ir.IndexValue):
+            body = ("index", _affine_key(expr.index))
+        elif isinstance(expr, ir.Op):
+            body = ("op", expr.ufunc.__name__, expr.output, tuple(map(str, expr.in_dtypes)),
+                    tuple(self._key(a) for a in expr.args))  # fmt: skip
+        elif isinstance(expr, ir.Cast):
+            body = ("cast", str(expr.dtype), expr.checked, self._key(expr.value))
+        elif isinstance(expr, ir.Where):
+            body = ("where", *(self._key(c) for c in expr.children()))
+        elif isinstance(expr, ir.Reduce):
+            body = ("reduce", expr.kind, str(expr.dtype), id(expr), self._key(expr.body))
+        else:
+            raise AssertionError(expr)
+        key = (self._scope(expr), body)
+        self.keys[id(expr)] = key
+        return key
+
+    def _emit(self, expr: ir.Expr, text: str) -> str:
+        """``name = text``: before the current row loops where it varies only with x."""
+        name = self.fresh()
+        self._line(expr, f"{name} = {text}")
+        self.memo[self._key(expr)] = name
+        return name
+
+    def _line(self, expr: ir.Expr, text: str) -> None:
+        if self.hoist and self._scope(expr) == "x":
+            at, level = self.hoist[0]
+            self.w.lines.insert(at, "    " * level + text)
+            self.hoist = [(i + 1, lv) for i, lv in self.hoist]
+        else:
+            self.w.line(text)
+
+    def _value(self, expr: ir.Expr) -> str:  # noqa: C901 - one branch per expression kind
+        """The name holding ``expr``, emitting what it needs first (once per scope)."""
+        key = self._key(expr)
+        if key in self.memo:
+            return self.memo[key]
+        if isinstance(expr, ir.Reduce):
+            self._reduction(expr)  # a reduction nested in another's body
+            return self.memo[key]
+        kept = self.rows.get(key)
+        if kept is not None and kept[1] in self.open_rvars:  # summed already: in the row buffer
+            return self._emit(expr, f"{kept[0]}[{self.var_names[kept[1]]}]")
+        if isinstance(expr, ir.Load):
+            index = expr.index
+            address = self._gathered(index) if isinstance(index, ir.Gather) else self._affine(index)
+            text = f"{self.arg(expr.buffer)}[{address}]"
+        elif isinstance(expr, ir.Constant):
+            text = ops.constant(expr.value, expr.dtype, self.helpers)
+        elif isinstance(expr, ir.IndexValue):
+            text = f"np.int64({self._affine(expr.index)})"
+        elif isinstance(expr, ir.Cast):
+            value = self._value(expr.value)
+            if expr.checked:  # NumPy raises ValueError or OverflowError
+                bad = ops.unassignable(value, expr.value.dtype, expr.dtype)
+                self._check(expr, bad)
+            text = ops.cast(value, expr.value.dtype, expr.dtype)
+        elif isinstance(expr, ir.Where):
+            c, a, b = (self._value(x) for x in expr.children())
+            text = f"{a} if {c} else {b}"
+        elif isinstance(expr, ir.Op):
+            args = [self._value(a) for a in expr.args]
+            if expr.ufunc is np.power and expr.in_dtypes[1].kind == "i":
+                self._check(expr, f"{args[1]} < 0")  # NumPy raises ValueError
+            text = ops.op(expr.ufunc, expr.in_dtypes, expr.dtype, args, self.helpers)
+        else:
+            raise AssertionError(expr)
+        return self._emit(expr, text)
+
+    def _check(self, expr: ir.Expr, condition: str) -> None:
+        """Raise the plan's error flag where ``condition`` holds (the call then fails and the
+        frame runs eagerly, raising NumPy's own error)."""
+        self.checks = True
+        self._line(expr, f"if {condition}:")
+        self._line(expr, f"    {self.arg('error')}[0] = 1")
+
+    def _gathered(self, index: ir.Gather) -> str:
+        """The position of a `Gather` index: a negative value counts from the end; a checked
+        value out of range raises the error flag (and reads or writes element 0)."""
+        value = self._value(index.value)
+        size, stride = self.arg(index.size), self.arg(index.coefficient)
+        name = self.fresh("g")
+        self._line(index.value, f"{name} = np.int64({value})")
+        if index.checked:
+            self.checks = True
+            error = self.arg("error")
+            for text in (f"if {name} < -{size} or {name} >= {size}:", f"    {error}[0] = 1",
+                         f"    {name} = 0", f"elif {name} < 0:", f"    {name} += {size}"):  # fmt: skip
+                self._line(index.value, text)
+        base = self._affine(index.base)
+        return f"{base} + {stride} * {name}" if base != "0" else f"{stride} * {name}"
+
+    def _affine(self, index: ir.Affine) -> str:
+        parts = [self.arg(index.offset)] if index.offset is not None else []
+        for var, coefficient in index.terms:
+            parts.append(f"{self.arg(coefficient)} * {self.var_names[var]}")
+        return " + ".join(parts) or "0"
+
+
+def _affine_key(index: ir.Affine) -> tuple:
+    return (index.offset.value if index.offset is not None else 0,
+            tuple((id(v), c.value) for v, c in index.terms))  # fmt: skip
+
+
+def _contiguous_load(reduce: ir.Reduce) -> ir.Affine | None:
+    """Where a reduction's row starts, when its body is a load of consecutive elements (in
+    the rows' C order): the index without the row's terms; else None."""
+    load = reduce.body
+    if not isinstance(load, ir.Load) or not isinstance(load.index, ir.Affine):
+        return None
+    coefficients = {v: c.value for v, c in load.index.terms if v in reduce.rvars}
+    step = 1
+    for var in reversed(reduce.rvars):
+        if var.size.value != 1 and coefficients.get(var) != step:
+            return None
+        step *= var.size.value
+    terms = tuple((v, c) for v, c in load.index.terms if v not in reduce.rvars)
+    return ir.Affine(load.index.offset, terms)
+
+
+def _numel(vars_) -> int:
+    return int(np.prod([v.size.value for v in vars_], dtype=np.int64))
+
+
+def _identity(kind: str, dtype: np.dtype) -> str:
+    if kind == "sum" and dtype.kind == "f":
+        return ops.constant(-0.0, dtype)  # x + -0.0 is x, -0.0 included
+    if kind in ("sum", "prod"):
+        return ops.constant(0 if kind == "sum" else 1, dtype)
+    if dtype.kind == "f":
+        return ops.constant(-np.inf if kind in ("max", "argmax") else np.inf, dtype)
+    if dtype.kind == "b":
+        return ops.constant(kind not in ("max", "argmax"), dtype)
+    info = np.iinfo(dtype)
+    return ops.constant(info.min if kind in ("max", "argmax") else info.max, dtype)

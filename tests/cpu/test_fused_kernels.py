@@ -1,0 +1,390 @@
+"""Graphs compiled to fused numba kernels (`backend/cpu/kernels.py`) against NumPy, one or more
+cases per lowering rule family and fusion pattern: dtypes and shapes exactly, integers and
+bools exactly, floats to 1e-12 (float64) or 1e-5 (float32) relative; inputs written in place
+reach the caller's arrays; what the kernels cannot compute runs as an extern step."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba", reason="the CPU kernels need numba: pip install 'tcompile[cpu]'")
+
+import tcompile as tc  # noqa: E402
+from tcompile.backend.cpu.kernels import fused_backend  # noqa: E402
+
+RNG = np.random.default_rng(0)
+
+
+def _report(compiled):
+    return compiled.__tc_compiled__.entries[-1].report.compiled
+
+
+def kinds(compiled) -> list[str]:
+    return [d.kind for d in _report(compiled).details if hasattr(d, "kind")]
+
+
+def same(fn, *args, externs: bool = False, rtol: float | None = None):
+    """``fn`` compiled to CPU kernels returns what ``fn`` returns and writes what it writes;
+    unless ``externs``, nothing of it ran as an extern step. Returns the compiled function."""
+    compiled = tc.compile(fn, backend=fused_backend, fullgraph=True)
+    plain_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    kernel_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        want = fn(*plain_args)
+        got = compiled(*kernel_args)  # (the first call runs the trace's NumPy: it may warn)
+    assert_same(got, want, rtol)
+    for mine, theirs in zip(kernel_args, plain_args):  # in-place writes reach the caller
+        assert_same(mine, theirs, rtol)
+    if not externs:
+        assert "extern" not in kinds(compiled), _report(compiled).details
+    return compiled
+
+
+def assert_same(got, want, rtol=None):
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want):
+            assert_same(g, w, rtol)
+        return
+    assert type(got) is type(want), (type(got), type(want))
+    if not isinstance(want, np.ndarray | np.generic):
+        assert got == want
+        return
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, got.shape, want.dtype,
+                                                                   want.shape)  # fmt: skip
+    if want.dtype.kind == "f":
+        tol = rtol if rtol is not None else (1e-12 if want.dtype.itemsize == 8 else 1e-5)
+        np.testing.assert_allclose(got, want, rtol=tol, atol=0, equal_nan=True)
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+def floats(*shape, dtype=np.float64):
+    return RNG.standard_normal(shape).astype(dtype)
+
+
+def ints(*shape, dtype=np.int64, low=-100, high=100):
+    return RNG.integers(low, high, shape).astype(dtype)
+
+
+# -- pointwise ---------------------------------------------------------------------------------
+
+
+def test_pointwise_chain_is_one_kernel():
+    def f(x, y):
+        return np.sin(x) * 2.5 + np.exp(-y) / (1 + x * x)
+
+    compiled = same(f, floats(300, 70), floats(300, 70))
+    assert kinds(compiled) == ["pointwise"]
+    assert "np.sin" in _report(compiled).sources["kernels"]
+
+
+def test_float32_stays_float32_with_python_scalars():
+    def f(x):
+        return np.sqrt(np.abs(x)) * 0.1 + 3
+
+    same(f, floats(1000, dtype=np.float32))
+
+
+def test_haversine_chain():
+    def f(lat1, lon1, lat2, lon2):
+        a = (
+            np.sin((lat2 - lat1) / 2) ** 2
+            + np.cos(lat1) * np.cos(lat2) * np.sin((lon2 - lon1) / 2) ** 2
+        )
+        return 6371.0 * 2 * np.arcsin(np.sqrt(a))
+
+    same(f, *(floats(5000) for _ in range(4)))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.int32, np.int64, np.uint64])
+def test_integer_arithmetic_wraps_as_numpy(dtype):
+    def f(a, b):
+        return a * b + a - b * 3, -a, a * a
+
+    info = np.iinfo(dtype)
+    a = RNG.integers(info.min, info.max, 2000, dtype=dtype, endpoint=True)
+    b = RNG.integers(info.min, info.max, 2000, dtype=dtype, endpoint=True)
+    same(f, a, b)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint16, np.float32, np.float64])
+def test_floor_divide_and_remainder_signs_and_zero_divisors(dtype):
+    def f(a, b):
+        return a // b, a % b, np.fmod(a, b)
+
+    if np.dtype(dtype).kind == "f":
+        a = np.array([7.5, -7.5, 7.5, -7.5, 0.0, -0.0, np.inf, 1.0, np.nan, 3.0], dtype)
+        b = np.array([2.0, 2.0, -2.0, -2.0, 3.0, 3.0, 1.0, 0.0, 1.0, np.inf], dtype)
+    else:
+        info = np.iinfo(dtype)
+        a = np.array([7, 7, 0, 5, info.min, info.max, 9, 3, 1, 2], dtype=np.int64)
+        b = np.array([2, 0, 3, 5, 1, 1, 4, 2, 1, 7], dtype=np.int64)
+        if info.min < 0:
+            a[[1, 3]], b[[0, 3]] = -7, -1
+        a, b = a.astype(dtype), b.astype(dtype)
+    same(f, a, b)
+
+
+def test_int_min_divided_by_minus_one_wraps():
+    def f(a, b):
+        return a // b, a % b
+
+    a = np.array([np.iinfo(np.int64).min, np.iinfo(np.int32).min], np.int64)
+    same(f, a, np.array([-1, -1], np.int64))
+
+
+def test_maximum_propagates_nan_and_fmax_ignores_it():
+    def f(a, b):
+        return np.maximum(a, b), np.minimum(a, b), np.fmax(a, b), np.fmin(a, b)
+
+    a = np.array([1.0, np.nan, 3.0, np.nan, -0.0])
+    b = np.array([np.nan, 2.0, 1.0, np.nan, 0.0])
+    same(f, a, b)
+
+
+def test_casts_follow_astype():
+    def f(x, i):
+        return (x * 300).astype(np.uint8), x.astype(np.int8), i.astype(np.float32), \
+            (i > 0).astype(np.int16), x.astype(bool), (x * 1e6).astype(np.uint32)  # fmt: skip
+
+    same(f, floats(500), ints(500))
+
+
+def test_where_and_clip():
+    def f(x, y, i):
+        return np.where(x > 0, x, y * 2), np.clip(x, -0.5, 0.5), np.clip(i, -10, 10) * 3
+
+    same(f, floats(64, 33), floats(64, 33), ints(64, 33))
+
+
+def test_comparisons_and_logic_give_bools():
+    def f(x, y):
+        return (x > y) & ~(x == 0) | np.isnan(y), np.logical_xor(x > 0, y > 0)
+
+    y = floats(200)
+    y[::7] = np.nan
+    same(f, floats(200), y)
+
+
+# -- reductions --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, -1, (0, 1)])
+def test_reductions_along_axes(axis):
+    def f(x, i, b):
+        return (x.sum(axis=axis), x.max(axis=axis), i.min(axis=axis), i.prod(axis=axis),
+                b.any(axis=axis), b.all(axis=axis), x.mean(axis=axis))  # fmt: skip
+
+    x = np.abs(floats(40, 30)) + 1  # positive: summation order changes no more than 1e-13
+    same(f, x, ints(40, 30, low=-2, high=3), floats(40, 30) > -1.5)
+
+
+def test_argmax_argmin_take_the_first_nan_and_the_first_extreme():
+    def f(x):
+        return x.argmax(axis=1), x.argmin(axis=1), x.max(axis=1), x.min(axis=1)
+
+    x = np.array([[1.0, 3.0, 3.0, 2.0], [np.nan, 1.0, np.nan, 5.0], [2.0, 2.0, 2.0, 2.0],
+                  [-np.inf, -np.inf, 0.0, np.inf]])  # fmt: skip
+    same(f, x)
+
+
+def test_var_and_std_keepdims():
+    def f(x):
+        return x.var(axis=0), x.std(axis=1, keepdims=True)
+
+    same(f, np.abs(floats(50, 20)) + 1)
+
+
+def test_softmax_rows_fuse_into_one_kernel():
+    def softmax(x):
+        e = np.exp(x - x.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    compiled = same(softmax, floats(64, 100, dtype=np.float32))
+    assert kinds(compiled) == ["reduction"]
+
+
+def test_layer_norm_rows():
+    def layer_norm(x, w, b):
+        mean = x.mean(axis=-1, keepdims=True)
+        var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+        return (x - mean) / np.sqrt(var + 1e-5) * w + b
+
+    same(layer_norm, floats(32, 64), floats(64), floats(64))
+
+
+# -- layouts, views, broadcasts ----------------------------------------------------------------
+
+
+def test_transposed_strided_and_reversed_inputs():
+    def f(x, y):
+        return x.T * 2 + y[::2, 1::3], x[::-1, :].sum(axis=0)
+
+    same(f, floats(20, 30), floats(60, 60))
+
+
+def test_caller_views_as_inputs():
+    base = floats(50, 40)
+
+    def f(x):
+        return x * 3 + 1
+
+    same(f, base[5:45:2, ::3])
+    same(f, base.T)
+
+
+def test_broadcasting_a_column_against_a_row():
+    def f(col, row):
+        return col[:, None] * row[None, :] + np.outer(col, row)
+
+    same(f, floats(30), floats(17))
+
+
+def test_stencil_by_slices():
+    def f(u):
+        return 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:]) - u[1:-1, 1:-1]
+
+    same(f, floats(70, 90))
+
+
+def test_concatenate_and_stack():
+    def f(a, b):
+        return np.concatenate([a, b * 2], axis=1), np.stack([a, b])
+
+    same(f, floats(10, 4), floats(10, 4))
+
+
+# -- indexing and writes ---------------------------------------------------------------------
+
+
+def test_gather_with_negative_indices():
+    def f(x, idx):
+        return x[idx] * 2
+
+    same(f, floats(100), np.array([0, 5, -1, -100, 99, 3]))
+
+
+def test_gather_out_of_range_raises_numpys_index_error():
+    def f(x, idx):
+        return x[idx] + 1
+
+    compiled = tc.compile(f, backend=fused_backend)
+    with pytest.raises(IndexError):
+        compiled(floats(10), np.array([1, 10]))
+    np.testing.assert_array_equal(compiled(np.arange(10.0), np.array([1, -10])), [2.0, 1.0])
+
+
+def test_setitem_in_place_reaches_the_callers_array():
+    def f(x, v):
+        x[1:3] = 0
+        x[:, 0] += v
+        return x.sum()
+
+    compiled = same(f, floats(6, 5), floats(6))
+    x = np.ones((4, 3))
+    compiled(x, np.arange(4.0))
+    np.testing.assert_array_equal(x[:, 0], [1, 1, 2, 4])
+    np.testing.assert_array_equal(x[1:3, 1:], 0)
+
+
+def test_add_at_adds_repeated_indices():
+    def f(x, idx, v):
+        np.add.at(x, idx, v)
+        return x
+
+    same(f, np.zeros(10), np.array([1, 1, 3, 1, 9, 3]), floats(6))
+    same(f, np.zeros(5, np.int32), np.array([0, 0, 4]), np.array([1, 2, 3], np.int32))
+
+
+def test_matmul_is_numpys_own_call():
+    def f(a, b):
+        return np.sin(a @ b) * 2 + 1
+
+    compiled = same(f, floats(20, 30), floats(30, 10), externs=False)
+    assert "np.matmul" in _report(compiled).sources["plan"]
+
+
+# -- what runs elsewhere -----------------------------------------------------------------------
+
+
+def test_an_op_numba_computes_otherwise_runs_in_numpy():
+    def f(a, b):
+        return np.left_shift(a, b) + 1
+
+    compiled = same(f, ints(20, dtype=np.int32, low=0, high=40), ints(20, dtype=np.int32, low=0,
+                                                                       high=40), externs=True)  # fmt: skip
+    assert "extern" in kinds(compiled)
+
+
+def test_errstate_raise_callers_get_numpys_error():
+    def f(x):
+        return x / 0.0
+
+    compiled = tc.compile(f, backend=fused_backend)
+    with np.errstate(divide="ignore"):
+        compiled(np.ones(3))
+    with np.errstate(divide="raise"), pytest.raises(FloatingPointError):
+        compiled(np.ones(3))
+
+
+# -- the kernels themselves ----------------------------------------------------------------------
+
+
+def test_a_new_shape_reuses_the_kernel_source():
+    def f(x):
+        return np.cos(x) + x.max(axis=-1, keepdims=True)
+
+    compiled = tc.compile(f, backend=fused_backend, dynamic=False)
+    for shape in [(8, 5), (13, 7)]:
+        x = floats(*shape)
+        assert_same(compiled(x), f(x))
+    runners = [e.report.compiled.fn for e in compiled.__tc_compiled__.entries]
+    texts = {
+        c.source.text for r in runners for p in r.programs.values() for c in p.compiled.values()
+    }
+    assert len(texts) == 1, texts
+
+
+def test_sources_are_readable_with_the_users_lines():
+    def f(x):
+        return np.exp(x) * 2  # the user's line
+
+    source = _report(same(f, floats(10))).sources["kernels"]
+    assert "# the user's line" in source
+    assert "prange" in source and "np.exp(" in source and "@njit(parallel=True" in source
+
+
+@pytest.mark.parametrize("n", [1, 3, 4, 7, 9, 130, 1000])
+def test_row_reductions_of_every_length(n):
+    """Rows cut into partial chains (max, min, integer sums) and pairwise blocks (float
+    sums): every remainder, NaN in any position, integer sums that wrap."""
+
+    def f(x, i):
+        return x.max(axis=1), x.min(axis=1), x.sum(axis=1), i.sum(axis=1), i.prod(axis=1)
+
+    x = floats(5, n)
+    x[1, n - 1] = np.nan
+    x[2, n // 2] = np.nan
+    i = ints(5, n, dtype=np.int8, low=-128, high=127)
+    compiled = same(f, x, i)
+    np.testing.assert_array_equal(compiled(x, i)[2], f(x, i)[2])  # float sums: bit for bit
+
+
+def test_kernels_on_threads_match_numpy():
+    """Spaces past `codegen.SMALL` run the parallel kernels (prange; chunks with row buffers),
+    smaller ones their one-thread twins: both are checked."""
+
+    def f(x, y, i):
+        soft = np.exp(x - x.max(axis=1, keepdims=True))
+        return (soft / soft.sum(axis=1, keepdims=True), np.sin(x) * y[None, :] + 1,
+                i.sum(axis=0), x.sum(), np.clip(i * 3, -50, 50))  # fmt: skip
+
+    compiled = same(f, floats(300, 257), floats(257), ints(300, 257))
+    assert "threads" in _report(compiled).sources["plan"]
+    x = floats(300, 257)
+    assert compiled(x, floats(257), ints(300, 257))[3] == x.sum()  # pairwise: bit for bit
