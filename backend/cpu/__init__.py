@@ -1,40 +1,69 @@
 """The CPU backend: a captured graph compiled to machine code by numba (``backend="cpu"``).
 
-Today its loop nodes are compiled whole (`native_loops`): a Python loop of scalar indexing and
-arithmetic, or of array statements, runs as one native function, checked against the trace's
-types (`numba_types`) after numba typed it, its source printed from the graph for numba
-(`native_source`). The rest of the graph runs as the eager backend's NumPy code. numba is an
-optional dependency (``pip install 'tcompile[cpu]'``), imported only when the backend runs.
+Two parts, one per kind of code:
+
+- **array statements** become fused kernels (`kernels`): the lowering and fusion the Triton
+  backend uses (`tcompile.backend.fused`), generated as numba source by `codegen` (each ufunc
+  on scalars of NumPy's loop dtypes: `scalar_ops`, `intrinsics`), run on NumPy arrays
+  (`device`);
+- **loop nodes** are compiled whole (`native_loops`): the loop, its scalar indexing and
+  arithmetic run as one native function, printed from the graph for numba (`native_source`,
+  with `int_ranges` and `index_checks`) and checked against the trace's types
+  (`numba_types`).
+
+A graph with loop nodes runs as the eager backend's NumPy code with its loops native; so does
+a graph whose inputs are too small for kernels to pay (`SMALL_INPUTS` elements in all). numba is an optional dependency
+(``pip install 'tcompile[cpu]'``), imported only when the backend runs.
 """
 
 from __future__ import annotations
 
-import importlib.util
 from types import MappingProxyType
 
+import numpy as np
+
 from tcompile.tracer.ir.compiled_graph import CompiledGraph
+from tcompile.tracer.ir.loop_nodes import LOOP_OPS
 
 from ..eager import eager_backend
+from .kernels import NumbaTarget, unavailable
 
-_INSTALL = "pip install 'tcompile[cpu]'"
-
-
-def unavailable() -> str:
-    """Why the cpu backend cannot run here ("" when it can)."""
-    if importlib.util.find_spec("numba") is None:
-        return f"the cpu backend needs numba, which is not installed here: {_INSTALL}"
-    return ""
+# Below this many input elements a graph runs as NumPy code: a kernel call costs ~10 µs of
+# argument typing and plan, NumPy's own calls ~1 µs each.
+SMALL_INPUTS = 1 << 15
 
 
 def cpu_backend(graph, example_inputs) -> CompiledGraph:
-    """The eager backend's code for ``graph``, each loop node's function compiled by numba
-    (where it can be, exactly: see `native_loops`)."""
-    from .native_loops import native_loops
+    """``graph`` as fused numba kernels, or as NumPy code with its loop nodes native: the
+    kernels are made for the example inputs now when those are not small (their sources go in
+    the report), else at the first call whose inputs are not."""
+    from ..fused.runtime import Runner, compile_graph
 
     reason = unavailable()
     if reason:
         raise RuntimeError(reason)
-    eager = eager_backend(graph, example_inputs)
+    plain = native_eager(graph)
+    if any(node.op in LOOP_OPS for node in graph.nodes):
+        # a loop graph's time is its loops: machine code already, and the kernels' runtime
+        # would copy the arrays a loop may write on every call
+        return plain
+    tiers = _Tiers(plain.fn, lambda: Runner(graph, NumbaTarget()))
+    if _small(example_inputs):
+        return CompiledGraph(tiers, "cpu", plain.sources, plain.details, plain.loop_functions)
+    fused = compile_graph(graph, example_inputs, NumbaTarget(), "cpu")
+    tiers.fused = fused.fn
+    return CompiledGraph(tiers, "cpu", fused.sources, fused.details)
+
+
+cpu_backend.loop_nodes = True  # a loop node is compiled whole, or runs as the eager code's loop
+
+
+def native_eager(graph) -> CompiledGraph:
+    """The eager backend's code for ``graph``, each loop node's function compiled by numba
+    (where it can be, exactly: see `native_loops`)."""
+    from .native_loops import native_loops
+
+    eager = eager_backend(graph, None)
     loops = native_loops(graph, eager.loop_functions)
     sources = dict(eager.sources)
     native = [loop.source for loop in loops if loop.dispatcher is not None]
@@ -44,4 +73,23 @@ def cpu_backend(graph, example_inputs) -> CompiledGraph:
                          tuple(loop.info() for loop in loops), eager.loop_functions)  # fmt: skip
 
 
-cpu_backend.loop_nodes = True  # a loop node is compiled whole, or runs as the eager code's loop
+class _Tiers:
+    """The compiled graph's callable: NumPy code for small inputs, fused kernels for others
+    (made at the first such call when the example inputs were small)."""
+
+    def __init__(self, plain, make_fused):
+        self.plain, self.make_fused, self.fused = plain, make_fused, None
+
+    def __call__(self, *inputs):
+        if _small(inputs):
+            return self.plain(*inputs)
+        if self.fused is None:
+            self.fused = self.make_fused()
+        return self.fused(*inputs)
+
+
+def _small(inputs) -> bool:
+    return sum(a.size for a in inputs if isinstance(a, np.ndarray)) < SMALL_INPUTS
+
+
+__all__ = ["SMALL_INPUTS", "cpu_backend", "native_eager", "unavailable"]
