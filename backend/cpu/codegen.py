@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..fused import loop_ir as ir
+from ..fused.source_text import CodeWriter, KernelNames, numel
 from . import scalar_ops as ops
 
 SERIAL = "_serial"  # the suffix of a parallel kernel's one-thread twin
@@ -52,36 +53,20 @@ class KernelSource:
         return hashlib.sha256(self.text.encode()).hexdigest()[:12]
 
 
-class CodeWriter:
-    """Lines with indentation; ``insert_at`` puts a line before a loop (a hoisted value)."""
-
-    def __init__(self, level: int = 0):
-        self.lines: list[str] = []
-        self.level = level
-
-    def line(self, text: str = "") -> None:
-        self.lines.append("    " * self.level + text if text else "")
-
-    def text(self) -> str:
-        return "\n".join(self.lines) + "\n"
-
-
 def generate(kernel: ir.Kernel) -> KernelSource:
     """The numba source of ``kernel``."""
     return _Generator(kernel).run()
 
 
-class _Generator:
+class _Generator(KernelNames):
+    distinct_reductions = True  # each reduction has a row buffer of its own
+
     def __init__(self, kernel: ir.Kernel):
+        super().__init__()
         self.kernel = kernel
         self.w = CodeWriter(level=1)
-        self.args: list = []
-        self.arg_names: dict[int, str] = {}
-        self.counts: dict[str, int] = {}
         self.var_names: dict[ir.IterVar, str] = {}
         self.memo: dict = {}  # structural key -> name, per scope
-        self.keys: dict[int, tuple] = {}
-        self.tmp = 0
         self.hoist: list[tuple[int, int]] = []  # (line index, level) for x-scope values
         self.rvars = set(kernel.rvars)
         self.checks = False
@@ -92,29 +77,6 @@ class _Generator:
         writes = kernel.writes()
         self.serial = any(s.accumulate or isinstance(s.index, ir.Gather) for s in kernel.stores)
         self.writes = writes
-
-    # -- names -------------------------------------------------------------------------------------
-    def arg(self, obj) -> str:
-        key = id(obj)
-        if key not in self.arg_names:
-            if isinstance(obj, ir.Buffer):
-                name = self._count("out" if obj in self.writes else "in")
-            elif obj == "error":
-                name = "err"
-            else:
-                name = self._count(obj.role)
-            self.arg_names[key] = name
-            self.args.append(obj)
-        return self.arg_names[key]
-
-    def _count(self, role: str) -> str:
-        n = self.counts.get(role, 0)
-        self.counts[role] = n + 1
-        return f"{role}{n}"
-
-    def fresh(self, prefix: str = "v") -> str:
-        self.tmp += 1
-        return f"{prefix}{self.tmp}"
 
     # -- the kernel -----------------------------------------------------------------------------
     def run(self) -> KernelSource:
@@ -155,15 +117,15 @@ class _Generator:
         sums = self._pairwise_sums()
         if sums:
             if xvars:
-                numel = self.arg(ir.Param(_numel(xvars), "xnumel"))
-                w.line(f"for xc in {loop}(({numel} + {CHUNK - 1}) // {CHUNK}):")
+                count = self.arg(ir.Param(numel(xvars), "xnumel"))
+                w.line(f"for xc in {loop}(({count} + {CHUNK - 1}) // {CHUNK}):")
                 w.level += 1
             for reduce in sums:
                 row = self.scratch[id(reduce)] = self.fresh("row")
-                size = self.arg(ir.Param(_numel(reduce.rvars), "rnumel"))
+                size = self.arg(ir.Param(numel(reduce.rvars), "rnumel"))
                 w.line(f"{row} = np.empty({size}, {ops.type_name(reduce.body.dtype)})")
             if xvars:
-                w.line(f"for xf in range(xc * {CHUNK}, min({numel}, xc * {CHUNK} + {CHUNK})):")
+                w.line(f"for xf in range(xc * {CHUNK}, min({count}, xc * {CHUNK} + {CHUNK})):")
                 w.level += 1
                 self._decompose(xvars, "xf")
             return
@@ -171,8 +133,8 @@ class _Generator:
             return
         outer, last = xvars[:-1], xvars[-1]
         if outer:
-            numel = ir.Param(int(np.prod([v.size.value for v in outer], dtype=np.int64)), "xnumel")
-            w.line(f"for xo in {loop}({self.arg(numel)}):")
+            rows = ir.Param(numel(outer), "xnumel")
+            w.line(f"for xo in {loop}({self.arg(rows)}):")
             w.level += 1
             divisor = 1
             for position in range(len(outer) - 1, -1, -1):
@@ -261,7 +223,7 @@ class _Generator:
             if start is not None:  # the row lies in memory as NumPy sums it: summed there
                 helper = f"_pairwise_{body.name}"
                 self.helpers[helper] = ops.PAIRWISE.format(name=helper, T=ops.type_name(body))
-                n = self.arg(ir.Param(_numel(reduce.rvars), "rnumel"))
+                n = self.arg(ir.Param(numel(reduce.rvars), "rnumel"))
                 buffer = self.arg(reduce.body.buffer)
                 name = self.fresh("red")
                 total = f"{helper}({buffer}, {self._affine(start)}, {n})"
@@ -314,7 +276,7 @@ class _Generator:
         sum along the operand's trailing axes."""
         w, body = self.w, reduce.body.dtype
         t = ops.type_name(body)
-        n = self.arg(ir.Param(_numel(reduce.rvars), "rnumel"))
+        n = self.arg(ir.Param(numel(reduce.rvars), "rnumel"))
         acc = self.fresh("acc")
         helper = f"_pairwise_{body.name}"
         self.helpers[helper] = ops.PAIRWISE.format(name=helper, T=t)
@@ -394,41 +356,6 @@ class _Generator:
             self.w.line(f"{buffer}[{address}] = {dtype}(np.add({buffer}[{address}], {value}))")
         else:
             self.w.line(f"{buffer}[{address}] = {value}")
-
-    def _scope(self, expr: ir.Expr) -> str:
-        return "r" if ir.free_vars(expr) & self.rvars else "x"
-
-    def _key(self, expr: ir.Expr) -> tuple:
-        """A structural key: two expressions with equal keys compute the same values."""
-        key = self.keys.get(id(expr))
-        if key is not None:
-            return key
-        if isinstance(expr, ir.Load):
-            index = expr.index
-            if isinstance(index, ir.Gather):
-                ikey = ("gather", _affine_key(index.base), self._key(index.value),
-                        index.size.value, index.coefficient.value, index.checked)  # fmt: skip
-            else:
-                ikey = _affine_key(index)
-            body = ("load", id(expr.buffer), ikey)
-        elif isinstance(expr, ir.Constant):
-            body = ("const", np.asarray(expr.value, dtype=expr.dtype).tobytes(), str(expr.dtype))
-        elif isinstance(expr, ir.IndexValue):
-            body = ("index", _affine_key(expr.index))
-        elif isinstance(expr, ir.Op):
-            body = ("op", expr.ufunc.__name__, expr.output, tuple(map(str, expr.in_dtypes)),
-                    tuple(self._key(a) for a in expr.args))  # fmt: skip
-        elif isinstance(expr, ir.Cast):
-            body = ("cast", str(expr.dtype), expr.checked, self._key(expr.value))
-        elif isinstance(expr, ir.Where):
-            body = ("where", *(self._key(c) for c in expr.children()))
-        elif isinstance(expr, ir.Reduce):
-            body = ("reduce", expr.kind, str(expr.dtype), id(expr), self._key(expr.body))
-        else:
-            raise AssertionError(expr)
-        key = (self._scope(expr), body)
-        self.keys[id(expr)] = key
-        return key
 
     def _emit(self, expr: ir.Expr, text: str) -> str:
         """``name = text``: before the current row loops where it varies only with x."""
@@ -512,11 +439,6 @@ class _Generator:
         return " + ".join(parts) or "0"
 
 
-def _affine_key(index: ir.Affine) -> tuple:
-    return (index.offset.value if index.offset is not None else 0,
-            tuple((id(v), c.value) for v, c in index.terms))  # fmt: skip
-
-
 def _contiguous_load(reduce: ir.Reduce) -> ir.Affine | None:
     """Where a reduction's row starts, when its body is a load of consecutive elements (in
     the rows' C order): the index without the row's terms; else None."""
@@ -531,10 +453,6 @@ def _contiguous_load(reduce: ir.Reduce) -> ir.Affine | None:
         step *= var.size.value
     terms = tuple((v, c) for v, c in load.index.terms if v not in reduce.rvars)
     return ir.Affine(load.index.offset, terms)
-
-
-def _numel(vars_) -> int:
-    return int(np.prod([v.size.value for v in vars_], dtype=np.int64))
 
 
 def _identity(kind: str, dtype: np.dtype) -> str:

@@ -100,16 +100,6 @@ def _add_at(target, indices, values):
         if i < -size or i >= size:
             raise IndexError("index out of bounds")
         target[i] += values[j]
-
-
-@numba.njit({options})
-def _add_at_scalar(target, indices, value):
-    size = target.shape[0]
-    for j in range(indices.shape[0]):
-        i = indices[j]
-        if i < -size or i >= size:
-            raise IndexError("index out of bounds")
-        target[i] += value
 """
 
 # Python ints have no size: numba's are int64. These operations on them are checked (the
@@ -197,8 +187,9 @@ class NativePrinter(Printer):
         if _dtype(values) == dtype and len(shapes[2] or ()) == 1 and shapes[2] == shapes[1]:
             return f"_add_at({self.call_args(node.args, {})})"
         if _dtype(values) == dtype and not shapes[2] or _is_weak(values):
-            weak = _Converted(values, dtype) if _is_weak(values) else values
-            return f"_add_at_scalar({self.call_args((target, indices, weak), {})})"
+            value = self.arg(_Converted(values, dtype) if _is_weak(values) else values)
+            spread = f"np.broadcast_to({value}, {self.arg(indices)}.shape)"  # no copy
+            return f"_add_at({self.arg(target)}, {self.arg(indices)}, {spread})"
         raise Unsupported("np.add.at of values of another dtype or shape than its target's")
 
     def arg(self, value) -> str:

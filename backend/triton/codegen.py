@@ -16,35 +16,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..fused import loop_ir as ir
+from ..fused.source_text import CodeWriter, KernelNames, numel
 from . import pointwise, ufuncs
 
 PERSISTENT_LIMIT = 4096  # a row up to this many elements is held in one block
-
-
-class CodeWriter:
-    """Lines with indentation: ``with w.indent(): ...``."""
-
-    def __init__(self):
-        self.lines: list[str] = []
-        self.level = 0
-
-    def line(self, text: str = "") -> None:
-        self.lines.append("    " * self.level + text if text else "")
-
-    def indent(self):
-        writer = self
-
-        class _Indent:
-            def __enter__(self):
-                writer.level += 1
-
-            def __exit__(self, *exc):
-                writer.level -= 1
-
-        return _Indent()
-
-    def text(self) -> str:
-        return "\n".join(self.lines) + "\n"
 
 
 @dataclass
@@ -100,45 +75,20 @@ def generate(kernel: ir.Kernel, *, persistent: bool) -> KernelSource:
     return _Generator(kernel, persistent).run()
 
 
-class _Generator:
+class _Generator(KernelNames):
+    buffer_suffix, error_name = "_ptr", "err_ptr"
+
     def __init__(self, kernel: ir.Kernel, persistent: bool):
+        super().__init__()
         self.kernel = kernel
+        self.writes = kernel.writes()
         self.persistent = persistent and kernel.is_reduction
         self.w = CodeWriter()
-        self.args: list = []  # Buffer | Param | "error"
-        self.arg_names: dict[int, str] = {}
-        self.counts: dict[str, int] = {}
         self.helpers: set[str] = set()
         self.checks: list[str] = []
         self.var_names: dict[ir.IterVar, str] = {}
         self.memo: dict = {}  # (scope, structural key) -> name
-        self.keys: dict[int, tuple] = {}
-        self.tmp = 0
         self.hoist_at: int | None = None
-
-    # -- names ---------------------------------------------------------------------------------
-    def arg(self, obj) -> str:
-        key = id(obj)
-        if key not in self.arg_names:
-            if isinstance(obj, ir.Buffer):
-                role = "in" if obj not in self.kernel.writes() else "out"
-                name = self._count(f"{role}_ptr")
-            elif obj == "error":
-                name = "err_ptr"
-            else:
-                name = self._count(obj.role)
-            self.arg_names[key] = name
-            self.args.append(obj)
-        return self.arg_names[key]
-
-    def _count(self, role: str) -> str:
-        n = self.counts.get(role, 0)
-        self.counts[role] = n + 1
-        return f"{role}{n}"
-
-    def fresh(self, prefix: str = "v") -> str:
-        self.tmp += 1
-        return f"{prefix}{self.tmp}"
 
     # -- the kernel ------------------------------------------------------------------------------
     def run(self) -> KernelSource:
@@ -185,7 +135,7 @@ class _Generator:
 
     def _index_section(self) -> None:
         k, w = self.kernel, self.w
-        xnumel = self.arg(ir.Param(_numel(k.xvars), "xnumel"))
+        xnumel = self.arg(ir.Param(numel(k.xvars), "xnumel"))
         w.line("pid = tl.program_id(0).to(tl.int64)")
         if k.rvars:
             w.line("xindex = pid * XBLOCK + tl.arange(0, XBLOCK)[:, None]")
@@ -215,14 +165,14 @@ class _Generator:
 
     def _rows_section(self, offset: str) -> None:
         k, w = self.kernel, self.w
-        rnumel = self.arg(ir.Param(_numel(k.rvars), "rnumel"))
+        rnumel = self.arg(ir.Param(numel(k.rvars), "rnumel"))
         start = f"{offset} + " if offset else ""
         w.line(f"rindex = {start}tl.arange(0, RBLOCK)[None, :]")
         w.line(f"rmask = rindex < {rnumel}")
         self._decompose(k.rvars, "rindex", "r")
 
     def _loop_open(self) -> None:
-        rnumel = self.arg(ir.Param(_numel(self.kernel.rvars), "rnumel"))
+        rnumel = self.arg(ir.Param(numel(self.kernel.rvars), "rnumel"))
         self.hoist_at = len(self.w.lines)  # values of the rows' scope go before the loop
         self.w.line(f"for roffset in range(0, {rnumel}, RBLOCK):")
         self.w.level += 1
@@ -346,41 +296,6 @@ class _Generator:
         write = "tl.atomic_add" if store.accumulate else "tl.store"
         self.w.line(f"{write}({pointer} + {address}, {value}, mask={mask})")
 
-    def _scope(self, expr: ir.Expr) -> str:
-        return "r" if ir.free_vars(expr) & set(self.kernel.rvars) else "x"
-
-    def _key(self, expr: ir.Expr) -> tuple:
-        """A structural key: two expressions with equal keys compute the same values."""
-        key = self.keys.get(id(expr))
-        if key is not None:
-            return key
-        if isinstance(expr, ir.Load):
-            index = expr.index
-            if isinstance(index, ir.Gather):
-                ikey = ("gather", _affine_key(index.base), self._key(index.value),
-                        index.size.value, index.coefficient.value)  # fmt: skip
-            else:
-                ikey = _affine_key(index)
-            body = ("load", id(expr.buffer), ikey)
-        elif isinstance(expr, ir.Constant):
-            body = ("const", np.asarray(expr.value, dtype=expr.dtype).tobytes(), str(expr.dtype))
-        elif isinstance(expr, ir.IndexValue):
-            body = ("index", _affine_key(expr.index))
-        elif isinstance(expr, ir.Op):
-            body = ("op", expr.ufunc.__name__, expr.output, tuple(map(str, expr.in_dtypes)),
-                    tuple(self._key(a) for a in expr.args))  # fmt: skip
-        elif isinstance(expr, ir.Cast):
-            body = ("cast", str(expr.dtype), expr.checked, self._key(expr.value))
-        elif isinstance(expr, ir.Where):
-            body = ("where", *(self._key(c) for c in expr.children()))
-        elif isinstance(expr, ir.Reduce):
-            body = ("reduce", expr.kind, str(expr.dtype), self._key(expr.body))
-        else:
-            raise AssertionError(expr)
-        key = (self._scope(expr), body)
-        self.keys[id(expr)] = key
-        return key
-
     def _value(self, expr: ir.Expr) -> str:
         """The name holding ``expr``, emitting what it needs first (once per scope)."""
         key = self._key(expr)
@@ -444,15 +359,6 @@ class _Generator:
         for var, coefficient in index.terms:
             parts.append(f"{self.arg(coefficient)} * {self.var_names[var]}")
         return " + ".join(parts) or "0"
-
-
-def _affine_key(index: ir.Affine) -> tuple:
-    return (index.offset.value if index.offset is not None else 0,
-            tuple((id(v), c.value) for v, c in index.terms))  # fmt: skip
-
-
-def _numel(vars_) -> int:
-    return int(np.prod([v.size.value for v in vars_], dtype=np.int64))
 
 
 def _identity(kind: str, dtype: np.dtype) -> str:

@@ -7,7 +7,6 @@ aliasing and object identity."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
 
@@ -26,26 +25,6 @@ from harness import check_same  # noqa: E402
 import tcompile as tc  # noqa: E402
 from tcompile.backend.cpu.kernels import fused_backend  # noqa: E402
 
-
-def _corpus_cases() -> list:
-    cases = []
-    for name in sorted(os.listdir(CORPUS)):
-        if not (name.startswith("test_") and name.endswith(".py")):
-            continue
-        spec = importlib.util.spec_from_file_location(f"cpu_corpus_{name[:-3]}",
-                                                      os.path.join(CORPUS, name))  # fmt: skip
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        for case in getattr(module, "CASES", []):
-            # (a case that prints a float computed by a reduction prints other last digits
-            # after another summation order: printed output is compared exactly)
-            if case.make_compiled is None and not case.extra.get("exact_prints_only"):
-                ident = f"{name[5:-3]}-{case.id}"
-                marks = [pytest.mark.skip(reason=KNOWN[ident])] if ident in KNOWN else []
-                cases.append(pytest.param(case, id=ident, marks=marks))
-    return cases
-
-
 # Cases whose floats drift apart past the tolerance for a reason outside the kernels' rules.
 KNOWN = {
     "slow_patterns-nbody": "x ** -1.5 is glibc's pow in a kernel, NumPy's SIMD pow (1 ULP apart) "
@@ -60,7 +39,7 @@ def kernel_comparison(monkeypatch):
     monkeypatch.setattr(harness, "FLOAT_ULPS", 16)
 
 
-@pytest.mark.parametrize("case", _corpus_cases())
+@pytest.mark.parametrize("case", diffharness.corpus_cases("cpu_corpus", KNOWN))
 def test_corpus_case_matches_eager_in_cpu_kernels(case):
     case.run()
 

@@ -289,7 +289,7 @@ def test_add_at_adds_repeated_and_negative_indices_in_order_and_raises_out_of_ra
     wild = bins.copy()
     wild[3, 7] = 8
     same(histogram_batches, lambda: (samples.copy(), bins, 8), lambda: (samples.copy(), wild, 8))
-    assert native(loops) == [True] and "_add_at_scalar(counts, " in loops[0].source
+    assert native(loops) == [True] and "_add_at(counts, " in loops[0].source
 
 
 def quiet_logs(x):

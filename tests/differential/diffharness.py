@@ -326,6 +326,32 @@ def on_every_backend(cases: list) -> tuple[Callable, Callable, Callable]:
     return test_eager_backend, test_default_backend, test_cpu_backend
 
 
+def corpus_cases(prefix: str, known: dict[str, str] | None = None) -> list:
+    """Every case of the differential corpus (the ``CASES`` of this folder's test modules), as
+    pytest params with ids ``<module>-<case>``, for running it again on another backend. Left
+    out: cases that build their own compiled callable, and those that print floats a reduction
+    computed (printed output is compared exactly: another summation order prints other last
+    digits). ``known``: ids to skip, with the reason; ``prefix`` names the modules loaded."""
+    import importlib.util
+
+    folder = os.path.dirname(os.path.abspath(__file__))
+    cases = []
+    for name in sorted(os.listdir(folder)):
+        if not (name.startswith("test_") and name.endswith(".py")):
+            continue
+        spec = importlib.util.spec_from_file_location(f"{prefix}_{name[:-3]}",
+                                                      os.path.join(folder, name))  # fmt: skip
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        for case in getattr(module, "CASES", []):
+            if case.make_compiled is None and not case.extra.get("exact_prints_only"):
+                ident = f"{name[5:-3]}-{case.id}"
+                reason = (known or {}).get(ident)
+                marks = [pytest.mark.skip(reason=reason)] if reason else []
+                cases.append(pytest.param(case, id=ident, marks=marks))
+    return cases
+
+
 def max_recompiles(limit: int) -> Callable[[dict], None]:
     """An ``after`` check: at most ``limit`` recompiles over the whole sequence."""
 

@@ -11,7 +11,6 @@ corpus's business and are not repeated.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
 
@@ -27,23 +26,6 @@ import diffharness  # noqa: E402
 import harness  # noqa: E402
 
 
-def _corpus_cases() -> list:
-    cases = []
-    for name in sorted(os.listdir(CORPUS)):
-        if not (name.startswith("test_") and name.endswith(".py")):
-            continue
-        spec = importlib.util.spec_from_file_location(f"triton_corpus_{name[:-3]}",
-                                                      os.path.join(CORPUS, name))  # fmt: skip
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        for case in getattr(module, "CASES", []):
-            # (a case that prints a float computed by a reduction prints other last digits
-            # after another summation order: printed output is compared exactly)
-            if case.make_compiled is None and not case.extra.get("exact_prints_only"):
-                cases.append(pytest.param(case, id=f"{name[5:-3]}-{case.id}"))
-    return cases
-
-
 @pytest.fixture(autouse=True)
 def gpu_comparison(monkeypatch):
     monkeypatch.setattr(diffharness, "BACKEND", "triton")
@@ -51,6 +33,6 @@ def gpu_comparison(monkeypatch):
     monkeypatch.setattr(harness, "FLOAT_ULPS", 16)
 
 
-@pytest.mark.parametrize("case", _corpus_cases())
+@pytest.mark.parametrize("case", diffharness.corpus_cases("triton_corpus"))
 def test_corpus_case_matches_eager_on_the_triton_backend(case):
     case.run()
