@@ -4,14 +4,17 @@
     python bench/cpu_kernels.py --quick    # a tenth of the elements, fewer batches
 
 Each kernel: its plain NumPy function, the same function compiled with
-``tc.compile(fn, backend=fused_backend)``, and, as a bound, the eager backend. The first call
-(trace, lowering, numba's compile or disk cache) is timed once. Results are checked against
-NumPy before timing. Threads: numba's default (every core).
+``tc.compile(fn, backend="cpu")`` (fused numba kernels), the eager backend as a bound, and,
+where torch is installed (``--no-inductor`` leaves it out), ``torch.compile`` with Inductor on
+``torch.compiler.wrap_numpy(fn)`` with CPU tensors, in the same run. The first call (trace,
+lowering, numba's compile or disk cache; Inductor's compile) is timed once. Results are
+checked against NumPy before timing. Threads: numba's and torch's default (every core).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import statistics
 import sys
@@ -25,7 +28,6 @@ from gpu_kernels import haversine, softmax  # noqa: E402 - the same kernels as o
 from timing import per_call_us  # noqa: E402
 
 import tcompile as tc  # noqa: E402
-from tcompile.backend.cpu.kernels import fused_backend  # noqa: E402
 
 
 def int_clip(a, b):
@@ -65,6 +67,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a tenth of the elements")
     parser.add_argument("--threads", type=int, default=0, help="numba's threads (0: all cores)")
+    parser.add_argument("--no-inductor", action="store_true", help="leave torch.compile out")
     options = parser.parse_args()
     scale = 0.1 if options.quick else 1.0
     repeat = 5 if options.quick else 9
@@ -73,26 +76,43 @@ def main() -> None:
     if options.threads:
         numba.set_num_threads(options.threads)
     print(f"numba {numba.__version__}, {numba.get_num_threads()} threads, NumPy {np.__version__}")
-    header = (f"{'kernel':22} {'numpy ms':>9} {'fused ms':>9} {'eager ms':>9} {'fused/np':>9} "
-              f"{'eager/np':>9} {'first call s':>12}")  # fmt: skip
-    print(header)
-    ratios = []
+    inductor = not options.no_inductor and importlib.util.find_spec("torch") is not None
+    columns = ["numpy", "cpu", "eager"] + ["inductor"] * inductor
+    print(f"{'kernel':22}" + "".join(f"{c + ' ms':>12}" for c in columns)
+          + "".join(f"{c + '/np':>12}" for c in columns[1:]) + f"{'first s':>16}")  # fmt: skip
+    ratios: dict[str, list] = {c: [] for c in columns[1:]}
     for name, fn, args in cases(scale):
-        fused = tc.compile(fn, backend=fused_backend)
-        eager = tc.compile(fn, backend="eager")
-        start = time.perf_counter()
-        got = fused(*args)
-        first = time.perf_counter() - start
-        eager(*args)
-        ok = _same(got, fn(*args))
-        timings = per_call_us({"numpy": fn, "fused": fused, "eager": eager}, tuple(args),
-                              number=1, repeat=repeat)  # fmt: skip
-        np_ms, fused_ms, eager_ms = (timings[k].us / 1e3 for k in ("numpy", "fused", "eager"))
-        ratios.append(fused_ms / np_ms)
-        print(f"{name:22} {np_ms:9.2f} {fused_ms:9.2f} {eager_ms:9.2f} {fused_ms / np_ms:8.2f}x "
-              f"{eager_ms / np_ms:8.2f}x {first:12.2f}" + ("" if ok else "  MISMATCH"))  # fmt: skip
-    geomean = float(np.exp(np.mean(np.log(ratios))))
-    print(f"geomean fused/numpy: {geomean:.2f}x (median {statistics.median(ratios):.2f}x)")
+        variants = {"numpy": fn, "cpu": tc.compile(fn, backend="cpu"),
+                    "eager": tc.compile(fn, backend="eager")}  # fmt: skip
+        firsts, ok = {}, True
+        for label in columns[1:]:
+            if label == "inductor":
+                variants[label] = inductor_variant(fn, args)
+            start = time.perf_counter()
+            got = variants[label](*args)
+            firsts[label] = time.perf_counter() - start
+            ok = ok and _same(np.asarray(got), fn(*args))
+        timings = per_call_us(variants, tuple(args), number=1, repeat=repeat)
+        ms = {label: timings[label].us / 1e3 for label in columns}
+        for label in columns[1:]:
+            ratios[label].append(ms[label] / ms["numpy"])
+        first = " / ".join(f"{firsts[c]:.1f}" for c in ("cpu", "inductor") if c in firsts)
+        print(f"{name:22}" + "".join(f"{ms[c]:12.2f}" for c in columns)
+              + "".join(f"{ms[c] / ms['numpy']:11.2f}x" for c in columns[1:])
+              + f"{first:>16}" + ("" if ok else "  MISMATCH"))  # fmt: skip
+    for label, found in ratios.items():
+        print(f"geomean {label}/numpy: {np.exp(np.mean(np.log(found))):.2f}x "
+              f"(median {statistics.median(found):.2f}x)")  # fmt: skip
+
+
+def inductor_variant(fn, args):
+    """``torch.compile(wrap_numpy(fn))`` on CPU tensors made once from ``args``, returning
+    NumPy (its first call compiles)."""
+    import torch
+
+    tensors = [torch.from_numpy(a) for a in args]
+    compiled = torch.compile(torch.compiler.wrap_numpy(fn))
+    return lambda *_: compiled(*tensors).numpy()
 
 
 if __name__ == "__main__":

@@ -10,10 +10,14 @@ graph's Python, and the reason shows in the Kernels tab. The check is kept besid
 a process that finds the machine code in the cache also knows it was checked.
 
 At run time a native loop runs as Python where NumPy would do what compiled code does not:
-under ``np.errstate(...="raise")`` (floating-point errors raise), and for a loop of no
-iteration (its function's one return needs the last iteration's values). An index out of range
-raises (``boundscheck``), and so does a zero Python divisor: the glue then runs the frame
-eagerly and the user sees NumPy's own error.
+under ``np.errstate(...="raise")`` (floating-point errors raise), for a loop of no iteration
+(its function's one return needs the last iteration's values; a while loop gives back its
+arguments themselves), and where an index affine in the counter would leave its array
+(`index_checks`, once per call). Other indices are checked per access (``boundscheck``, only
+in loops that index by more than slices); an index out of range, or a zero Python divisor,
+raises, and the glue runs the frame eagerly: the user sees NumPy's own error. A Python int
+that outgrows 64 bits raises OverflowError in the machine code: its writes are undone and the
+loop runs as Python.
 """
 
 from __future__ import annotations
