@@ -98,7 +98,7 @@ def resolve_loop(ufunc: np.ufunc, operand_types: tuple) -> tuple[tuple, tuple]:
     >>> resolve_loop(np.multiply, (np.dtype(np.float32), float))
     ((dtype('float32'), dtype('float32')), (dtype('float32'),))
     """
-    operands = tuple(_operand(t) for t in operand_types)
+    operands = tuple(operand(t) for t in operand_types)
     try:
         dtypes = ufunc.resolve_dtypes(operands + (None,) * ufunc.nout)
     except (TypeError, ValueError) as e:
@@ -108,7 +108,8 @@ def resolve_loop(ufunc: np.ufunc, operand_types: tuple) -> tuple[tuple, tuple]:
     return tuple(dtypes[: ufunc.nin]), tuple(dtypes[ufunc.nin :])
 
 
-def _operand(t):
+def operand(t):
+    """An operand type as `np.ufunc.resolve_dtypes` takes it (Python scalars are weak)."""
     if t is bool:
         return np.dtype(bool)
     if t in (int, float, complex):

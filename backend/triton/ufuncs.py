@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..fused.dtypes import numpy_loops as _numpy_loops
-from ..fused.dtypes import resolve_loop
+from ..fused.dtypes import operand, resolve_loop
 from ..fused.dtypes import show as _show
 from .pointwise import Unlowerable, atom, constant, triton_type
 
@@ -41,19 +41,11 @@ def ufunc_loop(
         for dtype in ins + outs:
             triton_type(dtype)
     except Unlowerable as e:
-        operands = tuple(_operand(t) for t in operand_types)
+        operands = tuple(operand(t) for t in operand_types)
         raise Unlowerable(
             f"{name} on {_show(operands)} runs a {_show(ins + outs)} loop: {e}"
         ) from None
     return ins, outs
-
-
-def _operand(t):
-    if t is bool:
-        return np.dtype(bool)
-    if t in (int, float, complex):
-        return t
-    return np.dtype(t)
 
 
 def ufunc_expr(ufunc: np.ufunc, in_dtypes: tuple, out_dtypes: tuple, args: list[str]) -> list[str]:
