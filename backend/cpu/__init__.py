@@ -11,8 +11,9 @@ Two parts, one per kind of code:
   with `int_ranges` and `index_checks`) and checked against the trace's types
   (`numba_types`).
 
-A graph with loop nodes runs as the eager backend's NumPy code with its loops native; so does
-a graph whose inputs are too small for kernels to pay (`SMALL_INPUTS` elements in all). numba is an optional dependency
+A graph with loop nodes runs as the eager backend's NumPy code with its loops native; a
+loop-free one runs its NumPy code or its kernels, whichever was measured faster for its input
+shapes (`tiers`). numba is an optional dependency
 (``pip install 'tcompile[cpu]'``), imported only when the backend runs.
 """
 
@@ -20,23 +21,19 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-import numpy as np
-
 from tcompile.tracer.ir.compiled_graph import CompiledGraph
 from tcompile.tracer.ir.loop_nodes import LOOP_OPS
 
 from ..eager import eager_backend
 from .kernels import NumbaTarget, unavailable
-
-# Below this many input elements a graph runs as NumPy code: a kernel call costs ~10 µs of
-# argument typing and plan, NumPy's own calls ~1 µs each.
-SMALL_INPUTS = 1 << 15
+from .tiers import Tiers, small
 
 
 def cpu_backend(graph, example_inputs) -> CompiledGraph:
-    """``graph`` as fused numba kernels, or as NumPy code with its loop nodes native: the
-    kernels are made for the example inputs now when those are not small (their sources go in
-    the report), else at the first call whose inputs are not."""
+    """``graph`` as fused numba kernels or NumPy code (`tiers.Tiers`), or, with loop nodes, as
+    NumPy code with its loops native. The kernels are made for the example inputs now when
+    those are not small (their sources go in the report), else at the first call whose inputs
+    are not."""
     from ..fused.runtime import Runner, compile_graph
 
     reason = unavailable()
@@ -47,12 +44,15 @@ def cpu_backend(graph, example_inputs) -> CompiledGraph:
         # a loop graph's time is its loops: machine code already, and the kernels' runtime
         # would copy the arrays a loop may write on every call
         return plain
-    tiers = _Tiers(plain.fn, lambda: Runner(graph, NumbaTarget()))
-    if _small(example_inputs):
-        return CompiledGraph(tiers, "cpu", plain.sources, plain.details, plain.loop_functions)
+    if small(example_inputs):
+        sources = dict(plain.sources)
+        tiers = Tiers(plain.fn, lambda: Runner(graph, NumbaTarget()), sources)
+        return CompiledGraph(tiers, "cpu", MappingProxyType(sources), plain.details,
+                             plain.loop_functions)  # fmt: skip
     fused = compile_graph(graph, example_inputs, NumbaTarget(), "cpu")
-    tiers.fused = fused.fn
-    return CompiledGraph(tiers, "cpu", fused.sources, fused.details)
+    sources = dict(fused.sources)
+    tiers = Tiers(plain.fn, lambda: fused.fn, sources)
+    return CompiledGraph(tiers, "cpu", MappingProxyType(sources), fused.details)
 
 
 cpu_backend.loop_nodes = True  # a loop node is compiled whole, or runs as the eager code's loop
@@ -73,23 +73,4 @@ def native_eager(graph) -> CompiledGraph:
                          tuple(loop.info() for loop in loops), eager.loop_functions)  # fmt: skip
 
 
-class _Tiers:
-    """The compiled graph's callable: NumPy code for small inputs, fused kernels for others
-    (made at the first such call when the example inputs were small)."""
-
-    def __init__(self, plain, make_fused):
-        self.plain, self.make_fused, self.fused = plain, make_fused, None
-
-    def __call__(self, *inputs):
-        if _small(inputs):
-            return self.plain(*inputs)
-        if self.fused is None:
-            self.fused = self.make_fused()
-        return self.fused(*inputs)
-
-
-def _small(inputs) -> bool:
-    return sum(a.size for a in inputs if isinstance(a, np.ndarray)) < SMALL_INPUTS
-
-
-__all__ = ["SMALL_INPUTS", "cpu_backend", "native_eager", "unavailable"]
+__all__ = ["cpu_backend", "native_eager", "unavailable"]

@@ -375,13 +375,27 @@ def test_row_reductions_of_every_length(n):
     np.testing.assert_array_equal(compiled(x, i)[2], f(x, i)[2])  # float sums: bit for bit
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_float_max_and_min_of_infinities_nans_and_zeros(dtype):
+    """Float max and min run as LLVM's NaN-propagating maximum (vectorized): rows of only
+    infinities, of only NaN, a NaN last, signed zeros (either zero is NumPy's too)."""
+
+    def f(x):
+        return x.max(axis=1), x.min(axis=1), x.max(), x.min(axis=0)
+
+    rows = [[-np.inf] * 9, [np.inf] * 9, [np.nan] * 9, [1.0] * 8 + [np.nan], [-0.0, 0.0] * 4 + [0.0],
+            list(range(9))]  # fmt: skip
+    same(f, np.array(rows, dtype))
+    same(f, np.array(rows[:2] + rows[4:], dtype))  # no NaN: the whole array's max is finite
+
+
 def test_kernels_on_threads_match_numpy():
     """Spaces past `codegen.SMALL` run the parallel kernels (prange; chunks with row buffers),
     smaller ones their one-thread twins: both are checked."""
 
     def f(x, y, i):
         soft = np.exp(x - x.max(axis=1, keepdims=True))
-        return (soft / soft.sum(axis=1, keepdims=True), np.sin(x) * y[None, :] + 1,
+        return (soft / soft.sum(axis=1, keepdims=True), (np.sin(x) + 2.5) * y[None, :],
                 i.sum(axis=0), x.sum(), np.clip(i * 3, -50, 50))  # fmt: skip
 
     compiled = same(f, floats(300, 257), floats(257), ints(300, 257))
