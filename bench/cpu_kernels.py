@@ -136,7 +136,9 @@ def _close(got, want) -> bool:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a tenth of the elements")
-    parser.add_argument("--threads", type=int, default=0, help="numba's threads (0: all cores)")
+    parser.add_argument(
+        "--threads", type=int, default=0, help="the kernels' threads (0: all cores)"
+    )
     parser.add_argument("--no-inductor", action="store_true", help="leave torch.compile out")
     parser.add_argument("--only", default="", help="kernels whose names start with these (a,b)")
     options = parser.parse_args()
@@ -144,9 +146,11 @@ def main() -> None:
     repeat = 5 if options.quick else 9
     import numba
 
+    from tcompile.backend.cpu.kernels import threads
+
     if options.threads:
-        numba.set_num_threads(options.threads)
-    print(f"numba {numba.__version__}, {numba.get_num_threads()} threads, NumPy {np.__version__}")
+        os.environ["NUMBA_NUM_THREADS"] = str(options.threads)  # the kernels' threads
+    print(f"numba {numba.__version__}, {threads()} threads, NumPy {np.__version__}")
     inductor = not options.no_inductor and importlib.util.find_spec("torch") is not None
     columns = ["numpy", "cpu", "eager"] + ["inductor"] * inductor
     print(f"{'kernel':22}" + "".join(f"{c + ' ms':>12}" for c in columns)

@@ -1,20 +1,25 @@
-"""Loop IR to numba source: one ``@njit(parallel=True)`` function per kernel, a ``prange`` over
-its x space with each reduction an inner loop into a scalar accumulator, each op's text from
-`scalar_ops` (NumPy's exact rules).
+"""Loop IR to numba source: one ``@njit(nogil=True)`` function per kernel, its x space cut
+into ``parts`` (one per thread) with each reduction an inner loop into a scalar accumulator,
+each op's text from `scalar_ops` (NumPy's exact rules).
 
 A kernel's arguments are its buffers (1-D views of the memory they span, addressed by element
-offsets), then its `Param`s (ints), then the error flag where it checks; the source names each
-by role and order, never by value, so one source (and one compiled function, cached on disk by
-numba) serves every shape. The x space runs as ``prange`` over all its dims but the last,
-flattened, and a plain loop over the last (a contiguous row vectorizes); a kernel whose stores
-may hit one element twice (a scatter-add, a gathered store) runs serially, in NumPy's order.
+offsets), then its `Param`s (ints), then the error flag where it checks, then ``part, parts``;
+the source names each by role and order, never by value, so one source (and one compiled
+function, cached on disk by numba) serves every shape and every number of threads. The x
+space's outer loop runs over all its dims but the last, flattened (its ``part``-th share), a
+plain loop over the last (a contiguous row vectorizes); a kernel whose stores may hit one
+element twice (a scatter-add, a gathered store) runs as one part, in NumPy's order.
 
-    for xo in prange(xnumel0):          # rows, spread over threads
+    for xo in range(xnumel0 * part // parts, xnumel0 * (part + 1) // parts):  # this thread's rows
         x0 = xo
         acc1 = np.float64(-np.inf)
         for r0 in range(n1):            # a row's max
-            acc1 = np.maximum(acc1, in0[o2 + s3 * x0 + s4 * r0])
+            acc1 = nan_maximum(acc1, in0[np.uint64(o2 + s3 * x0 + s4 * r0)])
         ...
+
+Threads are Python's (`kernels.run_parts`), not numba's ``parallel=True``: a parallel kernel
+took twice as long to compile (0.7 s against 0.3 s for haversine's), and every call pays it
+on a first run or a new process reads it from the disk cache.
 """
 
 from __future__ import annotations
@@ -28,14 +33,14 @@ from ..fused import loop_ir as ir
 from ..fused.source_text import CodeWriter, KernelNames, numel
 from . import scalar_ops as ops
 
-SERIAL = "_serial"  # the suffix of a parallel kernel's one-thread twin
 SMALL = 1 << 15  # elements of work under which a kernel runs on one thread
 LANES = 4  # independent chains of a reduction whose order changes nothing
 CHUNK = 64  # x points per thread's task where kernels need a row buffer
 
 _INTRINSIC = "from tcompile.backend.cpu.intrinsics import {name}"
-HEADER = "import numpy as np\nfrom numba import njit, prange\n"
-DECORATOR = '@njit(parallel={parallel}, cache=True, error_model="numpy", fastmath=False)'
+_PAIRWISE = "from tcompile.backend.cpu.pairwise import pairwise_sum"
+HEADER = "import numpy as np\nfrom numba import njit\n"
+DECORATOR = '@njit(nogil=True, cache=True, error_model="numpy", fastmath=False)'
 
 
 @dataclass
@@ -92,34 +97,27 @@ class _Generator(KernelNames):
         w.line()
         w.line()
         parallel = not self.serial and bool(k.xvars)
-        # the error flag last: its name is fixed, the others are numbered in order of use
+        # the error flag after the others (its name is fixed, theirs numbered in order of use)
         ordered = [a for a in self.args if a != "error"] + [a for a in self.args if a == "error"]
         self.args = ordered
-        names = ", ".join(self.arg_names[id(a)] for a in ordered)
-        w.line(DECORATOR.format(parallel=parallel))
+        names = ", ".join([self.arg_names[id(a)] for a in ordered] + ["part", "parts"])
+        w.line(DECORATOR)
         w.line(f"def {k.name}({names}):")
         for text in k.lines:
             w.line(f"    # {text}")
         w.lines.extend(self.w.lines)
-        if parallel:  # small spaces: the same loops on this thread (no pool to wake)
-            w.line()
-            w.line()
-            w.line(DECORATOR.format(parallel=False))
-            w.line(f"def {k.name}{SERIAL}({names}):")
-            w.lines.extend(line.replace(" in prange(", " in range(") for line in self.w.lines)
         return KernelSource(k.name, w.text(), list(ordered), self.checks, parallel)
 
     def _x_loops(self) -> None:
-        """Open the loops over the x space: prange over all dims but the last (flattened),
-        a plain loop over the last; where pairwise sums need row buffers, prange over chunks
-        of the flattened space, each allocating its buffers once."""
+        """Open the loops over the x space: this part's share of all dims but the last
+        (flattened), a plain loop over the last; where pairwise sums need row buffers, this
+        part's share of chunks of the flattened space, each allocating its buffers once."""
         xvars, w = self.kernel.xvars, self.w
-        loop = "range" if self.serial else "prange"
         sums = self._pairwise_sums()
         if sums:
             if xvars:
                 count = self.arg(ir.Param(numel(xvars), "xnumel"))
-                w.line(f"for xc in {loop}(({count} + {CHUNK - 1}) // {CHUNK}):")
+                w.line(f"for xc in {self._share(f'(({count} + {CHUNK - 1}) // {CHUNK})')}:")
                 w.level += 1
             for reduce in sums:
                 row = self.scratch[id(reduce)] = self.fresh("row")
@@ -135,7 +133,7 @@ class _Generator(KernelNames):
         outer, last = xvars[:-1], xvars[-1]
         if outer:
             rows = ir.Param(numel(outer), "xnumel")
-            w.line(f"for xo in {loop}({self.arg(rows)}):")
+            w.line(f"for xo in {self._share(self.arg(rows))}:")
             w.level += 1
             divisor = 1
             for position in range(len(outer) - 1, -1, -1):
@@ -150,11 +148,18 @@ class _Generator(KernelNames):
                     text = f"{text} % {self.arg(var.size)}"
                 w.line(f"{name} = {text}")
                 divisor *= var.size.value
-            loop = "range"
         name = f"x{len(xvars) - 1}"
         self.var_names[last] = name
-        w.line(f"for {name} in {loop}({self.arg(last.size)}):")
+        size = self.arg(last.size)
+        w.line(f"for {name} in {f'range({size})' if outer else self._share(size)}:")
         w.level += 1
+
+    def _share(self, count: str) -> str:
+        """The range of this part's share of ``count`` outer iterations (all of them where the
+        kernel's stores must run in order)."""
+        if self.serial:
+            return f"range({count})"
+        return f"range({count} * part // parts, {count} * (part + 1) // parts)"
 
     def _pairwise_sums(self) -> list:
         found = []
@@ -222,12 +227,12 @@ class _Generator(KernelNames):
         if kind == "sum" and reduce.pairwise and body.kind == "f":
             start = _contiguous_load(reduce)
             if start is not None:  # the row lies in memory as NumPy sums it: summed there
-                helper = f"_pairwise_{body.name}"
-                self.helpers[helper] = ops.PAIRWISE.format(name=helper, T=ops.type_name(body))
+                self.helpers["pairwise_sum"] = _PAIRWISE
                 n = self.arg(ir.Param(numel(reduce.rvars), "rnumel"))
                 buffer = self.arg(reduce.body.buffer)
                 name = self.fresh("red")
-                total = f"{helper}({buffer}, {self._affine(start)}, {n})"
+                zero = ops.constant(-0.0, body)
+                total = f"pairwise_sum({buffer}, {self._affine(start)}, {n}, {zero})"
                 w.line(f"{name} = {ops.cast(total, body, reduce.dtype)}")
                 self.memo[self._key(reduce)] = name
                 return
@@ -282,8 +287,7 @@ class _Generator(KernelNames):
         t = ops.type_name(body)
         n = self.arg(ir.Param(numel(reduce.rvars), "rnumel"))
         acc = self.fresh("acc")
-        helper = f"_pairwise_{body.name}"
-        self.helpers[helper] = ops.PAIRWISE.format(name=helper, T=t)
+        self.helpers["pairwise_sum"] = _PAIRWISE
         w.line(f"{acc} = {t}(-0.0)")
         self.hoist.append((len(w.lines), w.level))  # x values go before both branches
         row, at = self.scratch[id(reduce)], self.fresh("at")
@@ -303,7 +307,7 @@ class _Generator(KernelNames):
         w.line(f"{row}[{_element(at)}] = {self._value(reduce.body)}")
         w.line(f"{at} += 1")
         self._close_r_loops(reduce.rvars)
-        w.line(f"{acc} = {helper}({row}, 0, {n})")
+        w.line(f"{acc} = pairwise_sum({row}, 0, {n}, {t}(-0.0))")
         w.level -= 1
         self.hoist.pop()
         if len(reduce.rvars) == 1:  # later loops over the row read the values kept there

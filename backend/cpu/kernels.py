@@ -28,6 +28,8 @@ plan run per iteration.
 from __future__ import annotations
 
 import importlib.util
+import os
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -82,14 +84,13 @@ class NumbaTarget(Target):
     def compile(self, kernel: ir.Kernel) -> NumbaKernel:
         source = codegen.generate(kernel)
         work = int(np.prod([v.size.value for v in kernel.xvars + kernel.rvars], dtype=np.int64))
-        name = source.name
-        if source.parallel and work < codegen.SMALL:
-            name += codegen.SERIAL  # waking threads costs more than the work (~20 µs)
         try:
-            fn = getattr(load_module(source.text, "cpu"), name)
+            fn = getattr(load_module(source.text, "cpu"), source.name)
         except Exception as error:  # a source Python cannot even load: tcompile's bug
             raise KernelBuildError(f"kernel {source.name} did not load ({error})") from error
-        return NumbaKernel(kernel, source, fn, threads=name == source.name and source.parallel)
+        # under SMALL elements of work, waking threads costs more than the work (~20 µs)
+        parts = threads() if source.parallel and work >= codegen.SMALL else 1
+        return NumbaKernel(kernel, source, fn, parts)
 
 
 _DEVICE = NumpyDevice()
@@ -98,8 +99,9 @@ _DEVICE = NumpyDevice()
 class NumbaKernel(CompiledKernel):
     """One kernel's numba function with its fixed arguments (sizes, strides, offsets)."""
 
-    def __init__(self, kernel: ir.Kernel, source: codegen.KernelSource, fn, threads: bool):
-        self.kernel, self.source, self.fn, self.threads = kernel, source, fn, threads
+    def __init__(self, kernel: ir.Kernel, source: codegen.KernelSource, fn, parts: int):
+        self.kernel, self.source, self.fn, self.parts = kernel, source, fn, parts
+        self.compiled = False  # the first call compiles (or loads) on this thread alone
         self.xnumel = int(np.prod([v.size.value for v in kernel.xvars], dtype=np.int64))
         self.args = [a.value if isinstance(a, ir.Param) else None for a in source.args]
         self.slots = [(i, a) for i, a in enumerate(source.args) if not isinstance(a, ir.Param)]
@@ -110,19 +112,47 @@ class NumbaKernel(CompiledKernel):
         return self.xnumel == 0  # nothing to compute (a size-0 dim): not run
 
     def describe(self) -> str:
-        return "threads" if self.threads else "one thread"
+        return "threads" if self.parts > 1 else "one thread"
 
     def run(self, call) -> None:
         args = self.args.copy()
         for i, arg in self.slots:
             args[i] = call.error if arg == "error" else flat(call.tensor(arg))
         try:
-            self.fn(*args)
+            if self.parts > 1 and self.compiled:
+                run_parts(self.fn, args, self.parts)
+            else:
+                self.fn(*args, 0, 1)
+                self.compiled = True
         except Exception as error:
             # A kernel raises nothing of the user's (what NumPy raises for sets the error
             # flag): numba failing to compile it, or a stale cache entry, is tcompile's bug.
             raise KernelBuildError(f"kernel {self.source.name} failed in numba "
                                    f"({type(error).__name__}: {str(error).strip()[:300]})") from error  # fmt: skip
+
+
+def threads() -> int:
+    """How many threads a large kernel runs on: ``NUMBA_NUM_THREADS`` where set (as numba's
+    own parallel code), else the cores this process may use."""
+    setting = os.environ.get("NUMBA_NUM_THREADS")
+    if setting:
+        return int(setting)
+    affinity = getattr(os, "sched_getaffinity", None)  # Linux; elsewhere every core
+    return len(affinity(0)) if affinity else os.cpu_count() or 1
+
+
+_POOL: list[ThreadPoolExecutor] = []  # made at the first threaded call
+
+
+def run_parts(fn, args: list, parts: int) -> None:
+    """``fn(*args, part, parts)`` for every part, each on a thread (this one runs part 0);
+    the kernels release the GIL (``nogil=True``)."""
+    if not _POOL:
+        _POOL.append(ThreadPoolExecutor(max(1, threads() - 1), "tcompile-cpu"))
+    others = [_POOL[0].submit(fn, *args, part, parts) for part in range(1, parts)]
+    fn(*args, 0, parts)
+    for future in others:
+        future.result()
 
 
 def fused_backend(graph, example_inputs, target: Target | None = None) -> CompiledGraph:

@@ -265,69 +265,6 @@ _DIVISIONS = {
 }
 
 
-# NumPy's pairwise summation (numpy/_core/src/umath/loops_utils.h.src), in the row's type:
-# blocks of at most 128 summed in 8 partial sums, halves (cut at a multiple of 8) added as a
-# tree. The tree is walked with a stack of our own: numba's disk cache breaks recursion.
-# Unsigned positions: numba adds no negative-index wrap-around, LLVM vectorizes (1.9x).
-PAIRWISE = """
-@njit(cache=True)
-def {name}_block(a, start, n):
-    if n < 8:
-        res = {T}(-0.0)
-        for i in range(start, start + n):
-            res = {T}(res + a[np.uint64(i)])
-        return res
-    r0, r1, r2, r3 = a[np.uint64(start)], a[np.uint64(start + 1)], a[np.uint64(start + 2)], a[np.uint64(start + 3)]
-    r4, r5, r6, r7 = a[np.uint64(start + 4)], a[np.uint64(start + 5)], a[np.uint64(start + 6)], a[np.uint64(start + 7)]
-    i = 8
-    while i < n - n % 8:
-        j = start + i
-        r0, r1, r2, r3 = {T}(r0 + a[np.uint64(j)]), {T}(r1 + a[np.uint64(j + 1)]), {T}(r2 + a[np.uint64(j + 2)]), {T}(r3 + a[np.uint64(j + 3)])
-        r4, r5, r6, r7 = {T}(r4 + a[np.uint64(j + 4)]), {T}(r5 + a[np.uint64(j + 5)]), {T}(r6 + a[np.uint64(j + 6)]), {T}(r7 + a[np.uint64(j + 7)])
-        i += 8
-    res = {T}({T}({T}(r0 + r1) + {T}(r2 + r3)) + {T}({T}(r4 + r5) + {T}(r6 + r7)))
-    while i < n:
-        res = {T}(res + a[np.uint64(start + i)])
-        i += 1
-    return res
-
-
-@njit(cache=True)
-def {name}(a, start, n):
-    if n <= 128:
-        return {name}_block(a, start, n)
-    starts = np.empty(64, np.int64)
-    sizes = np.empty(64, np.int64)
-    state = np.empty(64, np.int64)  # 0: new, 1: left half running, 2: right half running
-    left = np.empty(64, a.dtype)
-    top = 0
-    starts[0], sizes[0], state[0] = start, n, 0
-    while True:
-        m = sizes[top]
-        if m > 128:  # descend into the left half
-            half = m // 2
-            half -= half % 8
-            state[top] = 1
-            top += 1
-            starts[top], sizes[top], state[top] = starts[top - 1], half, 0
-            continue
-        value = {name}_block(a, starts[top], m)
-        while True:  # hand the value up until a right half remains to be done
-            if top == 0:
-                return value
-            top -= 1
-            if state[top] == 1:
-                left[top] = value
-                state[top] = 2
-                half = sizes[top] // 2
-                half -= half % 8
-                top += 1
-                starts[top], sizes[top], state[top] = starts[top - 1] + half, sizes[top - 1] - half, 0
-                break
-            value = {T}(left[top] + value)
-"""
-
-
 # float32 exp in float32 arithmetic alone (Cephes' expf: 2**k times a degree-7 polynomial of
 # the remainder), so that a loop of them vectorizes: libm's expf is a call per element, 5x
 # slower than NumPy's SIMD exp. Within 3 ULP of NumPy's (libm's is within 2).
