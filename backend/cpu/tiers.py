@@ -6,7 +6,8 @@ measured faster).
   ~10 µs of argument typing and plan, NumPy's own calls ~1 µs each.
 - Other inputs: the first call of a shape runs the kernels (it plans them, and numba may
   compile), untimed; the next `TRIALS` pairs of calls run the NumPy code and the kernels in
-  turn, timed; from then on the faster of the two by median runs. A softmax over rows, whose
+  turn, timed; from then on the faster of the two by its best time runs (a call slowed by
+  another process says nothing of the code). A softmax over rows, whose
   NumPy calls are SIMD throughout, can stay NumPy code where a haversine chain goes to kernels.
 
 What was chosen, and the times it was chosen on, is the compiled graph's "choice" source (the
@@ -15,7 +16,6 @@ Code tab), a line per input shapes.
 
 from __future__ import annotations
 
-import statistics
 import time
 
 import numpy as np
@@ -57,11 +57,11 @@ class Tiers:
         return result
 
     def _decide(self, key: tuple, trial: _Trial) -> None:
-        plain, fused = statistics.median(trial.plain), statistics.median(trial.fused)
+        plain, fused = min(trial.plain), min(trial.fused)
         trial.winner = self.fused if fused < plain else self.plain
         verdict = "kernels" if fused < plain else "NumPy code (kernels do not pay here)"
         shapes = ", ".join(f"{np.dtype(dtype).name}{list(shape)}" for shape, dtype in key)
-        self.verdicts[key] = (f"# {shapes}: {verdict}; median of {TRIALS} calls: kernels "
+        self.verdicts[key] = (f"# {shapes}: {verdict}; best of {TRIALS} calls: kernels "
                               f"{fused * 1e6:.0f} µs, NumPy code {plain * 1e6:.0f} µs")  # fmt: skip
         self.sources["choice"] = "\n".join(self.verdicts.values())
 
