@@ -154,7 +154,7 @@ def main() -> None:
     inductor = not options.no_inductor and importlib.util.find_spec("torch") is not None
     columns = ["numpy", "cpu", "eager"] + ["inductor"] * inductor
     print(f"{'kernel':22}" + "".join(f"{c + ' ms':>12}" for c in columns)
-          + "".join(f"{c + '/np':>12}" for c in columns[1:]) + f"{'first s':>16}")  # fmt: skip
+          + "".join(f"{c + '/np':>12}" for c in columns[1:]) + f"{'first s':>16}  cpu ran")  # fmt: skip
     ratios: dict[str, list] = {c: [] for c in columns[1:]}
     prefixes = tuple(p for p in options.only.split(",") if p)
     for name, fn, args in cases(scale):
@@ -177,10 +177,18 @@ def main() -> None:
         first = " / ".join(f"{firsts[c]:.1f}" for c in ("cpu", "inductor") if c in firsts)
         print(f"{name:22}" + "".join(f"{ms[c]:12.2f}" for c in columns)
               + "".join(f"{ms[c] / ms['numpy']:11.2f}x" for c in columns[1:])
-              + f"{first:>16}" + ("" if ok else "  MISMATCH"))  # fmt: skip
+              + f"{first:>16}  {_ran(variants['cpu'])}" + ("" if ok else "  MISMATCH"))  # fmt: skip
     for label, found in ratios.items():
         print(f"geomean {label}/numpy: {np.exp(np.mean(np.log(found))):.2f}x "
               f"(median {statistics.median(found):.2f}x)")  # fmt: skip
+
+
+def _ran(compiled) -> str:
+    """What the cpu backend chose to run for the benchmark's inputs (`backend/cpu/tiers.py`)."""
+    choices = [
+        e.report.compiled.sources.get("choice", "") for e in compiled.__tc_compiled__.entries
+    ]
+    return ", ".join("kernels" if ": kernels;" in c else "numpy code" for c in choices if c) or "?"
 
 
 def inductor_variant(fn, args):

@@ -25,9 +25,13 @@ KIND_BADGES = {  # a kernel's kind -> its badge; an extern step is no kernel: Nu
     "library": "library: the array library's kernel",
     "extern": "extern: NumPy on the host",
     "loop": "loop: its body's kernels, per iteration",
+    "native loop": "loop: machine code, no Python between iterations",
+    "python loop": "loop: runs as Python",
 }
 
-NOTES_HEADS = {"extern": "Runs in NumPy because:", "loop": "How it runs:"}  # else: fusions
+# else: fusions
+NOTES_HEADS = {"extern": "Runs in NumPy because:", "loop": "How it runs:",
+               "native loop": "How it runs:", "python loop": "Runs as Python because:"}  # fmt: skip
 
 EAGER_NOTE = (
     "The eager backend runs the graph's Python as shown in the Graphs and Code tabs: no kernels."
@@ -107,7 +111,7 @@ def _kernel_block(kernel: KernelInfo) -> str:
     """A kernel's name and kind badge, the user lines it computes, its notes and (collapsed)
     its source; an extern step says why NumPy runs it."""
     # a kind of a backend's own gets a plain badge (its name is text, not a class name)
-    kind = f" tc-kind-{kernel.kind}" if kernel.kind in KIND_BADGES else ""
+    kind = f" tc-kind-{kernel.kind.replace(' ', '-')}" if kernel.kind in KIND_BADGES else ""
     label = escape(KIND_BADGES.get(kernel.kind, kernel.kind))
     parts = [
         f'<div class="tc-title"><code>{escape(kernel.name)}</code> '

@@ -77,6 +77,8 @@ div.tc-report pre.tc-code { background: var(--jp-layout-color2, rgba(127, 127, 1
 .tc-report .tc-kernel.tc-kind-library { border-left-color: #2a7ab0; }
 .tc-report .tc-kernel.tc-kind-scatter { border-left-color: #1f9e89; }
 .tc-report .tc-kernel.tc-kind-extern { border-left-color: #c89600; border-left-style: dashed; }
+.tc-report .tc-kernel.tc-kind-native-loop { border-left-color: #2e7d32; }
+.tc-report .tc-kernel.tc-kind-python-loop { border-left-color: #c89600; border-left-style: dashed; }
 .tc-report .tc-badge { display: inline-block; padding: 0 7px; margin-left: 4px; border-radius: 9px;
   font-size: 11px; font-weight: 600; background: rgba(127, 127, 127, 0.18); }
 .tc-report .tc-badge.tc-kind-pointwise { background: rgba(52, 120, 200, 0.22); }
@@ -84,6 +86,8 @@ div.tc-report pre.tc-code { background: var(--jp-layout-color2, rgba(127, 127, 1
 .tc-report .tc-badge.tc-kind-library { background: rgba(42, 122, 176, 0.24); }
 .tc-report .tc-badge.tc-kind-scatter { background: rgba(31, 158, 137, 0.24); }
 .tc-report .tc-badge.tc-kind-extern { background: rgba(200, 150, 0, 0.3); }
+.tc-report .tc-badge.tc-kind-native-loop { background: rgba(46, 125, 50, 0.24); }
+.tc-report .tc-badge.tc-kind-python-loop { background: rgba(200, 150, 0, 0.3); }
 .tc-report .tc-table td.tc-fused { color: #2e9e4f; font-weight: 600; }
 .tc-report .tc-table td.tc-refused { color: #e0561e; font-weight: 600; }
 .tc-report .tc-error { border: 1px solid rgba(220, 50, 50, 0.6); border-radius: 4px;

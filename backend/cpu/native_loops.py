@@ -198,7 +198,8 @@ class NativeLoop:
             f"runs as Python (numba cannot compile it as NumPy runs it: {self.reason})",)  # fmt: skip
         body = [n for n in self.node.target.body.nodes if n.op not in ("input", "output")]
         lines = user_lines([self.node, *body])
-        return KernelInfo(f"{self.node.op} {self.name}", "loop", self.source, lines, notes)
+        kind = "native loop" if self.dispatcher is not None else "python loop"
+        return KernelInfo(f"{self.node.op} {self.name}", kind, self.source, lines, notes)
 
 
 def native_loops(graph, functions: dict) -> list[NativeLoop]:

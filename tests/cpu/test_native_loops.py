@@ -377,7 +377,7 @@ def test_the_native_source_carries_the_user_s_lines_and_shows_in_the_report(loop
     assert "@numba.njit(" in source and "def _loop_fn(" in source
     assert "test_native_loops.py:" in source and "in float32_recurrence" in source
     (info,) = compiled.details
-    assert info.kind == "loop" and info.notes == (native_loops.NATIVE_NOTE,)
+    assert info.kind == "native loop" and info.notes == (native_loops.NATIVE_NOTE,)
     assert any("t = t * np.float32(0.5) + 0.1 + x[i]" in line for line in info.lines)
 
 

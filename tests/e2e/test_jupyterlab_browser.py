@@ -55,6 +55,7 @@ BUDGET_S = 90  # the whole test, lab start to shutdown; a step's own wait is sho
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 MAX_WIDGET_PX = 1000  # a 2-graph cell's widget (it was 1,830 px before drawings got a box)
 
+CPU_CELL = 3  # the cell on the cpu backend (numba)
 CELLS = [
     "%load_ext tcompile\nimport numpy as np",
     # One graph break (print) between two graphs.
@@ -66,6 +67,14 @@ CELLS = [
     "f(np.ones(3)).sum()",
     # A second widget, for a function without a break.
     "%%tcompile\ndef g(x):\n    return np.cos(x) @ x\ng(np.arange(4.0))",
+    # The cpu backend: a per-element loop compiled whole by numba, shown in the Kernels tab.
+    "%%tcompile --backend cpu\n"
+    "def smooth(v):\n"
+    "    out = v.copy()\n"
+    "    for i in range(1, v.shape[0] - 1):\n"
+    "        out[i] = (v[i - 1] + v[i] + v[i + 1]) / 3\n"
+    "    return out\n"
+    "smooth(np.arange(8.0)).sum()",
     # A large graph: a loop unrolled by its branch on k % 2, 3,001 ops (not drawn: summarised).
     "%%tcompile\n"
     "def series(x):\n"
@@ -378,6 +387,7 @@ def test_widget_renders_and_fullgraph_toggle_reruns_the_cell(tmp_path, capsys):
             _check_widget(page, phases)
             _check_fullgraph_toggle(page, phases)
             _check_large_graph(page, phases, ran_all)
+            _check_cpu_kernels(page, phases)
             assert page.locator(".tc-widget").count() == len(CELLS) - 1
             error = _first_error_output(page)
             assert error is None, f"a cell raised:\n{error}"
@@ -532,6 +542,22 @@ def _check_saved_notebook_reopened(page, lab: Lab, phases: Phases) -> None:
     assert not page.get_by_text("model not found").filter(visible=True).count()
     assert "sin" in " ".join(copies.first.locator(".tc-graph-svg svg text").all_text_contents())
     page.screenshot(path=str(ARTIFACTS / "jupyterlab-reopened.png"))
+
+
+def _check_cpu_kernels(page, phases: Phases) -> None:
+    """The cpu backend's cell: its Kernels tab shows the loop compiled whole by numba, with the
+    generated source, and the cell's result is NumPy's."""
+    cell = page.locator(".jp-Notebook .jp-CodeCell").nth(CPU_CELL)
+    widget = cell.locator(".tc-widget")
+    widget.wait_for(timeout=phases.left_ms(30))
+    _select_tab(widget, "Kernels")
+    kernels = widget.locator(".tc-tab-kernels").inner_text()
+    assert "cpu backend" in kernels and "compiled whole by numba" in kernels, kernels[:600]
+    assert "loop: machine code, no Python between iterations" in kernels, kernels[:600]
+    result = cell.locator('.jp-OutputArea-output[data-mime-type="text/plain"]').last.inner_text()
+    assert "28.0" in result, result  # the smoothed values sum as v.sum(): 28.0
+    widget.screenshot(path=str(ARTIFACTS / "widget-cpu-kernels.png"))
+    phases("cpu kernels")
 
 
 def _check_large_graph(page, phases: Phases, ran_all: float) -> None:

@@ -53,7 +53,8 @@ GENERATED_KINDS = ("pointwise", "reduction", "scatter")
 @dataclass(frozen=True)
 class KernelInfo:
     """One generated kernel (or another step) as the Kernels tab shows it: ``kind`` is one of
-    `GENERATED_KINDS`, or "library", "loop", "extern"; ``lines`` the user's lines it computes;
+    `GENERATED_KINDS`, or "library", "loop", "extern" ("native loop", "python loop": the cpu
+    backend's loop nodes, compiled whole or not); ``lines`` the user's lines it computes;
     ``notes`` what was fused into it, or for another step how or why it runs so."""
 
     name: str
