@@ -5,10 +5,10 @@ measured faster).
 - Inputs of fewer than `SMALL_INPUTS` elements in all run the NumPy code: a kernel call costs
   ~10 µs of argument typing and plan, NumPy's own calls ~1 µs each.
 - Other inputs: the first call of a shape runs the kernels (it plans them, and numba may
-  compile), untimed; the next `TRIALS` pairs of calls run the NumPy code and the kernels in
-  turn, timed; from then on the faster of the two by its best time runs (a call slowed by
-  another process says nothing of the code). A softmax over rows, whose
-  NumPy calls are SIMD throughout, can stay NumPy code where a haversine chain goes to kernels.
+  compile), untimed; the next `TRIALS` calls run the kernels, the `TRIALS` after them the
+  NumPy code, timed; from then on the faster of the two by its best time runs (a call slowed
+  by another process says nothing of the code). A matmul-bound graph stays NumPy code where a
+  haversine chain goes to kernels.
 
 What was chosen, and the times it was chosen on, is the compiled graph's "choice" source (the
 Code tab), a line per input shapes.
@@ -48,11 +48,13 @@ class Tiers:
             return self.fused(*inputs)  # plans this shape (numba may compile): not timed
         if trial.winner is not None:
             return trial.winner(*inputs)
-        fn = self.plain if len(trial.plain) == len(trial.fused) else self.fused
+        # each in a run of its own: calls in turn would time each other's memory churn (the
+        # kernels' output then page-faults in after NumPy's temporaries went back to the OS)
+        fn = self.fused if len(trial.fused) < TRIALS else self.plain
         start = self.clock()
         result = fn(*inputs)
         (trial.plain if fn is self.plain else trial.fused).append(self.clock() - start)
-        if len(trial.fused) == TRIALS:
+        if len(trial.plain) == TRIALS:
             self._decide(key, trial)
         return result
 
