@@ -154,7 +154,7 @@ def main() -> None:
     inductor = not options.no_inductor and importlib.util.find_spec("torch") is not None
     columns = ["numpy", "cpu", "eager"] + ["inductor"] * inductor
     print(f"{'kernel':22}" + "".join(f"{c + ' ms':>12}" for c in columns)
-          + "".join(f"{c + '/np':>12}" for c in columns[1:]) + f"{'first s':>16}  cpu ran")  # fmt: skip
+          + "".join(f"{c + '/np':>12}" for c in columns[1:]) + f"{'first s':>16}{'cpu GB/s':>10}  cpu ran")  # fmt: skip
     ratios: dict[str, list] = {c: [] for c in columns[1:]}
     prefixes = tuple(p for p in options.only.split(",") if p)
     for name, fn, args in cases(scale):
@@ -177,10 +177,30 @@ def main() -> None:
         first = " / ".join(f"{firsts[c]:.1f}" for c in ("cpu", "inductor") if c in firsts)
         print(f"{name:22}" + "".join(f"{ms[c]:12.2f}" for c in columns)
               + "".join(f"{ms[c] / ms['numpy']:11.2f}x" for c in columns[1:])
-              + f"{first:>16}  {_ran(variants['cpu'])}" + ("" if ok else "  MISMATCH"))  # fmt: skip
+              + f"{first:>16}{_traffic(fn, args) / ms['cpu'] / 1e6:10.1f}  {_ran(variants['cpu'])}"
+              + ("" if ok else "  MISMATCH"))  # fmt: skip
     for label, found in ratios.items():
         print(f"geomean {label}/numpy: {np.exp(np.mean(np.log(found))):.2f}x "
               f"(median {statistics.median(found):.2f}x)")  # fmt: skip
+    print(f"copy bandwidth (np.copyto, 48 MB, one thread): {_copy_gbps():.1f} GB/s read + written")
+
+
+def _traffic(fn, args) -> int:
+    """Bytes a kernel must move at least: its array arguments read once, its results written
+    once (what the GB/s column divides by the time)."""
+    results = _outcome(fn, args)[: -sum(isinstance(a, np.ndarray) for a in args) or None]
+    return sum(a.nbytes for a in args if isinstance(a, np.ndarray)) + sum(r.nbytes for r in results)
+
+
+def _copy_gbps() -> float:
+    src = np.ones(6_000_000)
+    dst = np.empty_like(src)
+    times = []
+    for _ in range(15):
+        start = time.perf_counter()
+        np.copyto(dst, src)
+        times.append(time.perf_counter() - start)
+    return 2 * src.nbytes / statistics.median(times) / 1e9
 
 
 def _ran(compiled) -> str:
