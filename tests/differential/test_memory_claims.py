@@ -50,7 +50,7 @@ def _table_candidates() -> list:
 
 
 CLAIMED = [fn for fn in _table_candidates() if numpy_table.returns_new_memory("call", fn)]
-FRESH_BUFFERS = [operator.pow]  # backend/memory_plan.py `_is_fresh`: ``x ** e`` results
+FRESH_BUFFERS = [operator.pow]  # backend/memory_plan.py `_owns_its_buffer`: ``x ** e`` results
 
 
 def _arrays() -> list:
@@ -181,7 +181,7 @@ def _ufunc_calls(ufunc: np.ufunc):
 _CALLS = {
     **{id(f): _reduction_calls for f in numpy_table.REDUCTIONS},
     **{id(f): _scan_calls for f in numpy_table.SCANS},
-    **{id(f): _product_calls for f in (np.matmul, np.dot, np.inner, np.vdot)},
+    **{id(f): _product_calls for f in (np.matmul, np.dot, np.inner, np.vdot, np.outer)},
     id(np.tensordot): _tensordot_calls,
     id(np.where): _where_calls,
     id(np.clip): _clip_calls,

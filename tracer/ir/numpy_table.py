@@ -249,7 +249,7 @@ SCANS = (np.cumsum, np.cumprod)
 _NEW_MEMORY = frozenset(
     id(fn)
     for fn in (*REDUCTIONS, *SCANS, np.matmul, np.dot, np.tensordot, np.inner, np.vdot,
-               np.where, np.clip, np.concatenate, np.stack, np.copy, np.ndarray.copy,
+               np.outer, np.where, np.clip, np.concatenate, np.stack, np.copy, np.ndarray.copy,
                np.ndarray.flatten)
 )  # fmt: skip
 
