@@ -451,3 +451,36 @@ def test_a_second_process_takes_the_machine_code_from_the_disk_cache(tmp_path):
     again = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True,
                            text=True, check=True).stdout.split()  # fmt: skip
     assert again == ["True", "1"] and checked.exists()
+
+
+# -- slice assignment ------------------------------------------------------------------------------
+
+
+def shifts_and_fills(a, row, steps):
+    """Slice assignments of arrays: from an overlapping view of the target itself, both ways,
+    broadcast from a row, into a reversed slice, into an empty slice, in 3-D."""
+    for _ in range(steps):
+        a[1:, :] = a[:-1, :]  # overlaps: NumPy reads all of the source first
+        a[:-1, 1:] = a[1:, :-1] * 0.5
+        a[1:-1, 1:-1] = row[1:-1]  # broadcast along the rows
+        a[::-1, 0] = a[:, 1]  # a reversed slice from an overlapping column
+        a[3:3, :] = a[:0, :]  # empty: nothing stored
+    return a
+
+
+def test_slice_assignments_store_as_numpy_does(loops):
+    a, row = np.random.default_rng(3).standard_normal((2, 7, 5))
+    same(shifts_and_fills, lambda: (a.copy(), row[0].copy(), 3))
+    assert native(loops) == [True]
+    assert loops[0].source.count("_assign(") == 5  # the helper, and each store by slices alone
+
+
+def cube_steps(c, steps):
+    for _ in range(steps):
+        c[1:, 1:, :] = c[:-1, :-1, :] + c[1:, 1:, :]
+    return c
+
+
+def test_slice_assignments_in_three_dimensions(loops):
+    same(cube_steps, lambda: (np.arange(60.0).reshape(3, 4, 5), 4))
+    assert native(loops) == [True]
