@@ -5,23 +5,26 @@ of user classes, functions, bound methods and ``super()``."""
 from __future__ import annotations
 
 import inspect
+import operator
 import types
 
 import numpy as np
 
 from ..errors import UserErrorInTrace
 from ..ir import numpy_table as table
+from ..ir.printer import numpy_name
 from ..ir.static_lookup import protocol_hook, static_lookup
+from ..state.graph_calls import tensor_meta, value_of
 from ..state.trace_state import TraceState
 from ..state.wrapping import function_value
 from ..user_code import is_user_function, user_method
 from ..values.arrays import ArrayMethod
 from ..values.containers import ConstMethod
-from ..values.core import Const, Obj, Value
+from ..values.core import Const, NotConstant, Obj, Value, plain_repr
 from ..values.functions import ContextExit, UserFunction
 from ..values.objects import BoundMethod, Opaque, SuperValue, UserObject
 from ..values.source import AttrSource, TypeSource
-from .folding import const_to_value, fold, wrap_unguarded
+from .folding import const_to_value, fold, run_example, wrap_unguarded
 from .protocol import Semantics, register
 
 
@@ -49,9 +52,41 @@ class ObjSemantics(Semantics):
             return _known_attr(state, v, name)
         return _object_attr(state, v, name)
 
+    def get_item(self, state, obj, index, tx):
+        if isinstance(obj.value, _INDEX_TRICK_TYPES):
+            return _index_trick(state, obj.value, index)
+        return super().get_item(state, obj, index, tx)
+
     def call(self, tx, fn, args, kwargs):  # tcompile's own markers first, then the object
         hatch = tx.call_hatch(fn, args, kwargs)
         return hatch if hatch is not None else tx.call_object(fn.value, args, kwargs)
+
+
+# NumPy's index tricks: ``np.mgrid[0:n, 0:m]`` and the others make new arrays on every call
+_INDEX_TRICK_TYPES = (type(np.mgrid), type(np.ogrid), type(np.r_), type(np.c_))
+
+
+def _index_trick(state, trick, index: Value) -> Value:
+    """``np.mgrid[...]`` (``ogrid``, ``r_``, ``c_``) on constant bounds: a node of the graph
+    making the arrays on every call, as eager code does, never a constant folded at trace
+    time (a folded array was the same object on every call: a caller writing into a returned
+    grid changed the next call's). Its value is an array value like any other, so the grid
+    unpacks (``Xi, Yi = np.mgrid[...]``), is indexed and is written into in the graph."""
+    try:
+        key = index.constant()
+    except NotConstant:
+        raise state.graph_break("unsupported_object", f"indexing {plain_repr(trick)} with "
+                                f"{index.describe()}") from None  # fmt: skip
+    try:
+        example, _ = run_example(operator.getitem, trick, key)
+    except Exception as error:
+        raise UserErrorInTrace(error) from error
+    name = numpy_name(trick).removeprefix("np.")
+    node = state.graph.add("getitem", None, (trick, key), name=name, stack=state.user_stack(),
+                           risk="silent")  # fmt: skip
+    node.tensor = tensor_meta(state, example)
+    node.meta = node.tensor.text()
+    return value_of(state, node, example)
 
 
 @register(Opaque)
