@@ -173,6 +173,8 @@ class CallMixin:
             return ops.unary_op(state, fn, args[0], known.name)
         if id(fn) in MATH_FUNCTIONS and all(a.is_constant() for a in args):
             return folding.fold(state, fn, *(a.constant() for a in args))
+        if fn is np.ndarray:
+            return self._ndarray_constructor(args, kwargs)
         kind, _ = table.classify_callable(fn)
         if kind is not None:
             return self.call_numpy(fn, kind, args, kwargs)
@@ -191,6 +193,15 @@ class CallMixin:
         raise state.graph_break(
             "unsupported_call", f"call to {_name(fn)}, which tcompile cannot trace"
         )
+
+    def _ndarray_constructor(self, args: list[Value], kwargs: dict) -> Value:
+        """``np.ndarray(shape, dtype, order=...)``: new, uninitialised memory, as ``np.empty``
+        makes (NPBench's vadv); over a ``buffer`` (with ``offset``, ``strides``) it is a view of
+        other memory: a break."""
+        if len(args) > 2 or set(kwargs) - {"shape", "dtype", "order"}:
+            raise self.state.graph_break("unsupported_numpy", "np.ndarray(...) over a buffer "
+                                         "(a view of another object's memory)")  # fmt: skip
+        return self.call_numpy(np.empty, table.PURE, args, kwargs)
 
     def call_numpy(self, fn, kind: str, args: list[Value], kwargs: dict) -> Value:
         state = self.state
