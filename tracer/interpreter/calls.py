@@ -19,14 +19,14 @@ from ..errors import UserErrorInTrace
 from ..ir import numpy_table as table
 from ..ir import operators, quiet
 from ..ir.static_lookup import protocol_hook
-from ..semantics import folding, objects, user_objects
+from ..semantics import folding, iteration, objects, user_objects
 from ..semantics import operations as ops
 from ..semantics.builtins_impl import BUILTINS, DYNAMIC_CODE_BUILTINS, IO_BUILTINS, MATH_FUNCTIONS
 from ..semantics.container_methods import call_const_method
 from ..semantics.protocol import semantics_of
 from ..state import contexts
 from ..user_code import GENERATOR_FLAGS, name_of
-from ..values.arrays import ArrayMethod, ArrayValue, NumpyValue
+from ..values.arrays import ArrayMethod, ArrayValue, NumpyValue, SymInt
 from ..values.containers import ConstMethod, DictValue, TupleValue
 from ..values.core import Const, Obj, Value
 from ..values.functions import ContextManager, UserFunction
@@ -173,8 +173,9 @@ class CallMixin:
             return ops.unary_op(state, fn, args[0], known.name)
         if id(fn) in MATH_FUNCTIONS and all(a.is_constant() for a in args):
             return folding.fold(state, fn, *(a.constant() for a in args))
-        if fn is np.ndarray:
-            return self._ndarray_constructor(args, kwargs)
+        special = _NUMPY_SPECIAL.get(id(fn))
+        if special is not None:
+            return getattr(self, special)(args, kwargs)
         kind, _ = table.classify_callable(fn)
         if kind is not None:
             return self.call_numpy(fn, kind, args, kwargs)
@@ -202,6 +203,22 @@ class CallMixin:
             raise self.state.graph_break("unsupported_numpy", "np.ndarray(...) over a buffer "
                                          "(a view of another object's memory)")  # fmt: skip
         return self.call_numpy(np.empty, table.PURE, args, kwargs)
+
+    def _ndindex(self, args: list[Value], kwargs: dict) -> Value:
+        """``np.ndindex(*dims)`` over known or dynamic dims: an iterator whose items a loop
+        node makes from the iteration's position (`iteration.IndexItems`), or all of them
+        where the loop is unrolled."""
+        dims = args[0].items if len(args) == 1 and isinstance(args[0], TupleValue) else args
+        if kwargs or not all(_is_dim(d) for d in dims):
+            raise self.state.graph_break("unsupported_numpy", "np.ndindex of other than ints")
+        origin = iteration.IndexItems(tuple(dims))
+
+        def unrolled() -> list[Value]:  # every item: the dims are Python ints from here on
+            shape = [folding.python_int(self.state, d) if isinstance(d, SymInt) else d.value
+                     for d in dims]  # fmt: skip
+            return [folding.const_to_value(index) for index in np.ndindex(*shape)]
+
+        return iteration.iterator(self.state, origin, unrolled)
 
     def call_numpy(self, fn, kind: str, args: list[Value], kwargs: dict) -> Value:
         state = self.state
@@ -368,3 +385,11 @@ def _kwdefault(tx, fn: UserFunction, name: str) -> Value:
     if fn.source is None:
         return folding.wrap_unguarded(tx.state, value)
     return tx.state.wrap(value, ItemSource(AttrSource(fn.source, "__kwdefaults__"), name))
+
+
+def _is_dim(value: Value) -> bool:
+    return isinstance(value, SymInt) or (isinstance(value, Const) and type(value.value) is int)
+
+
+# NumPy classes called as functions whose calls the tracer models itself: method name, by id
+_NUMPY_SPECIAL = {id(np.ndarray): "_ndarray_constructor", id(np.ndindex): "_ndindex"}

@@ -106,6 +106,8 @@ def _least_count(origin) -> int:
         return min(_least_count(inner) for inner in origin.inners)
     if isinstance(origin, iteration.RowItems):
         return origin.rows.at_least if origin.rows is not None else origin.count
+    if isinstance(origin, iteration.IndexItems):
+        return origin.count
     if isinstance(origin, iteration.RangeItems):
         if not origin.symbolic:
             return origin.count
@@ -129,6 +131,8 @@ def _sizes(origin) -> list[SymInt]:
         return [origin.rows] if origin.rows is not None else []
     if isinstance(origin, iteration.RangeItems):
         return [origin.stop] if isinstance(origin.stop, SymInt) else []
+    if isinstance(origin, iteration.IndexItems):
+        return []
     return _sizes(origin.inner)
 
 
