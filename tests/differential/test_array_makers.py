@@ -59,7 +59,7 @@ def constructed_then_filled(x):
     return out, fortran
 
 
-CASES = [
+MAKERS = [
     (grid_unpacked, [np.arange(6.0).reshape(2, 3), np.ones((2, 3)) * 0.5]),
     (grid_of_complex_steps, [np.zeros((5, 4), complex), np.full((5, 4), 1 + 2j)]),
     (grid_rows_in_a_loop, [np.arange(6.0).reshape(2, 3), np.ones((2, 3))]),
@@ -70,7 +70,7 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("fn", "inputs"), CASES, ids=[c[0].__name__ for c in CASES])
+@pytest.mark.parametrize(("fn", "inputs"), MAKERS, ids=[c[0].__name__ for c in MAKERS])
 def test_index_tricks_are_one_graph_with_eager_results(fn, inputs):
     check_same_calls(fn, [((x,), {}) for x in inputs])
     explained = tc.explain(fn)(inputs[0])

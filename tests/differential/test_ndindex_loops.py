@@ -59,7 +59,7 @@ def unrolled_into_a_list(x):
 
 
 RNG = np.random.default_rng(5)
-CASES = [
+INDEX_LOOPS = [
     (local_maxima, [RNG.standard_normal((5, 4)), RNG.standard_normal((5, 4))], 1),
     (indexed_total, [RNG.standard_normal((3, 4)), RNG.standard_normal((3, 4))], 1),
     (three_dims, [RNG.standard_normal((2, 3, 4)), RNG.standard_normal((2, 3, 4))], 1),
@@ -69,7 +69,9 @@ CASES = [
 
 
 @pytest.mark.parametrize("backend", ["eager", "cpu"])
-@pytest.mark.parametrize(("fn", "inputs", "loop_nodes"), CASES, ids=[c[0].__name__ for c in CASES])
+@pytest.mark.parametrize(
+    ("fn", "inputs", "loop_nodes"), INDEX_LOOPS, ids=[c[0].__name__ for c in INDEX_LOOPS]
+)
 def test_ndindex_loops_are_one_graph(fn, inputs, loop_nodes, backend):
     if backend == "cpu":
         pytest.importorskip("numba", reason="the cpu backend needs numba")
