@@ -105,9 +105,9 @@ PATTERNS = [
       lambda: (rng(1).integers(0, 2, (600, 4)), np.array([0, 1, 1])), after=plain),
     C("ndindex_print", k.ndindex_negatives, lambda: rng(0).standard_normal((8, 6)),
       lambda: rng(1).standard_normal((5, 4)), setup=sink_setup, observe=sink_observe,
-      # np.ndindex is traced (a loop node where the body allows): this body branches on data,
-      # so the loop is split, and its body's entries pin the index ints until they turn
-      # dynamic, per shape (9; 5 when np.ndindex was an opaque object)
+      # np.ndindex over a known shape is traced (a loop node where the body allows): this
+      # body branches on data, so the loop is split, and its body's entries pin the index
+      # ints until they turn dynamic (9; 5 when np.ndindex was an opaque object)
       pattern="AAAAABBBBBA", after=bounded(9)),
     C("rows_lengths", k.row_energy, *(lambda n=n: rows_of(n)[0] for n in range(40, 88, 4)),
       pattern="ABCDEFGHIJKLA", after=bounded(2)),

@@ -205,20 +205,19 @@ class CallMixin:
         return self.call_numpy(np.empty, table.PURE, args, kwargs)
 
     def _ndindex(self, args: list[Value], kwargs: dict) -> Value:
-        """``np.ndindex(*dims)`` over known or dynamic dims: an iterator whose items a loop
-        node makes from the iteration's position (`iteration.IndexItems`), or all of them
-        where the loop is unrolled."""
+        """``np.ndindex(*shape)`` over a shape known at trace time: an iterator whose items a
+        loop node makes from the iteration's position (`iteration.IndexItems`), or all of
+        them where the loop is unrolled. Over a dynamic dim it breaks, and the loop runs
+        split over NumPy's own iterator: a body made from the dims could not be a loop node,
+        and unrolled it would recompile for every shape."""
         dims = args[0].items if len(args) == 1 and isinstance(args[0], TupleValue) else args
-        if kwargs or not all(_is_dim(d) for d in dims):
+        if any(isinstance(d, SymInt) for d in dims):
+            raise self.state.graph_break("unsupported_numpy", "np.ndindex over a dynamic dim")
+        shape = tuple(d.value if isinstance(d, Const) else None for d in dims)
+        if kwargs or not all(type(n) is int for n in shape):
             raise self.state.graph_break("unsupported_numpy", "np.ndindex of other than ints")
-        origin = iteration.IndexItems(tuple(dims))
-
-        def unrolled() -> list[Value]:  # every item: the dims are Python ints from here on
-            shape = [folding.python_int(self.state, d) if isinstance(d, SymInt) else d.value
-                     for d in dims]  # fmt: skip
-            return [folding.const_to_value(index) for index in np.ndindex(*shape)]
-
-        return iteration.iterator(self.state, origin, unrolled)
+        return iteration.iterator(self.state, iteration.IndexItems(shape), lambda: [
+            folding.const_to_value(index) for index in np.ndindex(*shape)])  # fmt: skip
 
     def call_numpy(self, fn, kind: str, args: list[Value], kwargs: dict) -> Value:
         state = self.state
@@ -385,10 +384,6 @@ def _kwdefault(tx, fn: UserFunction, name: str) -> Value:
     if fn.source is None:
         return folding.wrap_unguarded(tx.state, value)
     return tx.state.wrap(value, ItemSource(AttrSource(fn.source, "__kwdefaults__"), name))
-
-
-def _is_dim(value: Value) -> bool:
-    return isinstance(value, SymInt) or (isinstance(value, Const) and type(value.value) is int)
 
 
 # NumPy classes called as functions whose calls the tracer models itself: method name, by id

@@ -131,9 +131,7 @@ def _sizes(origin) -> list[SymInt]:
         return [origin.rows] if origin.rows is not None else []
     if isinstance(origin, iteration.RangeItems):
         return [origin.stop] if isinstance(origin.stop, SymInt) else []
-    if isinstance(origin, iteration.IndexItems):
-        return []
-    return _sizes(origin.inner)
+    return [] if isinstance(origin, iteration.IndexItems) else _sizes(origin.inner)
 
 
 def _size_text(size: SymInt) -> str:

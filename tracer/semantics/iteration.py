@@ -113,33 +113,20 @@ class RowItems:
 
 @dataclass(frozen=True)
 class IndexItems:
-    """``np.ndindex(*dims)``: the k-th item is ``k``'s position in C order, a tuple of ints
-    made from ``k`` (``(k // 3 % 2, k % 3)`` for dims (2, 3)). A dim may be an input's
-    dynamic dim (a `SymInt`): the trip count is then computed in the graph, and a new shape
-    needs no recompile."""
+    """``np.ndindex(*shape)`` over a shape known at trace time: the k-th item is ``k``'s
+    position in C order, a tuple of ints made from ``k`` (``(k // 3 % 2, k % 3)`` for a
+    (2, 3) shape)."""
 
-    dims: tuple  # Const ints and SymInts
-
-    may_be_empty = False  # a dynamic dim is at least 2 (its shape guard)
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        """The dims at trace time."""
-        return tuple(d.hint if isinstance(d, SymInt) else d.value for d in self.dims)
+    shape: tuple[int, ...]
+    may_be_empty = False
+    symbolic = False
 
     @property
     def count(self) -> int:
         return math.prod(self.shape)
 
-    @property
-    def symbolic(self) -> bool:
-        """Its count is computed in the graph."""
-        return any(isinstance(d, SymInt) for d in self.dims)
-
     def count_value(self, state) -> Value:
-        if not self.symbolic:
-            return Const(self.count)
-        return _product(state, self.dims)
+        return Const(self.count)
 
     def values(self) -> list[Value]:
         return []
@@ -148,25 +135,18 @@ class IndexItems:
         return ()
 
     def iterable_text(self, rb) -> str:
-        return f"{rb.bind(np.ndindex)}({', '.join(rb.expr(d) for d in self.dims)})"
+        return f"{rb.bind(np.ndindex)}{self.shape!r}"
 
     def item(self, state, k: Value) -> Value:
-        if isinstance(k, Const) and not self.symbolic:
+        if isinstance(k, Const):
             return TupleValue([Const(int(i)) for i in np.unravel_index(k.value, self.shape)])
-        indices, stride = [], []
-        for dim in reversed(self.dims):
-            part = ops.binary_op(state, operator.floordiv, k, _product(state, stride), "floordiv") \
-                if stride else k  # fmt: skip
-            indices.append(ops.binary_op(state, operator.mod, part, dim, "mod"))
-            stride.append(dim)
+        indices, stride = [], 1
+        for size in reversed(self.shape):
+            part = k if stride == 1 else ops.binary_op(state, operator.floordiv, k, Const(stride),
+                                                       "floordiv")  # fmt: skip
+            indices.append(ops.binary_op(state, operator.mod, part, Const(size), "mod"))
+            stride *= size
         return TupleValue(indices[::-1])
-
-
-def _product(state, dims) -> Value:
-    total = dims[0]
-    for dim in dims[1:]:
-        total = numbers.symint_op(state, operator.mul, total, dim, "size")
-    return total
 
 
 class FromInner:
