@@ -53,8 +53,7 @@ def _variants(name: str, dtype: str) -> tuple[tuple[int, str], ...]:
     if not _libmvec_loaded():
         return ()
     features = ll.get_host_cpu_features()
-    scalar = name + ("f" if dtype == "float32" else "")
-    nargs = 2 if name in ("atan2", "hypot") else 1
+    scalar, nargs = _libm_symbol(name, dtype), _arity(name)
     found = []
     for isa, feature, size in _ISAS:
         lanes = size // np.dtype(dtype).itemsize
@@ -62,6 +61,14 @@ def _variants(name: str, dtype: str) -> tuple[tuple[int, str], ...]:
         if features.get(feature) and ll.address_of_symbol(symbol):
             found.append((lanes, symbol))
     return tuple(found)
+
+
+def _libm_symbol(name: str, dtype: str) -> str:
+    return name + ("f" if dtype == "float32" else "")  # sinf: libm's float32 function
+
+
+def _arity(name: str) -> int:
+    return 2 if name in ("atan2", "hypot") else 1
 
 
 @functools.cache
@@ -84,9 +91,8 @@ def _intrinsic(name: str, dtype: str):
     from numba.core import types
     from numba.extending import intrinsic
 
-    scalar_name = name + ("f" if dtype == "float32" else "")
+    scalar_name, nargs = _libm_symbol(name, dtype), _arity(name)
     variants = _variants(name, dtype)
-    nargs = 2 if name in ("atan2", "hypot") else 1
     numba_type = getattr(types, dtype)
     attribute = ",".join(f"_ZGV_LLVM_N{lanes}{'v' * nargs}_{scalar_name}({symbol})"
                          for lanes, symbol in variants)  # fmt: skip

@@ -163,8 +163,8 @@ def literal_text(value) -> str | None:
     return None  # complex too: repr(complex(0.0, -0.0)) == "-0j" reads back as (-0-0j)
 
 
-# NumPy's index tricks are objects (``np.mgrid[0:n]`` indexes one), nameless
-_INDEX_TRICKS = {id(getattr(np, name)): f"np.{name}" for name in ("mgrid", "ogrid", "r_", "c_")}
+# NumPy's index tricks are objects (``np.mgrid[0:n]`` indexes one), nameless: id -> text
+INDEX_TRICKS = {id(getattr(np, name)): f"np.{name}" for name in ("mgrid", "ogrid", "r_", "c_")}
 
 
 def numpy_name(obj) -> str | None:
@@ -176,7 +176,7 @@ def numpy_name(obj) -> str | None:
         return f"{base}.{obj.__name__}" if base else None
     name = getattr(obj, "__name__", None)
     if not isinstance(name, str):
-        return _INDEX_TRICKS.get(id(obj))
+        return INDEX_TRICKS.get(id(obj))
     for prefix, module in (("np", np), ("np.linalg", np.linalg), ("np.fft", np.fft)):
         # (the module's dict: NumPy's __getattr__ warns for some names, ``np.str``)
         if vars(module).get(name) is obj:

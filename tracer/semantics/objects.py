@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import UserErrorInTrace
 from ..ir import numpy_table as table
-from ..ir.printer import numpy_name
+from ..ir.printer import INDEX_TRICKS
 from ..ir.static_lookup import protocol_hook, static_lookup
 from ..state.graph_calls import tensor_meta, value_of
 from ..state.trace_state import TraceState
@@ -53,17 +53,13 @@ class ObjSemantics(Semantics):
         return _object_attr(state, v, name)
 
     def get_item(self, state, obj, index, tx):
-        if isinstance(obj.value, _INDEX_TRICK_TYPES):
+        if id(obj.value) in INDEX_TRICKS:  # np.mgrid[...]: new arrays on every call
             return _index_trick(state, obj.value, index)
         return super().get_item(state, obj, index, tx)
 
     def call(self, tx, fn, args, kwargs):  # tcompile's own markers first, then the object
         hatch = tx.call_hatch(fn, args, kwargs)
         return hatch if hatch is not None else tx.call_object(fn.value, args, kwargs)
-
-
-# NumPy's index tricks: ``np.mgrid[0:n, 0:m]`` and the others make new arrays on every call
-_INDEX_TRICK_TYPES = (type(np.mgrid), type(np.ogrid), type(np.r_), type(np.c_))
 
 
 def _index_trick(state, trick, index: Value) -> Value:
@@ -81,7 +77,7 @@ def _index_trick(state, trick, index: Value) -> Value:
         example, _ = run_example(operator.getitem, trick, key)
     except Exception as error:
         raise UserErrorInTrace(error) from error
-    name = numpy_name(trick).removeprefix("np.")
+    name = INDEX_TRICKS[id(trick)].removeprefix("np.")
     node = state.graph.add("getitem", None, (trick, key), name=name, stack=state.user_stack(),
                            risk="silent")  # fmt: skip
     node.tensor = tensor_meta(state, example)
