@@ -9,6 +9,12 @@ are printed as text (``np.float32(1.5)``), not bound as globals: the text is wha
 cache is keyed by. What numba would do differently from NumPy and no spelling fixes makes the
 loop run as the graph's Python (`Unsupported`, with the reason): `numba_types` checks the rest
 against the trace after numba has typed the function.
+
+Floats are NumPy's within tolerance (as on the triton backend); integers, dtypes and shapes are
+exact. A float vector's dot product (``np.dot``, ``@``, ``np.inner``, ``np.vdot``) is
+``_dot(a, b)``, 8 partial sums: NumPy's BLAS adds in an order no loop reproduces. A float
+vector's ``np.sum`` and ``np.mean`` are NumPy's own pairwise sum, bit for bit (``_sum``,
+``_mean``). Other float reductions, which numba adds in order, compile for a few elements only.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ import numpy as np
 
 from tcompile.tracer.ir import operators
 from tcompile.tracer.ir.graph import loop_lines
-from tcompile.tracer.ir.node import Node
+from tcompile.tracer.ir.node import RAISE, Node
 from tcompile.tracer.ir.printer import Printer, numpy_name
 
 from .index_checks import IndexChecks
@@ -53,10 +59,12 @@ _DIVISIONS = (np.true_divide, np.floor_divide, np.remainder)
 
 # Defined before the loop functions in every module of them (``{options}``: numba's caching):
 # Python's ZeroDivisionError, which numba (with NumPy's error model, as NumPy scalars divide)
-# would not raise, and Python ints that outgrow int64.
+# would not raise, Python ints that outgrow int64, NumPy's calls numba lacks or runs otherwise.
 PRELUDE = """\
 import numba
 import numpy as np
+
+from tcompile.backend.cpu.pairwise import pairwise_sum
 
 
 @numba.njit({options})
@@ -100,6 +108,56 @@ def _add_at(target, indices, values):
         if i < -size or i >= size:
             raise IndexError("index out of bounds")
         target[i] += values[j]
+
+
+# np.dot, @, np.inner, np.vdot of two float vectors of one dtype. NumPy calls BLAS, whose order
+# of additions no loop reproduces bit for bit (it differs between BLAS builds and CPUs): these
+# are floats within tolerance, added in 8 partial sums as BLAS kernels do (unsigned positions:
+# no negative-index wrap-around; 1.5x an in-order loop on 1000 floats). numba's np.dot needs
+# SciPy. Lengths that differ raise, and the frame runs as NumPy, which raises its own error.
+@numba.njit({options})
+def _dot(a, b):
+    n = a.shape[0]
+    if b.shape[0] != n:
+        raise ValueError("shapes not aligned")
+    r0 = r1 = r2 = r3 = r4 = r5 = r6 = r7 = a.dtype.type(0)
+    i, m = 0, n - n % 8
+    while i < m:
+        r0, r1, r2, r3 = (
+            r0 + a[np.uint64(i)] * b[np.uint64(i)],
+            r1 + a[np.uint64(i + 1)] * b[np.uint64(i + 1)],
+            r2 + a[np.uint64(i + 2)] * b[np.uint64(i + 2)],
+            r3 + a[np.uint64(i + 3)] * b[np.uint64(i + 3)],
+        )
+        r4, r5, r6, r7 = (
+            r4 + a[np.uint64(i + 4)] * b[np.uint64(i + 4)],
+            r5 + a[np.uint64(i + 5)] * b[np.uint64(i + 5)],
+            r6 + a[np.uint64(i + 6)] * b[np.uint64(i + 6)],
+            r7 + a[np.uint64(i + 7)] * b[np.uint64(i + 7)],
+        )
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res = res + a[np.uint64(i)] * b[np.uint64(i)]
+        i += 1
+    return res
+
+
+# np.sum of a float vector, bit for bit: NumPy adds its pairwise sum (`pairwise`) to the
+# reduction's start, +0.0 (a sum of -0.0s is +0.0). np.mean divides it by the length as
+# NumPy's does, in float64 (a float32 mean is rounded twice), then casts it back.
+@numba.njit({options})
+def _sum(v):
+    zero = v.dtype.type(0)
+    return zero + pairwise_sum(v, 0, v.shape[0], -zero)
+
+
+@numba.njit({options})
+def _mean(v):
+    n = v.shape[0]
+    if n == 0:  # NumPy warns and gives NaN: the frame runs as NumPy
+        raise ZeroDivisionError("the mean of an empty vector")
+    return v.dtype.type(_sum(v) / n)
 
 
 # a[slices] = array of a's dtype: element by element from the value broadcast to the slice's
@@ -149,6 +207,7 @@ class NativePrinter(Printer):
         self.checks = checks  # the bounds checks the caller can make once per call
         self.checks_ints = False  # whether a Python int operation is checked for overflow
         self.indexes = False  # whether an index may be out of range (a slice never is)
+        self.may_raise = False  # whether the glue runs the frame again where the loop raises
 
     def statement(self, node: Node, buffer: Node | None = None, loop_function: str = "") -> str:
         if node.op in ("call", "inplace") and len(node.args) == 2:
@@ -165,7 +224,7 @@ class NativePrinter(Printer):
             self.checks.add(node)
         elif node.op == "call" and node.target in (int, round) and _is_float(node.args[0]):
             raise Unsupported(f"{node.target.__name__}() of a float (NaN and infinity raise)")
-        elif node.op == "call":
+        elif node.op == "call" and self.vector_helper(node) is None:
             _check_float_sum(node)
         return super().statement(node, buffer, loop_function)
 
@@ -199,6 +258,9 @@ class NativePrinter(Printer):
     def expression(self, node: Node) -> str:
         if node.op == "call" and node.target == np.add.at:
             return self._add_at(node)
+        helper = self.vector_helper(node)
+        if helper is not None:
+            return f"{helper}({self.call_args(node.args, {})})"
         text = super().expression(node)
         meta = node.tensor
         if node.op == "call" and meta is not None and meta.kind == "scalar" \
@@ -206,6 +268,15 @@ class NativePrinter(Printer):
             # numba computes on small NumPy ints as int64: the low bits are NumPy's result
             return f"np.{meta.dtype.name}({text})"
         return text
+
+    def vector_helper(self, node: Node) -> str | None:
+        """`_vector_helper`'s, but not ``_mean`` where an empty vector's mean would raise in a
+        loop the glue runs again from its inputs only where it may raise (its ``risk``): NumPy
+        warns and gives NaN for it, it raises no error of its own."""
+        helper = _vector_helper(node)
+        if helper == "_mean" and not self.may_raise and not node.args[0].tensor.shape[0]:
+            return None
+        return helper
 
     def _add_at(self, node: Node) -> str:
         """``np.add.at(a, i, v)`` on vectors of one dtype, by `PRELUDE`'s helpers (numba has
@@ -243,6 +314,7 @@ def native_lines(loop_node: Node, name: str) -> tuple[list, dict, NativePrinter]
     namespace: dict = {"np": np}
     loop = loop_node.target
     printer = NativePrinter(namespace, IntRanges(loop), IndexChecks(loop))
+    printer.may_raise = loop_node.risk == RAISE
     lines = loop_lines(loop, name, printer, node=loop_node)
     return lines, namespace, printer
 
@@ -335,7 +407,42 @@ def _check_python_power(node: Node) -> None:
             raise Unsupported("a Python int to a power that may be negative")
 
 
-# Sums of floats in order (numba) and pairwise (NumPy) round alike for a few elements only.
+# Float dot products and sums of vectors, printed as `PRELUDE`'s helpers (see `_vector_helper`).
+_DOTS = (np.dot, np.matmul, operator.matmul, np.inner, np.vdot)
+_SUMS = ((np.sum, "_sum"), (np.mean, "_mean"))
+_VECTOR_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _vector_helper(node: Node) -> str | None:
+    """The `PRELUDE` helper that computes ``node`` where it is a float dot product of two
+    vectors (``_dot``: within tolerance, as NumPy's BLAS is reproduced by no order) or a sum or
+    mean of one (``_sum``, ``_mean``: bit for bit, NumPy's pairwise order); None for others.
+
+        np.dot(a[:k], b[:k])  ->  _dot(a_item, b_item)      np.sum(v[i:])  ->  _sum(v_item)
+    """
+    result = node.tensor
+    if node.op != "call" or result is None or result.kind != "scalar" \
+            or result.dtype not in _VECTOR_FLOATS:  # fmt: skip
+        return None
+    if not all(_is_vector(a, result.dtype) for a in node.args):
+        return None
+    if any(node.target is fn for fn in _DOTS):
+        return "_dot" if len(node.args) == 2 and not node.kwargs else None
+    helper = next((name for fn, name in _SUMS if node.target is fn), None)
+    if helper is None or len(node.args) != 1 or set(node.kwargs) - {"axis"} \
+            or node.kwargs.get("axis") not in (None, 0, -1):  # fmt: skip
+        return None
+    return helper
+
+
+def _is_vector(value, dtype: np.dtype) -> bool:
+    meta = value.tensor if isinstance(value, Node) else None
+    return meta is not None and meta.kind == "array" and len(meta.shape) == 1 \
+        and meta.dtype == dtype  # fmt: skip
+
+
+# Other sums of floats: in order (numba) and pairwise or by BLAS (NumPy) they round alike for
+# a few elements only.
 _ORDERED_SUMS = (np.sum, np.mean, np.prod, np.var, np.std, np.cumsum, np.cumprod, np.dot,
                  np.matmul, np.einsum, np.inner, np.vdot, np.tensordot, np.linalg.norm)  # fmt: skip
 ORDERED_SUM_LIMIT = 128  # NumPy sums this many elements with 8 accumulators, not pairwise
@@ -343,7 +450,8 @@ ORDERED_SUM_LIMIT = 128  # NumPy sums this many elements with 8 accumulators, no
 
 def _check_float_sum(node: Node) -> None:
     """A float reduction of more than `ORDERED_SUM_LIMIT` elements: numba adds them one after
-    another, NumPy pairwise, and their results part further the more there are."""
+    another, NumPy pairwise, and their results part further the more there are (vectors'
+    dot products and sums are `PRELUDE`'s helpers)."""
     if not any(node.target is fn for fn in _ORDERED_SUMS):
         return
     for arg in node.args:

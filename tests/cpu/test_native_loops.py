@@ -338,33 +338,34 @@ def test_numba_typing_that_differs_from_the_trace_is_named():
     assert not numba_types.mismatches({"f": types.Array(types.float64, 2, "A")}, fortran)
 
 
-def total_of_rows(m):
+def total_of_blocks(m):
     out = np.empty(m.shape[0])
     for i in range(m.shape[0]):
         out[i] = np.sum(m[i])
     return out
 
 
-@pytest.mark.parametrize(("cols", "compiled"), [(16, True), (1000, False)])
-def test_float_sums_compile_only_where_numba_s_order_rounds_as_numpy_s(loops, cols, compiled):
-    """numba adds in order, NumPy pairwise: alike for a few elements, parting beyond."""
-    same(total_of_rows, lambda: (np.random.default_rng(5).random((4, cols)),))
+@pytest.mark.parametrize(("cols", "compiled"), [(4, True), (250, False)])
+def test_float_sums_of_matrices_compile_only_where_numba_s_order_rounds_as_numpy_s(
+    loops, cols, compiled
+):
+    """numba adds in order, NumPy pairwise: alike for a few elements, parting beyond (a
+    vector's sum is NumPy's own pairwise one, below)."""
+    same(total_of_blocks, lambda: (np.random.default_rng(5).random((4, 4, cols)),))
     assert native(loops) == [compiled]
     if not compiled:
         assert "pairwise" in loops[0].reason
 
 
-def solve_rows(a, b):
-    out = np.empty_like(b)
+def einsum_rows(a, b):
+    out = np.empty(b.shape[0])
     for i in range(b.shape[0]):
-        out[i] = np.dot(a[i], b[i])
+        out[i] = np.einsum("i,i->", a[i], b[i])
     return out
 
 
 def test_a_loop_numba_cannot_compile_runs_as_python_and_says_why(loops):
-    same(solve_rows, lambda: (np.ones((4, 3)), np.ones((4, 3))), calls=2)
-    if native(loops) == [True]:
-        pytest.skip("numba compiled np.dot here (SciPy is installed)")
+    same(einsum_rows, lambda: (np.ones((4, 3)), np.ones((4, 3))), calls=2)
     assert native(loops) == [False] and loops[0].reason
     assert "runs as Python" in loops[0].info().notes[0]
 
@@ -484,3 +485,143 @@ def cube_steps(c, steps):
 def test_slice_assignments_in_three_dimensions(loops):
     same(cube_steps, lambda: (np.arange(60.0).reshape(3, 4, 5), 4))
     assert native(loops) == [True]
+
+
+# -- float dot products and sums of vectors ----------------------------------------------------
+
+
+def dot_forms(a, m, out):
+    """Each spelling of a vector's dot product, over slices that grow with ``i`` (the first
+    empty), reversed and strided (a column of ``m``)."""
+    for i in range(a.shape[0]):
+        out[i, 0] = np.dot(a[:i], m[:i, i])
+        out[i, 1] = a[i:] @ m[i, i:]
+        out[i, 2] = np.inner(a[i::-1], m[i, : i + 1])
+        out[i, 3] = np.vdot(a[:i][::-1], m[i, :i])
+        out[i, 4] = a[:i].dot(m[i, ::-1][:i])
+        out[i, 5] = np.matmul(m[:i, 0], a[:i])
+    return out
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_dot_products_of_vectors_of_any_size_compile_within_tolerance(loops, dtype):
+    """NumPy's BLAS adds in an order no loop reproduces: 8 partial sums, within tolerance."""
+    rng = np.random.default_rng(21)
+    a, m = rng.random(300).astype(dtype), rng.random((300, 300)).astype(dtype)
+    same(dot_forms, lambda: (a.copy(), m.copy(), np.zeros((300, 6), dtype)), calls=2)
+    assert native(loops) == [True] and loops[0].source.count("= _dot(") == 6
+
+
+def csr_rows(indptr, starts, values, x, y):
+    """``y = A @ x`` a row at a time, each row's bounds from data: ``values[indptr[i]:
+    indptr[i + 1]]`` against as long a piece of ``x`` from ``starts[i]``."""
+    for i in range(indptr.shape[0] - 1):
+        start, stop = indptr[i], indptr[i + 1]
+        first = starts[i]
+        y[i] = values[start:stop] @ x[first : first + stop - start]
+    return y
+
+
+def csr_case(dtype, mismatch: bool = False):
+    rng = np.random.default_rng(22)
+    per_row = rng.poisson(40.0, 50)  # some rows long, some empty
+    per_row[[3, 17]] = 0
+    indptr = np.concatenate([[0], np.cumsum(per_row)])
+    starts = rng.integers(0, 100, 50)
+    if mismatch:  # row 30 runs past x's end: a shorter piece of x than of values
+        starts[30] = 199 - per_row[30] // 2
+    values, x = rng.random(indptr[-1]).astype(dtype), rng.random(200).astype(dtype)
+    return lambda: (indptr, starts, values, x, np.full(50, -1.0, dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_dot_products_over_bounds_from_data_raise_numpy_s_error_where_lengths_differ(loops, dtype):
+    """Lengths known only at run time: where they differ, the machine code raises, its writes
+    are undone and the frame runs as NumPy, which raises its own error to the user."""
+    good, bad = csr_case(dtype), csr_case(dtype, mismatch=True)
+    same(csr_rows, good, good, bad, good)
+    assert native(loops) == [True] and "_dot(" in loops[0].source
+    with pytest.raises(ValueError, match="matmul: Input operand 1 has a mismatch"):
+        tc.compile(csr_rows, backend="cpu")(*bad())
+
+
+def sums_and_means(v, m, out):
+    """Sums and means of vectors: growing and shrinking slices (the first sum empty), a
+    strided column, a reversed slice, every spelling."""
+    for i in range(m.shape[0]):
+        out[i, 0] = np.sum(v[:i])
+        out[i, 1] = v[i:].sum()
+        out[i, 2] = m[:, i].sum(axis=0)
+        out[i, 3] = np.sum(v[::-3][i:], axis=-1)
+        out[i, 4] = np.mean(v[: i + 1])
+        out[i, 5] = m[i, i::-1].mean()
+    return out
+
+
+def assert_bitwise(fn, *args):
+    """The second call runs the loop node (the first runs the trace): NumPy's bytes."""
+    compiled, want = tc.compile(fn, backend="cpu"), fn(*[a.copy() for a in args])
+    for _ in range(2):
+        got = compiled(*[a.copy() for a in args])
+        assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sums_and_means_of_vectors_are_numpy_s_bit_for_bit(loops, dtype):
+    """NumPy's pairwise order, started from +0.0; a float32 mean divided in float64."""
+    rng = np.random.default_rng(23)
+    v = (rng.standard_normal(3000) * 10.0 ** rng.uniform(-3, 3, 3000)).astype(dtype)
+    m = rng.standard_normal((300, 300)).astype(dtype)
+    assert_bitwise(sums_and_means, v, m, np.zeros((300, 6), dtype))
+    same(sums_and_means, lambda: (v.copy(), m.copy(), np.zeros((300, 6), dtype)), calls=1)
+    assert native(loops) == [True, True] and loops[0].source.count("= _sum(") == 4
+    # a sum of -0.0s is +0.0
+    assert_bitwise(sums_and_means, -np.zeros(40, dtype), -np.zeros((9, 9), dtype),
+                   np.ones((9, 6), dtype))  # fmt: skip
+
+
+def means_from(v, starts, out):
+    for i in range(starts.shape[0]):
+        out[i] = np.mean(v[starts[i] :])
+    return out
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+def test_the_mean_of_an_empty_vector_warns_and_gives_nan_as_numpy_s(loops):
+    """The machine code raises for it, and the frame runs as NumPy: its warning, its NaN."""
+    v, compiled = np.arange(10.0), tc.compile(means_from, backend="cpu")
+    for _ in range(2):  # the trace, then the loop node
+        fine = compiled(v, np.array([0, 5, 9]), np.zeros(3))
+        assert fine.tobytes() == means_from(v, np.array([0, 5, 9]), np.zeros(3)).tobytes()
+    with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
+        got = compiled(v, np.array([0, 10, 9]), np.zeros(3))
+    assert np.isnan(got[1]) and got[2] == 9.0 and native(loops) == [True]
+
+
+def mixed_and_complex(a, b, c, out):
+    for i in range(a.shape[0]):
+        out[i, 0] = np.dot(a[i], b[i])  # float32 with float64
+        out[i, 1] = np.dot(c[i], c[i]).real
+        out[i, 2] = np.sum(a[i], dtype=np.float64)
+    return out
+
+
+def test_mixed_dtypes_complex_vectors_and_sums_with_a_dtype_are_not_compiled(loops):
+    rng = np.random.default_rng(24)
+    a, b = rng.random((3, 200)).astype(np.float32), rng.random((3, 200))
+    c = rng.random((3, 200)) + 1j * rng.random((3, 200))
+    same(mixed_and_complex, lambda: (a, b, c, np.zeros((3, 3))), calls=1)
+    assert native(loops) == [False] and "floats" in loops[0].reason
+
+
+# Kernels of the benchmark corpus whose dot products kept them Python before (bench/README.md).
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
+import loop_kernels  # noqa: E402
+
+
+@pytest.mark.parametrize("name", ["levinson", "cholesky", "lu", "spmv"])
+def test_benchmark_kernels_with_dot_products_run_as_machine_code(loops, name):
+    (kernel,) = [k for k in loop_kernels.KERNELS if k.name == name]
+    trips = 2 * kernel.quick_trips
+    same(kernel.fn, lambda: tuple(np.copy(a) for a in kernel.setup(trips)), calls=2)
+    assert loops and all(native(loops))
