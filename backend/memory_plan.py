@@ -65,7 +65,7 @@ def plan_memory(graph: Graph) -> MemoryPlan:
     plan.bodies = {n: plan_memory(n.target.body) for n in graph.nodes if n.op in LOOP_OPS}
     written = {w for node in graph.nodes if node.mutates for w in _written_operands(node)}
     for node in graph.nodes:
-        if not node.has_value or node.op == "input":
+        if not node.has_value or node.op == "input" or _a_number(node):
             continue
         last = users[node][-1] if users[node] else node
         if last.op != "output":
@@ -75,6 +75,14 @@ def plan_memory(graph: Graph) -> MemoryPlan:
         if buffer is not None:
             plan.out[node] = buffer
     return plan
+
+
+def _a_number(node: Node) -> bool:
+    """A NumPy scalar or Python number: deleting its name frees nothing worth a statement
+    (in a loop's body, a ``del`` per iteration is time)."""
+    meta = node.tensor
+    return meta is not None and (meta.kind == "scalar" or (
+        meta.kind == "python" and meta.type_name in ("int", "float", "bool", "complex")))  # fmt: skip
 
 
 def _dying_operand(node: Node, users: dict, written: set) -> Node | None:

@@ -17,6 +17,14 @@ def fresh_compiler_state():
 
 
 @pytest.fixture
+def branches_break(monkeypatch):
+    """Branches on array values break the graph (``tc.config.cond_nodes = False``), as
+    torch.compile's do: for tests of the break machinery (resume functions, split loops, break
+    messages), which such branches drive."""
+    monkeypatch.setattr(tc.config, "cond_nodes", False)
+
+
+@pytest.fixture
 def replays(monkeypatch) -> list[bool]:
     """Whether each kept first run of a loop (tracer/ir/first_run.py) was replayed (True) or
     missed (False) by the graph's call that took it, in order."""

@@ -19,6 +19,10 @@ from harness import assert_same, check_same, check_same_calls, fresh_args, pertu
 
 import tcompile as tc
 
+# Branches on array values break the graph here, as torch.compile's do (cond nodes off): they
+# drive the breaks these tests are about.
+pytestmark = pytest.mark.usefixtures("branches_break")
+
 BREAKING = corpus.breaking_cases()
 
 

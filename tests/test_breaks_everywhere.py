@@ -43,7 +43,10 @@ import tcompile as tc
 
 # Several programs divide by zero on purpose; the checks below record and compare warnings
 # themselves (`run_with_warnings`), so pytest's own summary need not list them.
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+# Branches on array values break the graph here, as torch.compile's do (cond nodes off): they
+# drive the breaks these tests are about.
+pytestmark = [pytest.mark.filterwarnings("ignore::RuntimeWarning"),
+              pytest.mark.usefixtures("branches_break")]  # fmt: skip
 
 # ---------------------------------------------------------------------------------------------
 # Shared checks

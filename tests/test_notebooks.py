@@ -200,9 +200,9 @@ EXPECTED: dict[str, dict[str, Expect]] = {
         "fullgraph-fixed": Expect(
             functions=1, graphs=1, breaks=0, prints=("mean of the first row",)
         ),
-        "branch": Expect(functions=1, graphs=3, breaks=1, shows=("[data_dependent_branch]",)),
-        "explain": Expect(prints=("Graph Count: 3", "Graph Break Count: 2", "columns centered")),
-        "explain-counts": Expect(value="(3, 2)"),
+        "branch": Expect(functions=1, graphs=1, breaks=0),  # a cond node
+        "explain": Expect(prints=("Graph Count: 2", "Graph Break Count: 1", "columns centered")),
+        "explain-counts": Expect(value="(2, 1)"),
     },
     "01_skipped_functions.ipynb": {
         # fn is skipped; inner1 and inner2 are compiled when the eager fn calls them
@@ -259,11 +259,9 @@ EXPECTED: dict[str, dict[str, Expect]] = {
         "compile-times": Expect(prints=("trace",)),
         "profiler": Expect(prints=("Recompiles: 2", "dtype mismatch")),
         "frozen": Expect(prints=("frames compiled by the frozen calls: 0",)),
-        "explain": Expect(prints=("Graph Count: 3", "Graph Break Count: 2", "Op Count: 6")),
-        "explain-counts": Expect(value="(3, 2, 6)"),
-        "toy-widget": Expect(
-            graphs=3, breaks=2, shows=("[io_call]", "[data_dependent_branch]"), prints=("woo",)
-        ),
+        "explain": Expect(prints=("Graph Count: 2", "Graph Break Count: 1", "Op Count: 6")),
+        "explain-counts": Expect(value="(2, 1, 6)"),
+        "toy-widget": Expect(graphs=2, breaks=1, shows=("[io_call]",), prints=("woo",)),
         "toy-fullgraph": unsupported('print("woo")'),
         "dynamic": Expect(functions=1, graphs=2, breaks=0, shows=("recompiled normalize",)),
         "allow-in-graph": Expect(graphs=1, breaks=0, shows=(": 1 op",)),
@@ -344,7 +342,7 @@ def test_demo_exports_an_offline_page_and_summarizes_each_tcompile_cell():
     nb = executed("00_quickstart.ipynb")
     page = demo.export_html(nb)
     graphs, marks = demo.check_html(page)
-    assert graphs == 7  # softmax 1, the break 2, the fixed layer norm 1, the branch 3
+    assert graphs == 5  # softmax 1, the break 2, the fixed layer norm 1, the branch 1 (a cond)
     assert marks >= 3  # the print (Breaks tab and pinned error) and the branch
     assert "tc-pinned-error" in page
     # the saved copies, not widgets that need a CDN
@@ -352,7 +350,7 @@ def test_demo_exports_an_offline_page_and_summarizes_each_tcompile_cell():
     summary = "\n".join(demo.cell_summaries(nb))
     assert len([line for line in summary.splitlines() if line.startswith("In [")]) == 5
     assert "2 graphs · 1 graph break" in summary
-    assert "[io_call]" in summary and "[data_dependent_branch]" in summary
+    assert "[io_call]" in summary and "(1 cond node: a branch on data)" in summary
     assert "raised Unsupported" in summary
 
 

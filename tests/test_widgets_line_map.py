@@ -256,6 +256,7 @@ def test_a_skipped_frame_is_yellow_and_its_break_stays_a_break(shell, capsys):
     assert "[try_block]" in found['print("in a try block")'].note
 
 
+@pytest.mark.usefixtures("branches_break")  # a split loop: its branch breaks
 def test_a_loop_run_as_plain_python_is_blue_with_its_reason(shell):
     run, found, _ = map_of(
         shell,

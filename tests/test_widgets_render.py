@@ -525,6 +525,7 @@ count_positive(np.linspace(-1.0, 1.0, 2000))
 """
 
 
+@pytest.mark.usefixtures("branches_break")  # a split loop: its branch breaks
 def test_a_split_loop_run_as_plain_python_shows_with_its_reason():
     run = run_cell(PLAIN_LOOP_CELL)
     assert "1 loop run as plain Python" in summary(run)

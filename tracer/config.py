@@ -11,6 +11,7 @@ _DEFAULTS = {
     "trace_max_ops": 10_000,
     "trace_max_seconds": 10.0,
     "split_loop_pay_check": True,
+    "cond_nodes": True,
 }
 
 
@@ -27,6 +28,9 @@ class Config:
     split_loop_pay_check     time a split loop's compiled body against the plain loop, and run
                              plainly one for which compiling does not pay (True); False keeps
                              every split loop compiled: what compiles no longer follows timings
+    cond_nodes               a branch on an array value whose sides trace becomes one cond node,
+                             both sides in the graph and the side taken run (True); False
+                             breaks the graph there, as torch.compile does
 
     Unknown names and wrongly typed values fail at assignment; reads are plain attributes.
     """

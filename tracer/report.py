@@ -63,6 +63,7 @@ class CompileReport:
     phases: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     compiled: CompiledGraph | None = None  # the backend's result for the graph
     loops: tuple = ()  # what became of each loop: a loop node, or unrolled and why
+    conds: tuple = ()  # the branches on data made cond nodes
 
     @property
     def is_recompile(self) -> bool:

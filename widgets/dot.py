@@ -2,13 +2,14 @@
 
 Each node's label reads ``name / what it computes / f64[4, 8] / file:line``; inputs are green
 ellipses, the output a double-bordered box, ops that write into an array are red and labelled
-"in-place", and a loop node (its body run per iteration) is green and double-bordered, as the
-success it is. Labels are plain quoted DOT strings (no HTML or record labels), so only quotes,
+"in-place", and a loop node (its body run per iteration) or a cond node (a branch on data, only
+the side taken runs) is green and double-bordered, as the success it is. Labels are plain quoted DOT strings (no HTML or record labels), so only quotes,
 backslashes and line breaks need escaping.
 """
 
 from __future__ import annotations
 
+from tcompile.tracer.ir.cond_nodes import Cond
 from tcompile.tracer.ir.graph import Graph
 from tcompile.tracer.ir.loop_nodes import LOOP_OPS
 from tcompile.tracer.ir.node import STATEMENT_OPS, Node, nodes_in
@@ -62,6 +63,9 @@ def _label(graph: Graph, node: Node, labels) -> str:
     parts = [node.name, _computes(graph, node)]
     if node.op in LOOP_OPS:
         parts.append(f"loop node: its body of {node.target.body.op_count()} ops runs per iteration")
+    elif isinstance(node.target, Cond):
+        then, other = (body.op_count() for body in node.target.bodies)
+        parts.append(f"cond node: then {then} ops, else {other} ops; only the side taken runs")
     elif _mutates(node):
         parts.append("in-place")
     parts += [node.meta, _where(node, labels)]
@@ -72,6 +76,8 @@ def _computes(graph: Graph, node: Node) -> str:
     """What the node computes: its input description, or its Python statement's right side."""
     if node.op == "input":
         return f"input {node.target}" if node.target != node.name else "input"
+    if isinstance(node.target, Cond):
+        return f"if {node.args[0].name if isinstance(node.args[0], Node) else node.args[0]}:"
     text = graph.format_node(node)
     prefix = f"{node.name} = "
     text = text[len(prefix) :] if node.has_value and text.startswith(prefix) else text
@@ -115,6 +121,6 @@ def _written(node: Node) -> list[Node]:
 def _style(node: Node) -> list[str]:
     if node.op in ("input", "output"):
         return [_STYLE[node.op]]
-    if node.op in LOOP_OPS:
+    if node.op in LOOP_OPS or isinstance(node.target, Cond):
         return [_STYLE["loop"]]
     return [_STYLE["mutates"]] if _mutates(node) else []

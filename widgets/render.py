@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from html import escape
 
 from tcompile.tracer.errors import HINT_FULLGRAPH_OFF, BreakRecord, Unsupported
+from tcompile.tracer.ir.cond_nodes import Cond
 from tcompile.tracer.ir.graph import Graph
 from tcompile.tracer.ir.node import FrameLoc
 from tcompile.tracer.report import ERROR, GRAPH, CompileReport
@@ -202,7 +203,8 @@ def _graph_block(report: CompileReport, title: str, graph: Graph, source: CellSo
         row = f'<div class="tc-error">{escape(drawn.note)}</div>{blocks.pre(str(graph))}'
     # <details>: a click on the title folds the graph away, with no script (saved copies too)
     return f'<details class="tc-graph" open><summary>{heading}</summary>' \
-        f'<div class="tc-graph-row">{row}</div>{_loops_html(report)}</details>'  # fmt: skip
+        f'<div class="tc-graph-row">{row}</div>{_loops_html(report)}{_conds_html(report)}' \
+        "</details>"  # fmt: skip
 
 
 # A drawing fits a short box; this box shows it at full size (CSS alone: `style.CSS`).
@@ -254,6 +256,19 @@ def _loops_html(report: CompileReport) -> str:
         for loop in report.loops
     )
     return f'<div class="tc-loops">Loops:<ul>{items}</ul></div>'
+
+
+def _conds_html(report: CompileReport) -> str:
+    """The branches on data this compile made cond nodes: where, what they set, and the
+    ``if`` statement with both sides as the graph runs it."""
+    if not report.conds:
+        return ""
+    items = "".join(
+        f"<li>{escape(cond.describe())}<details open><summary>both sides</summary>"
+        f"{blocks.pre(cond.sides)}</details></li>"
+        for cond in report.conds
+    )
+    return f'<div class="tc-loops tc-conds">Branches:<ul>{items}</ul></div>'
 
 
 def _guards_body(run: CellRun) -> str:
@@ -515,7 +530,9 @@ def text_report(run: CellRun) -> str:
     """A readable plain-text summary for terminal IPython and nbconvert to text."""
     lines = [f"tcompile: {summary(run)}"]
     for _, title, graph in facts.shown_graphs(run):
-        lines.append(f"  graph {title}: {blocks.plural(graph.op_count(), 'op')}")
+        conds = sum(isinstance(n.target, Cond) for n in graph.nodes)
+        branches = f" ({blocks.plural(conds, 'cond node')}: a branch on data)" if conds else ""
+        lines.append(f"  graph {title}: {blocks.plural(graph.op_count(), 'op')}{branches}")
     for report in kernels_tab.compiled_reports(run):
         name = f"{report.function} {report.compile_id}"
         lines.append(

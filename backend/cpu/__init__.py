@@ -11,7 +11,7 @@ Two parts, one per kind of code:
   with `int_ranges` and `index_checks`) and checked against the trace's types
   (`numba_types`).
 
-A graph with loop nodes runs as the eager backend's NumPy code with its loops native; a
+A graph with loop or cond nodes runs as the eager backend's NumPy code with its loops native; a
 loop-free one runs its NumPy code or its kernels, whichever was measured faster for its input
 shapes (`tiers`). numba is an optional dependency
 (``pip install 'tcompile[cpu]'``), imported only when the backend runs.
@@ -22,7 +22,7 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from tcompile.tracer.ir.compiled_graph import CompiledGraph
-from tcompile.tracer.ir.loop_nodes import LOOP_OPS
+from tcompile.tracer.ir.cond_nodes import BODY_OPS
 
 from ..eager import eager_backend
 from .kernels import NumbaTarget, unavailable
@@ -40,9 +40,9 @@ def cpu_backend(graph, example_inputs) -> CompiledGraph:
     if reason:
         raise RuntimeError(reason)
     plain = native_eager(graph)
-    if any(node.op in LOOP_OPS for node in graph.nodes):
+    if any(node.op in BODY_OPS for node in graph.nodes):
         # a loop graph's time is its loops: machine code already, and the kernels' runtime
-        # would copy the arrays a loop may write on every call
+        # would copy the arrays a loop may write on every call (and lowers no cond node)
         return plain
     if small(example_inputs):
         sources = dict(plain.sources)

@@ -1,19 +1,19 @@
 """Graph nodes run by NumPy on the host: an extern step (what the eager backend would print for
-the node, a loop node's function included) and the graph's views the caller must get as views
+the node, a loop or cond node's function included) and the graph's views the caller must get as views
 of their own arrays."""
 
 from __future__ import annotations
 
 import weakref
 
+from tcompile.tracer.ir.cond_nodes import BODY_OPS
 from tcompile.tracer.ir.graph import loop_function
-from tcompile.tracer.ir.loop_nodes import LOOP_OPS
 from tcompile.tracer.ir.node import Node
 
 
 def run_node(node: Node, args: list, kwargs: dict):
     """The node's NumPy operation on host values (what the eager backend would print)."""
-    if node.op in LOOP_OPS:
+    if node.op in BODY_OPS:
         return _loop_python(node.target)(*args)
     if node.op == "call":
         return node.target(*args, **kwargs)
@@ -35,7 +35,7 @@ _LOOP_PYTHON: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _loop_python(loop):
-    """A loop node's function as the graph prints it, made once per loop."""
+    """A loop or cond node's function as the graph prints it, made once per node."""
     run = _LOOP_PYTHON.get(loop)
     if run is None:
         run = _LOOP_PYTHON[loop] = loop_function(loop)

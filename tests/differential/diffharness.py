@@ -172,6 +172,7 @@ class Case:
                    no call raised it, no frame may have been skipped and no break recorded.
     after(counters) runs on `tc.counters()` after the sequence (recompile limits...).
     make_compiled  builds the compiled callable from ``fn`` (default: tc.compile(fn, backend="eager")).
+    settings       ``tc.config`` values while it runs (``{"cond_nodes": False}``).
     """
 
     id: str
@@ -187,8 +188,14 @@ class Case:
     eager_fn: Callable[..., Any] | None = None
     no_tcompile_warnings: bool = True
     extra: dict = field(default_factory=dict)
+    settings: dict = field(default_factory=dict)
 
     def run(self) -> None:
+        __tracebackhide__ = True
+        with config_settings(self.settings):
+            self._check()
+
+    def _check(self) -> None:
         __tracebackhide__ = True
         check(
             self.fn,
@@ -204,6 +211,21 @@ class Case:
             no_tcompile_warnings=self.no_tcompile_warnings,
             name=self.id,
         )
+
+
+@contextlib.contextmanager
+def config_settings(settings: dict):
+    """``tc.config`` set to ``settings`` inside the block, put back after."""
+    import tcompile as tc
+
+    saved = {name: getattr(tc.config, name) for name in settings}
+    try:
+        for name, value in settings.items():
+            setattr(tc.config, name, value)
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(tc.config, name, value)
 
 
 def case_id(case: Case) -> str:

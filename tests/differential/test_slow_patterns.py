@@ -7,6 +7,11 @@ results, printed output (the kernels' SINK too), exceptions and the arguments af
 (``plain_loops``), nothing reaches the cache limit, recompiles stay bounded when lengths change
 and when objects are new on every call, and loops whose bodies do real NumPy work stay
 compiled.
+
+Branches on array values break the graph here (``tc.config.cond_nodes = False``): these are the
+patterns of split loops, which other breaks drive as well. With cond nodes (the default) the
+branchy loops among them are one loop node each (tests/differential/test_conds.py), and
+bench/slow_patterns.py measures both ways against plain Python.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import collections
 import itertools
 import os
 import sys
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -596,7 +602,11 @@ PAYING = [
       pattern="AAAAAAAAAAAA", after=compiled_loops),
 ]  # fmt: skip
 
-CASES = PATTERNS + PLAIN + LENGTH_CASES + FRESH_OBJECTS + PAYING
+BREAKS = {"cond_nodes": False}
+CASES = [
+    replace(c, settings=BREAKS) for c in PATTERNS + PLAIN + LENGTH_CASES + FRESH_OBJECTS + PAYING
+]
+pytestmark = pytest.mark.usefixtures("branches_break")
 
 
 @pytest.mark.parametrize("case", CASES, ids=case_id)

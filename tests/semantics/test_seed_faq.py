@@ -43,6 +43,7 @@ def toy_example(a, b):
 # -- Identifying the cause of a graph break -------------------------------------------------------
 
 
+@pytest.mark.usefixtures("branches_break")  # torch.compile's counts: its branch breaks
 @pytest.mark.parametrize(
     "b_sign, ops", [(1.0, 6), (-1.0, 7)], ids=["branch-not-taken", "branch-taken"]
 )

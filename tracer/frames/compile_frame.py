@@ -57,6 +57,7 @@ class Entry:
     report: report.CompileReport | None = None  # set once the entry is published
     compiled: CompiledGraph | None = None  # what the backend made of the graph
     loops: tuple = ()  # a `loops.LoopRecord` per loop the trace met
+    conds: tuple = ()  # a `loops.conds.CondRecord` per branch on data made a cond node
 
     @property
     def is_eager(self) -> bool:
@@ -179,12 +180,14 @@ def compile_frame(fn, args, kwargs, options: FrameOptions, phases: report.Phases
     if glue.resumes:
         sources["resume"] = "\n".join(glue.resumes)
     bodies = [f"# {loop.describe()}\n{loop.body}" for loop in state.loops if loop.captured]
+    bodies += [f"# {cond.describe()}\n{cond.sides}" for cond in state.conds]
     if bodies:
         sources["loops"] = "\n".join(bodies)
     if compiled_graph is not None and compiled_graph.sources:
         sources["backend"] = compiled_graph.source_text()
     entry = Entry(check, run, order_guards(state.guards.items), graph, record, sources=sources,
-                  phases=phases, compiled=compiled_graph, loops=tuple(state.loops))  # fmt: skip
+                  phases=phases, compiled=compiled_graph, loops=tuple(state.loops),
+                  conds=tuple(state.conds))  # fmt: skip
     return entry, record
 
 

@@ -244,7 +244,7 @@ class CompiledFrame:
             guards=tuple(entry.guards), breaks=breaks,
             sources=MappingProxyType(dict(entry.sources)),
             phases=MappingProxyType(dict(entry.phases)), compiled=entry.compiled,
-            loops=entry.loops,
+            loops=entry.loops, conds=entry.conds,
         )  # fmt: skip
         self.entries.append(entry)
         self.fast.append((entry.check, entry.run))

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from .. import report
 from ..errors import BreakRecord
-from ..ir.loop_nodes import LOOP_OPS
+from ..ir.cond_nodes import BODY_OPS, Cond
 from .entry import compile_function, reset_all
 
 
@@ -26,6 +26,7 @@ class ExplainOutput:
     skipped_frames: list[str] = field(default_factory=list)  # frames that ran eagerly
     skip_reasons: list[str] = field(default_factory=list)  # why, one per skipped frame
     loops: list = field(default_factory=list)  # loops.LoopRecord: loop nodes, or why unrolled
+    conds: list = field(default_factory=list)  # loops.conds.CondRecord: branches made cond nodes
     result: object = None
     reports: list = field(default_factory=list)  # the CompileReports this is made from
 
@@ -47,6 +48,9 @@ class ExplainOutput:
         if self.loops:
             lines.append("Loops:")
             lines.extend(f"  {loop.describe()}" for loop in self.loops)
+        if self.conds:
+            lines.append("Branches:")
+            lines.extend(f"  {cond.describe()}" for cond in self.conds)
         if self.out_guards:
             lines.append("Out Guards:")
             lines.extend(f"  {g.describe()}" for g in self.out_guards)
@@ -82,6 +86,7 @@ def explain(fn, rebuild, *, backend, dynamic=None):
             out.graphs.extend(g for g in rep.graphs if g.op_count())
             out.break_reasons.extend(rep.breaks)
             out.loops.extend(rep.loops)
+            out.conds.extend(rep.conds)
             out.out_guards.extend(rep.guards)
             out.compile_time += rep.compile_time
         out.graph_count = len(out.graphs)
@@ -93,11 +98,14 @@ def explain(fn, rebuild, *, backend, dynamic=None):
 
 
 def _ops(graph) -> list[str]:
-    """The graph's operations as it prints them; a loop node's with its loop, body inside."""
+    """The graph's operations as it prints them; a loop node's with its function, a cond
+    node's as its ``if`` statement."""
     return [
-        f"{graph.loop_code(n)}\n{graph.format_node(n)}"
-        if n.op in LOOP_OPS
+        graph.cond_code(n)
+        if isinstance(n.target, Cond)
+        else f"{graph.loop_code(n)}\n{graph.format_node(n)}"
+        if n.op in BODY_OPS
         else graph.format_node(n)
         for n in graph.nodes
-        if n.op not in ("input", "output")
+        if n.op not in ("input", "output") and not graph.printed_within_cond(n)
     ]

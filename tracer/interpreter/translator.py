@@ -89,7 +89,9 @@ class Translator(NamesMixin, BuildingMixin, CallMixin):
         self.parent = parent
         self.depth = 0 if parent is None else parent.depth + 1
         self.return_value: Value | None = None
-        self.stop_at = stop_at  # root only: stop before this instruction (the break) is run
+        # stop before any of these instructions is run: the root's break; the end of a loop
+        # body or a branch's side being captured (`loops`)
+        self.stop_at = frozenset() if stop_at is None else frozenset({stop_at})
         self.user_with_depth = 0  # user-defined with-blocks open in this frame
         # Cells: the frame's own cellvars (new Cells) and its freevars: Cells made earlier in
         # the trace, or pre-existing cells, modelled by a Cell on first use.
@@ -120,7 +122,7 @@ class Translator(NamesMixin, BuildingMixin, CallMixin):
     def _run(self) -> Value:
         instrs = self.instrs
         while self.return_value is None:
-            if self.ip == self.stop_at:
+            if self.ip in self.stop_at:
                 raise StopTrace(self)
             index = self.ip
             inst = instrs[index]
@@ -369,18 +371,24 @@ class Translator(NamesMixin, BuildingMixin, CallMixin):
 
         def handler(self, inst: Instruction) -> None:
             value = self.pop()
-            loop = None
+            hint = ""  # why the jump's loop or branch is no node, where it breaks
             if isinstance(value, NumpyValue):
                 loop = strategy.at_array_test(self, inst, value)
                 if loop is not None and loop.captured:
                     return  # a while loop's test: the rest of the loop is one node
+                if loop is not None:
+                    hint = strategy.test_break_hint(loop)
+                else:
+                    why = strategy.at_array_branch(self, inst, value)
+                    if why is None:
+                        return  # an if's test: the if is one cond node
+                    hint = strategy.branch_break_hint(why) if why else ""
             try:
                 jump = test(self, value)
             except GraphBreak as brk:
-                if loop is not None:  # the break comes with why the loop is not one node
-                    brk.record = dataclasses.replace(
-                        brk.record, hints=(*brk.record.hints, strategy.test_break_hint(loop))
-                    )
+                if hint:
+                    brk.record = dataclasses.replace(brk.record,
+                                                     hints=(*brk.record.hints, hint))  # fmt: skip
                 raise
             if jump:
                 self.ip = inst.target

@@ -18,10 +18,14 @@ Node kinds (``Node.op``), the only ones there are:
                reading the rest; the tuple of the last iteration's outputs is its value.
   ``while_loop`` the same body run while ``args[0]`` (then the condition the body computes)
                is true (`loop_nodes.WhileLoop`); its value is the carried values' tuple.
+  ``cond``     ``target.then_body(*args[1:])`` where ``args[0]`` is true, else
+               ``target.else_body(*args[1:])`` (a `cond_nodes.Cond`): a branch on an array
+               value; the tuple the side taken gives is its value.
   ``output``   ``return args[0]`` (a tuple of nodes); always last.
 
 A loop node prints as the call of its loop's function, defined before the graph's: a real
-``for`` or ``while`` statement with the body's statements inside.
+``for`` or ``while`` statement with the body's statements inside; a cond node's function is
+an ``if`` statement with each side's statements.
 
 A ``call`` or ``method`` node with ``mutates=True`` also writes into one of its arguments
 (``np.add(a, b, out=c)``, ``x.sort()``): like a statement, it is never dropped as dead code.
@@ -39,9 +43,9 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from . import loop_nodes
+from . import cond_nodes, loop_nodes
+from .cond_nodes import BODY_OPS, Cond
 from .line_numbers import compile_at_user_lines
-from .loop_nodes import LOOP_OPS
 from .node import RAISE, SILENT, STATEMENT_OPS, Node, nodes_in
 from .printer import Printer, comment
 
@@ -169,6 +173,9 @@ class Graph:
         """The graph's function, line by line as it is printed (lazily: a reader of the first
         statements prints no more); its loop nodes' functions go to ``loops``."""
         yield (f"def {name}({', '.join(n.name for n in self.inputs)}):", None, False)
+        unpacked = _unpacked_conds(self.nodes)  # cond node -> the nodes of its items
+        tests = _inline_tests(self.nodes)  # predicates a cond's `if` computes itself
+        unnamed = {*unpacked, *tests}  # nodes the code never assigns
         errstate: tuple = ()
         header = None  # the with-statement of the np.errstate in force, if printed
         for node in self.nodes:
@@ -181,17 +188,24 @@ class Graph:
                     yield (f"    {header}", node, False)
                 errstate = wanted
             indent = "        " if header else "    "
-            if node.op in LOOP_OPS:
-                body_plan = plan.of_body(node) if plan else None
-                loop_name = loop_function_name(node, name)
-                loops.extend(_loop_lines(node.target, loop_name, printer, comments, body_plan,
-                                         loops, node))  # fmt: skip
-            buffer = plan.buffer_of(node) if plan else None
-            text = printer.statement(node, buffer, loop_function_name(node, name))
-            if comments and node.op != "output":
-                text = f"{text:<40}  # {comment(node)}"
-            yield (indent + text, node, True)
-            released = plan.released_after(node) if plan else ()
+            if isinstance(node.target, Cond):  # an if statement, its sides' statements inside
+                targets = unpacked.get(node)
+                inline = node.args[0] in tests
+                for text, n in _inline_cond_lines(node, printer, name, comments, loops, targets,
+                                                  inline):  # fmt: skip
+                    yield (indent + text, n, n is node and text.startswith("if "))
+            elif node not in tests and not any(node in items for items in unpacked.values()):
+                if node.op in BODY_OPS:
+                    body_plan = plan.of_body(node) if plan else None
+                    loop_name = loop_function_name(node, name)
+                    loops.extend(_body_op_lines(node.target, loop_name, printer, comments,
+                                                body_plan, loops, node))  # fmt: skip
+                buffer = plan.buffer_of(node) if plan else None
+                text = printer.statement(node, buffer, loop_function_name(node, name))
+                if comments and node.op != "output":
+                    text = f"{text:<40}  # {comment(node)}"
+                yield (indent + text, node, True)
+            released = [n for n in plan.released_after(node) if n not in unnamed] if plan else ()
             if released:
                 yield (f"{indent}del {', '.join(n.name for n in released)}", node, False)
         if self.output is None:
@@ -222,17 +236,134 @@ class Graph:
         """One node as the Python statement it prints as."""
         return Printer({"np": np}).statement(node, None, loop_function_name(node, self.name))
 
-    def loop_code(self, node: Node) -> str:
-        """A loop node's function as the graph prints it (without comments; the functions of
-        the loops inside it first)."""
+    def cond_code(self, node: Node) -> str:
+        """A cond node's ``if`` statement as the graph prints it (without comments; the
+        functions of the loops inside its sides first)."""
         loops: list = []
-        lines = _loop_lines(node.target, loop_function_name(node, self.name),
+        targets = _unpacked_conds(self.nodes).get(node)
+        inline = node.args[0] in _inline_tests(self.nodes)
+        lines = _inline_cond_lines(node, Printer({"np": np}), self.name, False, loops, targets,
+                                   inline)  # fmt: skip
+        return "\n".join([*(text for text, _, _ in loops if text), *(text for text, _ in lines)])
+
+    def printed_within_cond(self, node: Node) -> bool:
+        """Whether ``node`` has no statement of its own: an item of a cond node that its sides
+        assign, or the predicate its ``if`` computes."""
+        unpacked = _unpacked_conds(self.nodes).values()
+        return node in _inline_tests(self.nodes) or any(node in items for items in unpacked)
+
+    def loop_code(self, node: Node) -> str:
+        """A loop or cond node's function as the graph prints it (without comments; the
+        functions of the nodes inside it first)."""
+        loops: list = []
+        lines = _body_op_lines(node.target, loop_function_name(node, self.name),
                             Printer({"np": np}), False, None, loops, node)  # fmt: skip
         return "\n".join(text for text, _, _ in loops + lines if text)
 
     def __str__(self) -> str:
         header = "".join(f"# input {n.name}: {n.target}  {n.meta}\n" for n in self.inputs)
         return header + self.python_code()
+
+
+def _body_op_lines(target, name: str, printer: Printer, comments: bool, plan, loops: list,
+                   node: Node | None) -> list:  # fmt: skip
+    """A loop or cond node's function ``name`` (the functions of the nodes inside its bodies go
+    to ``loops``)."""
+    if isinstance(target, Cond):
+        return _cond_lines(target, name, printer, comments, loops, node)
+    return _loop_lines(target, name, printer, comments, plan, loops, node)
+
+
+def _unpacked_conds(nodes: list[Node]) -> dict[Node, list]:
+    """Each cond node whose value is only read item by item (``cond[0]``), with the node of
+    each item (None for an item nobody reads): its sides assign those directly."""
+    found: dict[Node, list] = {n: [None] * len(n.target.then_body.output.args[0])
+                               for n in nodes if isinstance(n.target, Cond)}  # fmt: skip
+    for node in nodes:
+        for used in nodes_in((node.args, node.kwargs)):
+            if used not in found:
+                continue
+            position = node.args[1] if node.op == "getitem" and node.args[0] is used else None
+            if type(position) is int and found[used][position] is None and node.has_value:
+                found[used][position] = node
+            else:
+                found.pop(used)  # read otherwise: the sides make the tuple
+    return found
+
+
+def _inline_tests(nodes: list[Node]) -> set[Node]:
+    """The predicates a cond node's ``if`` computes itself (``if x[i] > best:``): made right
+    before it (what may raise or warn keeps its place), read by it alone."""
+    users: dict[int, int] = {}
+    for node in nodes:
+        for used in nodes_in((node.args, node.kwargs)):
+            users[id(used)] = users.get(id(used), 0) + 1
+    return {
+        before
+        for before, node in zip(nodes, nodes[1:])
+        if isinstance(node.target, Cond) and node.args[0] is before and users[id(before)] == 1
+        and before.op in ("call", "method", "getitem", "attr") and not before.mutates
+        and before.errstate == node.errstate
+    }  # fmt: skip
+
+
+def _inline_cond_lines(node: Node, printer: Printer, within: str, comments: bool, loops: list,
+                       targets: list | None, inline_test: bool = False) -> list:  # fmt: skip
+    """A cond node as the ``if`` statement it is, in the function ``within``: each side's
+    statements (its inputs read as the node's arguments; its nodes are named apart from the
+    enclosing function's, `conds`), then the node's items from the side's outputs (assigned
+    to ``targets``, the nodes of the items, where given; else the node's tuple). No call, no
+    tuple: a branch inside a loop costs what the user's own ``if`` does. ``inline_test``: the
+    ``if`` computes the predicate itself (`_inline_tests`)."""
+    cond, pred, outer = node.target, node.args[0], node.args[1:]
+    test = printer.expression(pred) if inline_test else printer.arg(pred)
+    lines = [(f"if {test}:", node)]
+    for body, side in zip(cond.bodies, ("then", "else"), strict=True):
+        if side == "else":
+            lines.append(("else:", node))
+        saved = dict(printer.aliases)
+        printer.aliases.update(
+            {id(i): printer.arg(v) for i, v in zip(body.inputs, outer, strict=True)}
+        )
+        made = body.output.args[0]
+        # a value the side makes is made under its item's name (``n_3 = n + 1``, not a copy)
+        renamed = {} if targets is None else {
+            v: t.name for v, t in zip(made, targets, strict=True)
+            if t is not None and isinstance(v, Node) and v.op != "input" and made.count(v) == 1
+        }  # fmt: skip
+        names = {v: v.name for v in renamed}
+        try:
+            for v, name in renamed.items():
+                v.name = name
+            statements = list(body._function_lines(printer, within, comments, None, loops))[1:-1]
+            if targets is None:
+                assigned = [(node.name, printer.arg(tuple(made)))]
+            else:
+                assigned = [(t.name, printer.arg(v)) for t, v in zip(targets, made, strict=True)
+                            if t is not None and v not in renamed]  # fmt: skip
+        finally:
+            printer.aliases = saved
+            for v, name in names.items():
+                v.name = name
+        lines += [(text, n) for text, n, _ in statements]
+        if assigned:
+            names, values = zip(*assigned, strict=True)
+            lines.append((f"    {', '.join(names)} = {', '.join(values)}", node))
+        elif not statements:
+            lines.append(("    pass", node))
+    return lines
+
+
+def _cond_lines(cond: Cond, name: str, printer: Printer, comments: bool, loops: list,
+                node: Node | None) -> list:  # fmt: skip
+    """A cond node's function ``name``: each side's statements and ``return``, the then side's
+    inside the ``if``. The sides' own nodes of a body op print under names of their own."""
+    sides = [list(body._function_lines(printer, f"{name}_{side}", comments, None, loops))[1:]
+             for body, side in zip(cond.bodies, ("then", "else"), strict=True)]  # fmt: skip
+    then_lines, else_lines = ([(text, n) for text, n, _ in lines] for lines in sides)
+    params = [n.name for n in cond.then_body.inputs]
+    made = cond_nodes.function_lines(name, params, then_lines, else_lines, node)
+    return [(text, n, False) for text, n in made] + [("", None, False)]
 
 
 def _loop_lines(loop, name: str, printer: Printer, comments: bool, plan, loops: list,
@@ -251,29 +382,42 @@ def _loop_lines(loop, name: str, printer: Printer, comments: bool, plan, loops: 
 
 def loop_lines(loop, name: str, printer: Printer, *, comments: bool = True,
                node: Node | None = None) -> list:  # fmt: skip
-    """A loop's function ``name`` as ``printer`` spells it, line by line as (text, node): the
-    functions of the loops inside it first (a backend that compiles loop functions its own
-    way prints them with a printer of its own); ``node`` the loop node, if any."""
+    """A loop's (or cond's) function ``name`` as ``printer`` spells it, line by line as (text,
+    node): the functions of the nodes inside it first (a backend that compiles loop functions
+    its own way prints them with a printer of its own); ``node`` the loop node, if any."""
     loops: list = []
-    lines = _loop_lines(loop, name, printer, comments, None, loops, node)
+    lines = _body_op_lines(loop, name, printer, comments, None, loops, node)
     return [(text, node) for text, node, _ in loops + lines]
 
 
 def loop_function(loop) -> Callable:
-    """A loop's function alone, as a graph prints it (no memory plan): the trace runs the loop
-    on its examples with it."""
+    """A loop's (or cond's) function alone, as a graph prints it (no memory plan): the trace
+    runs the loop on its examples with it."""
     namespace: dict = {"np": np}
-    if loop.body.module is not None:
-        namespace["__name__"] = loop.body.module
+    module = (loop.bodies if isinstance(loop, Cond) else (loop.body,))[0].module
+    if module is not None:
+        namespace["__name__"] = module
     code = loop_lines(loop, "_loop", Printer(namespace), comments=False)
     exec(compile_at_user_lines("_loop", code), namespace)  # noqa: S102 - the body's own code
     return namespace["_loop"]
 
 
+def fresh_name_in_all(graphs: list[Graph], hint: str) -> str:
+    """A name free in every one of ``graphs``, taken in each (a cond node's sides share their
+    inputs' names: one function prints both)."""
+    first, rest = graphs[0], graphs[1:]
+    while True:
+        name = first.fresh_name(hint)
+        if all(name not in g._names for g in rest):
+            for g in rest:
+                g._names.add(name)
+            return name
+
+
 def loop_function_name(node: Node, within: str) -> str:
-    """The name a loop node's function prints under, in the function named ``within`` (the
+    """The name a loop (or cond) node's function prints under, in the function named ``within`` (the
     graph's, or an enclosing loop's): unique among all of a graph's loops."""
     return f"{within}_{node.name}_fn" if within.startswith("_") else f"_{node.name}_fn"
 
 
-_OPS = {"input", "call", "method", "attr", "getitem", "setitem", "inplace", "output", *LOOP_OPS}
+_OPS = {"input", "call", "method", "attr", "getitem", "setitem", "inplace", "output", *BODY_OPS}

@@ -9,7 +9,8 @@ import types
 import numpy as np
 
 from . import canonical, file_labels, operators
-from .loop_nodes import FIRST, LOOP_OPS
+from .cond_nodes import BODY_OPS
+from .loop_nodes import FIRST
 from .node import Node
 
 # Ufuncs written as the operators that run them on ndarrays (``np.add(a, b)``: ``a + b``).
@@ -39,10 +40,13 @@ class Printer:
     def __init__(self, ns: dict):
         self.ns = ns
         self.bound: dict[int, str] = {id(v): k for k, v in ns.items()}
+        # id(node) -> its text where it stands for another value: a cond node's side printed
+        # inline reads its inputs as the enclosing function's values
+        self.aliases: dict[int, str] = {}
 
     def statement(self, node: Node, buffer: Node | None = None, loop_function: str = "") -> str:
-        """The node's statement; a loop node's calls its function ``loop_function``."""
-        if node.op in LOOP_OPS:
+        """The node's statement; a loop or cond node's calls its function ``loop_function``."""
+        if node.op in BODY_OPS:
             return f"{node.name} = {loop_function}({self.call_args(node.args, {})})"
         if buffer is not None:  # an element-wise ufunc writing into a dead operand's array
             call = f"{self.callable(node.target)}({self.call_args(node.args, node.kwargs)}, out={buffer.name})"
@@ -127,7 +131,7 @@ class Printer:
 
     def arg(self, value) -> str:
         if isinstance(value, Node):
-            return value.name
+            return self.aliases.get(id(value), value.name)
         if isinstance(value, tuple):
             inner = ", ".join(self.arg(v) for v in value)
             return f"({inner},)" if len(value) == 1 else f"({inner})"

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..errors import GraphBreak, RestartTrace, StopTrace, UserErrorInTrace
 from ..ir import file_labels
+from ..ir.cond_nodes import SideNotTraced
 from ..ir.first_run import FirstRun, run_keeping
 from ..ir.graph import Graph, loop_function
 from ..ir.loop_nodes import LoopSpec
@@ -26,14 +27,24 @@ from ..values.functions import Cell, ContextManager, UserFunction
 from ..values.objects import BoundMethod, UserObject
 
 # Instructions a captured body may not run: they leave the loop, or change state the body
-# does not own (cells, globals, attributes, locals deleted).
-_LEAVES = {"RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE", "YIELD_VALUE"}
+# does not own (cells, globals, attributes, locals deleted). A ``raise`` may stay: the trace
+# stops at it (the body is not captured), unless it is a side of a cond node that is not traced
+# (``assert`` on data: if taken, the frame runs eagerly and raises there).
+_LEAVES = {"RETURN_VALUE", "RETURN_CONST", "RERAISE", "YIELD_VALUE"}
 _FORBIDDEN = {"STORE_DEREF", "DELETE_DEREF", "STORE_GLOBAL", "DELETE_GLOBAL", "DELETE_FAST",
               "STORE_NAME", "DELETE_NAME", "IMPORT_NAME"}  # fmt: skip
 
 
 class NotCaptured(Exception):
     """The body cannot be a loop node (the message says why); the loop is unrolled."""
+
+
+class RaisesOnExamples(NotCaptured):
+    """The body raises on the trace's examples (``error``: the user's exception)."""
+
+    def __init__(self, message: str, error: BaseException):
+        super().__init__(message)
+        self.error = error
 
 
 class KindChanges(NotCaptured):
@@ -137,27 +148,29 @@ def _preexisting(value: Value) -> bool:
     return value.source is not None or getattr(value, "real", False)
 
 
-def check_instructions(tx, start: int, stop: int, lowest: int, end: int) -> None:
-    """The body ``instrs[start:stop]`` stays in the loop: no return, raise or yield, no jump
-    outside ``[lowest, end)`` (``end``: the loop's exit; a jump there is a ``break``). Code
-    reached only when an exception propagates (a with-block's cleanup, placed inside the loop
-    on 3.11) is left out: a body that raises makes the frame run again eagerly."""
-    for ins in _reached(tx.instrs, start, stop):
+def check_instructions(tx, start: int, stop: int, lowest: int, end: int,
+                       exits: frozenset = frozenset(), what: str = "the loop") -> None:  # fmt: skip
+    """The body ``instrs[start:stop]`` stays in ``what``: no return, raise or yield, no jump
+    outside ``[lowest, end)`` (``end``: the loop's exit; a jump there is a ``break``) but to
+    one of ``exits`` (instructions that end the body: its trace stops there). Code reached
+    only when an exception propagates (a with-block's cleanup, placed inside the loop on 3.11)
+    is left out: a body that raises makes the frame run again eagerly."""
+    for ins in _reached(tx.instrs, start, stop, exits):
         if ins.opname in _LEAVES:
-            raise NotCaptured("the body can leave the loop (break, return, raise or yield)")
+            raise NotCaptured(f"the body can leave {what} (return or yield)")
         if ins.opname in _FORBIDDEN:
             raise NotCaptured(f"the body runs {ins.opname}")
-        if ins.target is not None and not lowest <= ins.target < end:
-            raise NotCaptured("the body can leave the loop (break)")
+        if ins.target is not None and not (lowest <= ins.target < end or ins.target in exits):
+            raise NotCaptured(f"the body can leave {what} (break)")
 
 
-def _reached(instrs, start: int, stop: int) -> list:
+def _reached(instrs, start: int, stop: int, exits: frozenset = frozenset()) -> list:
     """The instructions of ``instrs[start:stop]`` that normal control flow reaches from
-    ``start`` (jumps and fall-through; not exception handlers)."""
+    ``start`` (jumps and fall-through; not exception handlers), up to ``exits``."""
     seen, todo = set(), [start]
     while todo:
         at = todo.pop()
-        if at in seen or not start <= at < stop:
+        if at in seen or not start <= at < stop or at in exits:
             continue
         seen.add(at)
         ins = instrs[at]
@@ -208,7 +221,7 @@ class BodyTrace:
         works on that very array, as eager code does); the frame's locals now hold them."""
         placeholders = {}
         for name, value in carried.items():
-            example = value.value if isinstance(value, Const) else value.example
+            example = as_example(value)
             node = self.input(name, example)
             if type(example) in (int, float):  # a Python number of the graph
 
@@ -228,18 +241,22 @@ class BodyTrace:
         self.tx.locals.update(placeholders)
         return placeholders
 
-    def run(self, stop_at: int, pushed=lambda: [], index_callback=None) -> list[Value]:
+    def run(self, stop_at: int, pushed=lambda: [], index_callback=None,
+            exits: frozenset = frozenset(), stack_base: int | None = None) -> list[Value]:  # fmt: skip
         """Trace the body from ``start`` until the translator reaches ``stop_at`` (a for loop's
-        ``FOR_ITER``, a while loop's condition jump), with the values ``pushed()`` makes in the
-        body's graph on the stack; the values the body left on the stack. ``index_callback``:
-        the loop index's ``on_concrete`` (shapes that follow it are allowed, `Watch.varies`)."""
+        ``FOR_ITER``, a while loop's condition jump) or one of ``exits``, with the values
+        ``pushed()`` makes in the body's graph on the stack; the values the body left on the
+        stack above ``stack_base`` (by default, what was on it: the body may not touch those).
+        ``index_callback``: the loop index's ``on_concrete`` (shapes that follow it are
+        allowed, `Watch.varies`)."""
         tx, state = self.tx, self.state
         outer = state.graph
         # What exists now was made before the loop.
         self.snapshot.watch = watch = Watch(birth(), index_callback, state.loop_watch)
         state.graph = self.graph
-        depth, open_blocks = len(tx.stack), (len(state.contexts.exits), tx.user_with_depth)
-        saved_stop, tx.stop_at = tx.stop_at, stop_at
+        depth = len(tx.stack) if stack_base is None else stack_base
+        below, open_blocks = tx.stack[:depth], (len(state.contexts.exits), tx.user_with_depth)
+        saved_stop, tx.stop_at = tx.stop_at, frozenset({stop_at, *exits})
         saved_watch, state.loop_watch = state.loop_watch, watch
         effects = len(state.effects.writes)
         try:
@@ -251,7 +268,10 @@ class BodyTrace:
         except StopTrace as stop:
             if stop.tx is not tx:
                 raise
-        except (GraphBreak, UserErrorInTrace, RestartTrace) as error:
+        except UserErrorInTrace as error:
+            raise RaisesOnExamples(f"tracing the body stopped: {_why(error)}", error.error) \
+                from None  # fmt: skip
+        except (GraphBreak, RestartTrace) as error:
             raise NotCaptured(f"tracing the body stopped: {_why(error)}") from None
         finally:
             tx.stop_at, state.loop_watch = saved_stop, saved_watch
@@ -263,7 +283,7 @@ class BodyTrace:
         if len(state.effects.writes) > effects:
             write = state.effects.writes[effects]
             raise RuntimeError(f"a loop body wrote {write.describe()} unseen by its watch")
-        if len(tx.stack) < depth:
+        if len(tx.stack) < depth or any(a is not b for a, b in zip(tx.stack, below)):
             raise NotCaptured("the body takes values from the stack")
         if (len(state.contexts.exits), tx.user_with_depth) != open_blocks:
             raise NotCaptured("the body leaves a with-block it opened")
@@ -302,6 +322,8 @@ class BodyTrace:
                 results, self.first_run = run_keeping(
                     run, (*leading, *as_example(values)), state.contexts.fp_ignored(),
                     uninitialized(values, len(leading)))  # fmt: skip
+        except SideNotTraced as error:  # an iteration takes a side only eager code runs
+            raise UserErrorInTrace(error) from None
         except Exception as error:  # noqa: BLE001 - any error: the frame meets it where it is
             raise NotCaptured(f"the loop raises {type(error).__name__} on the traced values") \
                 from None  # fmt: skip
@@ -316,7 +338,7 @@ class BodyTrace:
         writers = [node for node in self.graph.nodes if node.mutates]
         risks = {risk, *(n.risk for n in self.graph.nodes if n.op not in ("input", "output"))}
         result = graph_calls.opaque_call(state, loop.op, loop, args, example, name=name,
-                                         writes_inputs=_union(n.writes_inputs for n in writers),
+                                         writes_inputs=union(n.writes_inputs for n in writers),
                                          mutates=bool(writers),
                                          risk=next(r for r in (RAISE, FP, SILENT) if r in risks))  # fmt: skip
         node = next(n for n in reversed(state.graph.nodes) if n.target is loop)
@@ -379,8 +401,12 @@ def carriable(value: Value) -> bool:
 def python_number(value: Value) -> bool:
     """A Python int or float the loop counts with (``sweeps += 1``, ``t += dt``): the node
     carries it as a number of the graph (after the loop, using it as a number breaks the graph
-    there, unless a for loop moves an int by a constant step: `loops._counter_after`)."""
-    return isinstance(value, Const) and type(value.value) in (int, float)
+    there, unless a for loop moves an int by a constant step: `loops._counter_after`). One the
+    graph computes already (a cond node's, an enclosing loop's) is carried as well."""
+    if isinstance(value, SymInt):
+        return type(value.hint) is int and not value.branch
+    return isinstance(value, SymFloat) or (isinstance(value, Const)
+                                           and type(value.value) in (int, float))  # fmt: skip
 
 
 def _body_input(body: Graph, name: str, example) -> Node:
@@ -398,7 +424,7 @@ def _why(error: Exception) -> str:
     return str(error)
 
 
-def _union(groups) -> tuple:
+def union(groups) -> tuple:
     found: list = []
     for group in groups:
         found += [item for item in group if not any(item is f for f in found)]
@@ -461,7 +487,7 @@ def _lift_free_values(tx, body: Graph, iterated: list[Value]) -> list[Value]:
                 free.setdefault(id(used), used)
     if not free:
         return []
-    known = _values_by_node(tx, iterated)
+    known = values_by_node(tx, iterated)
     values, renamed = [], {}
     for key, node in free.items():
         value = known.get(key)
@@ -474,7 +500,7 @@ def _lift_free_values(tx, body: Graph, iterated: list[Value]) -> list[Value]:
     return values
 
 
-def _values_by_node(tx, roots: list[Value]) -> dict[int, Value]:
+def values_by_node(tx, roots: list[Value]) -> dict[int, Value]:
     """Every graph value the frames (locals, stack, cells, containers, objects) or ``roots``
     can reach, by the id of its node."""
     found: dict[int, Value] = {}

@@ -14,7 +14,8 @@ split       a graph break inside a loop: the loop stays Python around its body, 
 
 from __future__ import annotations
 
-from . import for_loops, split_loop, while_loops
+from ..config import config
+from . import conds, for_loops, split_loop, while_loops
 from .loop_body import LoopRecord
 
 
@@ -28,6 +29,20 @@ def at_array_test(tx, inst, value) -> LoopRecord | None:
     """At a conditional jump on the array ``value``: the record of the while loop it tests, if
     it is one (captured: the translator goes on after the loop), else None."""
     return while_loops.capture(tx, inst, value) if tx.state.loop_nodes else None
+
+
+def at_array_branch(tx, inst, value) -> str | None:
+    """At a conditional jump on the array ``value`` that is no while loop's test: None when
+    the ``if`` became one cond node (`conds`; the translator goes on after it), else why not
+    ("" where the jump is no ``if``)."""
+    if not (tx.state.loop_nodes and config.cond_nodes):
+        return ""
+    return conds.capture(tx, inst, value)
+
+
+def branch_break_hint(reason: str) -> str:
+    """What a graph break at a branch on data adds to its hints: why it is no cond node."""
+    return f"This branch could not become one cond node: {reason}."
 
 
 def test_break_hint(record: LoopRecord) -> str:

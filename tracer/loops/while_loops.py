@@ -91,6 +91,7 @@ def _bottom_test(instrs, at: int) -> LoopShape | None:
         and after.opname == "JUMP"
         and after.target <= at
         and test.target == at + 2
+        and instrs[after.target].opname != "FOR_ITER"  # an if ending a for loop's body
     ):
         # 3.12+: a jump to the exit when the loop ends, else an unconditional jump back
         return LoopShape(after.target, at, test.target, negate=jumps_if_true)

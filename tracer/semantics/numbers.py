@@ -19,10 +19,11 @@ from .protocol import Semantics, register, semantics_of
 # Int arithmetic kept symbolic on dynamic ints (bools too: ``(k < 2) & (j > 0)``; ``min`` of
 # zip's counts)
 _SYMINT_OPS = {operator.add, operator.sub, operator.mul, operator.floordiv, operator.mod,
-               operator.and_, operator.or_, operator.xor, min}  # fmt: skip
+               operator.and_, operator.or_, operator.xor, operator.rshift, operator.lshift,
+               min}  # fmt: skip
 
 
-# ... of which these never raise (no ZeroDivisionError)
+# ... of which these never raise (no ZeroDivisionError, no negative shift count)
 _SILENT_INT_OPS = {operator.add, operator.sub, operator.mul, operator.and_, operator.or_,
                    operator.xor, min}  # fmt: skip
 

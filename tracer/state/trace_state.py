@@ -50,6 +50,7 @@ class TraceState:
         self.loop_watch = None  # while a loop body is captured: told what the body changes
         self.loop_nodes = loop_nodes  # the backend runs loop nodes (else loops are unrolled)
         self.loops: list = []  # a `loops.LoopRecord` per loop met: captured, or why unrolled
+        self.conds: list = []  # a `loops.conds.CondRecord` per branch on data made a cond node
         # loop nodes whose trip count changes from call to call: which of their results is an
         # input itself, and their layouts, follow the count (not the traced run)
         self.counted_loops: list = []

@@ -1,0 +1,474 @@
+"""Branches on array values as ``cond`` nodes: ``if x[i] > best: best = x[i]`` would break the
+graph (the branch's truth is data); instead both sides of the ``if`` are traced and one node
+runs the side its predicate picks (`ir.cond_nodes.Cond`).
+
+At a conditional jump on an array value that is no while loop's test (`if_shape` reads the
+``if`` around it: its sides up to where they meet again), each side is traced once into a graph
+of its own (`loop_body.BodyTrace`), from the state before the jump: what tracing one side did
+to the trace (locals, the examples it wrote) is put back before the other is traced. The
+locals either side sets that the code after the ``if`` reads are the sides' outputs: on both
+sides of one kind (class, dtype and shape; or both Python ints, or both floats), a side that
+leaves one alone giving back its value from before. The node ``cond(pred, *read)`` is then run
+on the examples, so the trace goes on with the real side's results.
+
+Anything else breaks the graph at the jump, as before, with the reason in the break's hints:
+a side that returns, raises, leaves a loop or changes state the graph does not hold (a list, an
+attribute, a global), outputs of different kinds, a local set on one side only that the code
+after reads, a predicate of several values (``bool`` raises there).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..bytecode import analysis
+from ..errors import UserErrorInTrace
+from ..ir import file_labels
+from ..ir.cond_nodes import Cond, SideNotTraced, side_not_traced
+from ..ir.first_run import run_keeping
+from ..ir.graph import fresh_name_in_all, loop_function
+from ..ir.node import FP, RAISE, SILENT, Node, TensorMeta, describe_value, nodes_in, substitute
+from ..state import graph_calls
+from ..state.examples import as_example
+from ..values.arrays import NumpyValue, SymFloat, SymInt
+from ..values.core import UNBOUND, Const, Value
+from .loop_body import (
+    BodyTrace,
+    NotCaptured,
+    RaisesOnExamples,
+    Snapshot,
+    check_instructions,
+    same_constant,
+    same_kind,
+    uninitialized,
+    union,
+    values_by_node,
+)
+
+_TESTS = ("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE")
+
+
+@dataclass(frozen=True)
+class IfShape:
+    """An ``if`` around a conditional jump: each side ``instrs[start:stop]`` (the else side may
+    be empty), and ``join``, where the two meet again (the translator goes on there)."""
+
+    then_side: tuple[int, int]
+    else_side: tuple[int, int]
+    join: int
+
+
+def if_shape(instrs, at: int) -> IfShape | None:
+    """The ``if`` whose test is the forward conditional jump ``instrs[at]``, if it has one of
+    the shapes CPython compiles an ``if`` to:
+
+    - ``if c: A`` : the jump goes past A, to where the code goes on;
+    - ``if c: A else: B`` : A ends with a jump over B;
+    - either as a loop body's last statement: a side ends with its own jump back to the loop's
+      head (3.12+), where the other jumps back too;
+    - either before a ``return`` (3.12+): each side ends with its own copy of the code from
+      there on, the copy on the jumped-to side is taken as the code after the ``if``;
+    - ``if c: return a`` then ``return b`` (or an ``else``): each side leaves the value it
+      returns on the stack; the cond node's is returned by the else side's ``return``;
+    - ``assert c`` and ``if c: raise ...``: one side raises (`_raises`), the other is empty.
+    """
+    test = instrs[at]
+    if test.opname not in _TESTS or test.target is None or test.target <= at:
+        return None
+    fall, jumped = at + 1, test.target
+    last = instrs[jumped - 1]
+    if last.opname == "RAISE_VARARGS" and jumped - 1 > at:
+        join, sides = jumped, ((fall, jumped), (jumped, jumped))
+    elif last.opname == "RETURN_VALUE" and jumped - 1 > at:
+        tail = _copied_tail(instrs, fall, jumped)
+        if tail is None:
+            return None
+        size, end = tail
+        sides = ((fall, jumped - size), (jumped, end - size))
+        join = end - size
+    elif last.opname == "JUMP" and jumped - 1 > at and not fall <= last.target < jumped:
+        if last.target >= jumped:  # A jumps over B
+            join = last.target
+        else:  # both sides end jumping back to a loop's head: B ends at its last such jump
+            ends = _jumps_reached(instrs, jumped, _landing(instrs, last.target))
+            if not ends:
+                return None
+            join = max(ends)
+        sides = ((fall, jumped - 1), (jumped, join))
+    else:
+        join, stop = jumped, jumped
+        after = instrs[join] if join < len(instrs) else None
+        if last.opname == "JUMP" and after is not None and after.opname == "JUMP" \
+                and last.target == after.target and jumped - 1 > at:  # fmt: skip
+            stop = jumped - 1  # A's own jump back, where the code after jumps back too
+        sides = ((fall, stop), (jumped, jumped))
+    if test.opname == "POP_JUMP_IF_TRUE":  # falls through when the value is false
+        sides = sides[::-1]
+    return IfShape(sides[0], sides[1], join)
+
+
+def _copied_tail(instrs, fall: int, jumped: int) -> tuple[int, int] | None:
+    """``(size, end)`` where the side ``instrs[fall:jumped]`` ends with a copy of the last
+    ``size`` instructions of ``instrs[jumped:end]`` (both ending with the same ``return``,
+    copies of the same lines, starting at a line's first instruction); or, where the two
+    ``return`` statements differ, ``(1, end)``: the returns themselves."""
+    for end in range(jumped + 1, len(instrs) + 1):
+        if instrs[end - 1].opname != "RETURN_VALUE":
+            continue
+        size = 0
+        while size < min(jumped - fall, end - jumped) and _same_instruction(
+            instrs[jumped - 1 - size], instrs[end - 1 - size]
+        ):
+            size += 1
+        while size and not (
+            _starts_line(instrs, jumped - size) and _starts_line(instrs, end - size)
+        ):
+            size -= 1
+        return (size or 1, end)
+    return None
+
+
+def _raises(instrs, start: int, stop: int) -> bool:
+    """Whether the side ``instrs[start:stop]`` ends raising (``assert``, ``raise``)."""
+    return stop > start and instrs[stop - 1].opname == "RAISE_VARARGS"
+
+
+def _jumps_reached(instrs, start: int, landing: int) -> list[int]:
+    """The jumps that land at ``landing`` which control flow from ``start`` reaches first
+    (it is not followed past them, nor past a return)."""
+    found, seen, todo = [], set(), [start]
+    while todo:
+        at = todo.pop()
+        if at in seen or at >= len(instrs):
+            continue
+        seen.add(at)
+        ins = instrs[at]
+        if ins.opname == "JUMP" and _landing(instrs, at) == landing:
+            found.append(at)
+            continue
+        if ins.opname in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
+            continue
+        if ins.target is not None and ins.target > start:
+            todo.append(ins.target)
+        if ins.opname != "JUMP":
+            todo.append(at + 1)
+    return found
+
+
+def _same_instruction(a, b) -> bool:
+    return (a.opname, a.arg, a.line, a.target) == (b.opname, b.arg, b.line, b.target)
+
+
+def _starts_line(instrs, at: int) -> bool:
+    return at == 0 or instrs[at - 1].line != instrs[at].line
+
+
+def _exits(instrs, start: int, stop: int, join: int) -> frozenset[int]:
+    """Where a side ``instrs[start:stop]`` ends: at its stop, or at a jump that lands where the
+    join does (CPython threads jumps: an inner ``if``'s side at the end of an outer one jumps
+    straight to a loop's head)."""
+    end = _landing(instrs, join)
+    return frozenset({stop, *(k for k in range(start, stop) if instrs[k].opname == "JUMP"
+                              and _landing(instrs, instrs[k].target) == end)})  # fmt: skip
+
+
+def _landing(instrs, at: int) -> int:
+    """Where a chain of unconditional jumps from ``instrs[at]`` leads."""
+    for _ in range(len(instrs)):
+        if at >= len(instrs) or instrs[at].opname != "JUMP":
+            break
+        at = instrs[at].target
+    return at
+
+
+@dataclass
+class _Side:
+    """One side traced: its body, the locals it set (their values at its end); or, where it
+    raised on the examples (which took the other side), why (``untraced``: its body is a
+    `side_not_traced` call)."""
+
+    body: BodyTrace
+    ends: dict[str, Value]
+    stack: list = field(default_factory=list)  # the translator's stack at its end
+    kept: int = 0  # how many of the stack's values from before the branch it left in place
+    untraced: str = ""
+
+
+def _untraced_side(state, body: BodyTrace, reason: str) -> _Side:
+    """A side that raises, or raised on the examples: eager code runs it (the frame runs
+    again, `graph_failure`) if a call takes it; the graph never does."""
+    body.graph.add("call", side_not_traced, (reason,), name="side_not_traced",
+                   stack=state.user_stack(), risk=RAISE)  # fmt: skip
+    return _Side(body, {}, untraced=reason)
+
+
+def capture(tx, inst, pred: NumpyValue) -> str | None:
+    """At a conditional jump on the array value ``pred``: if it is an ``if``'s test whose sides
+    can be a cond node, add the node and go on after the ``if`` (returns None); else the
+    reason it is not one ("" for a jump that is no ``if``). The translator is as it was where
+    it is not."""
+    shape = if_shape(tx.instrs, tx.ip - 1)
+    if shape is None:
+        return ""
+    try:
+        if np.ndim(pred.example) != 0:
+            raise NotCaptured("the condition has several values (bool() raises for it)")
+        for start, stop in (shape.then_side, shape.else_side):
+            if not _raises(tx.instrs, start, stop):
+                check_instructions(tx, start, stop, start, stop + 1,
+                                   _exits(tx.instrs, start, stop, shape.join), "the branch")  # fmt: skip
+        with Snapshot(tx) as snapshot:  # put back if a side is not captured
+            _capture(tx, shape, pred)
+            snapshot.keep()
+    except NotCaptured as why:
+        return str(why)
+    tx.ip = shape.join
+    return None
+
+
+def _capture(tx, shape: IfShape, pred: NumpyValue) -> None:
+    state = tx.state
+    bodies = [BodyTrace(tx, start, stop, Snapshot(tx), f"cond_{side}")
+              for (start, stop), side in ((shape.then_side, "then"), (shape.else_side, "else"))]  # fmt: skip
+    entry = {}
+    for body in bodies:  # lazy locals, globals and cells the sides read: loaded once, before
+        entry.update(body.read_inputs())
+    roots = [*tx.stack, *tx.locals.values()]  # the values the sides may read
+    sides = _trace_sides(tx, bodies, shape.join, taken=0 if bool(pred.example) else 1)
+    kept = _stack_outputs(sides)
+    live_after = {*analysis.live_locals_at(tx.code, tx.instrs[shape.join].offset),
+                  *(name for s in sides for name in s.ends if name.startswith(_STACKED))}  # fmt: skip
+    outputs, constants = _outputs(sides, entry, live_after)
+    for side in sides:
+        items = [None if side.untraced else _output_item(side.ends.get(name, entry.get(name, UNBOUND)))
+                 for name in outputs]  # fmt: skip
+        side.body.graph.add("output", None, (tuple(items),), name="output")
+    read = _lift_shared(tx, [s.body.graph for s in sides], roots)
+    for side in sides:
+        side.body.graph.eliminate_dead_code()
+        side.body.graph.lint()
+    cond = Cond(sides[0].body.graph, sides[1].body.graph)
+    node, items = _add_node(state, cond, (pred, *read), bool(outputs))
+    ends = {**constants, **dict(zip(outputs, items, strict=True))}
+    del tx.stack[kept:]
+    for local, value in sorted(ends.items()):  # the stack's values in order
+        if local.startswith(_STACKED):
+            tx.push(value)
+        else:
+            if local in outputs:
+                graph_calls.name_value(state, value, local)
+            tx.locals[local] = value
+    stored = {name for s in sides for name in s.body.stored}
+    for local in stored - set(outputs) - set(constants):
+        tx.locals[local] = UNBOUND  # a temporary of a side no one reads after the branch
+    _name_apart(state.graph, cond)  # after the items took the user's names
+    gives = tuple("the value it leaves" if o.startswith(_STACKED) else o for o in outputs)
+    state.conds.append(CondRecord(tx.code.co_filename, tx.instrs[tx.ip - 1].line or 0,
+                                  sum(body.op_count() for body in cond.bodies), gives,
+                                  state.graph.cond_code(node), "".join(s.untraced for s in sides)))  # fmt: skip
+
+
+def _trace_sides(tx, bodies: list[BodyTrace], join: int, taken: int) -> list[_Side]:
+    """Each side traced, or not traced where it raises (``assert``), or raised on the examples
+    (the ``taken`` side may not: the program raises there, the frame runs eagerly)."""
+    sides = []
+    for position, (body, name) in enumerate(zip(bodies, ("then", "else"), strict=True)):
+        if _raises(tx.instrs, body.start, body.stop):
+            if position == taken:
+                raise UserErrorInTrace(RuntimeError("the traced code raises an exception"))
+            sides.append(_untraced_side(tx.state, body, f"its {name} side raises (an assert "
+                                        "that fails, a raise statement)"))  # fmt: skip
+            continue
+        try:
+            sides.append(_trace_side(tx, body, join))
+        except RaisesOnExamples as why:
+            if position == taken:
+                raise  # eager code raises there too
+            error = why.error
+            sides.append(_untraced_side(tx.state, body, f"its {name} side raised "
+                                        f"{type(error).__name__} when traced ({error})"))  # fmt: skip
+    return sides
+
+
+def _stack_outputs(sides: list[_Side]) -> int:
+    """The stack after the branch: what both sides left in place (returns how many values),
+    then what either side changed or pushed, their outputs (a conditional expression's value,
+    a returned value, the operation a side ends with on a value from before the branch: 3.12
+    copies ``y + (a if c else b)``'s add into each side)."""
+    traced = [s for s in sides if not s.untraced]
+    kept = min(s.kept for s in traced)
+    if len({len(s.stack) for s in traced}) != 1:
+        raise NotCaptured("its sides leave stacks of different heights")
+    for side in traced:
+        side.ends.update((_stacked(k), v) for k, v in enumerate(side.stack[kept:]))
+    return kept
+
+
+def _add_node(state, cond: Cond, args: tuple, gives: bool) -> tuple[Node, list]:
+    """The cond node, run on the examples (the trace goes on with the side taken's results),
+    and the values of its items."""
+    try:
+        with state.budget.paused(), state.phases.time("loop run"):
+            results, _ = run_keeping(loop_function(cond), as_example(args),
+                                     state.contexts.fp_ignored(), uninitialized(args, 0))  # fmt: skip
+    except SideNotTraced as error:  # a cond inside takes a side only eager code runs
+        raise UserErrorInTrace(error) from None
+    except Exception as error:  # noqa: BLE001 - any error: the frame meets it where it is
+        raise NotCaptured(f"the branch raises {type(error).__name__} on the traced values") \
+            from None  # fmt: skip
+    nodes = [n for body in cond.bodies for n in body.nodes if n.op not in ("input", "output")]
+    writers = [n for n in nodes if n.mutates]
+    risks = {n.risk for n in nodes}
+    result = graph_calls.opaque_call(
+        state, "cond", cond, args, results, name="cond", mutates=bool(writers),
+        writes_inputs=union(n.writes_inputs for n in writers),
+        risk=next((r for r in (RAISE, FP) if r in risks), SILENT))  # fmt: skip
+    node = next(n for n in reversed(state.graph.nodes) if n.target is cond)
+    return node, (result.items if gives else [])
+
+
+def _trace_side(tx, body: BodyTrace, join: int) -> _Side:
+    """``body`` traced from the translator's state, which is put back after (with what the
+    side wrote into the examples)."""
+    with body.snapshot:  # not kept
+        before = list(tx.stack)
+        stack = body.run(body.stop, exits=_exits(tx.instrs, body.start, body.stop, join),
+                         stack_base=0)  # fmt: skip
+        ends = {name: tx.locals.get(name, UNBOUND) for name in body.stored}
+        for name, value in ends.items():
+            if body.snapshot.watch.varies(value):
+                raise NotCaptured(f"{name}'s shape follows array values in a side")
+    kept = next((k for k, (a, b) in enumerate(zip(stack, before)) if a is not b),
+                min(len(stack), len(before)))  # fmt: skip
+    return _Side(body, ends, stack, kept)
+
+
+_STACKED = "__tc_stacked_"  # the name of a value a side leaves on the stack, by its position
+
+
+def _stacked(position: int) -> str:
+    """What the value a side leaves at ``position`` on the stack (above the branch's) goes by
+    among its outputs: a conditional expression's value, a side's returned value."""
+    return f"{_STACKED}{position:03d}"
+
+
+def _outputs(sides: list[_Side], entry: dict, live_after) -> tuple[list[str], dict]:
+    """The locals the cond node gives (set by a side, read after the branch), and those both
+    sides leave the same constant (or the one traced side leaves a constant: the code after
+    the branch runs only after it)."""
+    outputs, constants = [], {}
+    names = sorted({name for s in sides for name in s.ends} & set(live_after))
+    traced = [s for s in sides if not s.untraced]
+    if len(traced) == 1:
+        for name in names:
+            end = traced[0].ends[name]
+            if isinstance(end, Const):
+                constants[name] = end
+            else:
+                outputs.append(name)
+        return outputs, constants
+    for name in names:
+        a, b = (s.ends.get(name, entry.get(name, UNBOUND)) for s in sides)
+        if a is UNBOUND or b is UNBOUND:
+            raise NotCaptured(f"{name} is set on one side only and read after the branch")
+        if same_constant(a, b):
+            constants[name] = a
+        elif same_kind(a, b) or _same_number_type(a, b):
+            outputs.append(name)
+        else:
+            raise NotCaptured(f"{name} is {a.describe()} on one side and {b.describe()} on the "
+                              "other (a cond node's sides give values of one kind)")  # fmt: skip
+    return outputs, constants
+
+
+def _same_number_type(a: Value, b: Value) -> bool:
+    """Both Python ints, or both floats (constants or numbers of the graph)."""
+    kinds = {_number_type(a), _number_type(b)}
+    return len(kinds) == 1 and None not in kinds
+
+
+def _number_type(value: Value) -> type | None:
+    if isinstance(value, Const):
+        return type(value.value) if type(value.value) in (int, float) else None
+    if isinstance(value, SymInt):
+        return int if type(value.hint) is int else None
+    return float if isinstance(value, SymFloat) else None
+
+
+def _output_item(value: Value):
+    """What a side's output tuple holds for ``value``: its node, or the constant."""
+    node = getattr(value, "node", None)
+    if isinstance(node, Node):
+        return node
+    if isinstance(value, Const):
+        return value.value
+    raise NotCaptured(f"a side gives {value.describe()}, which a graph cannot return")
+
+
+def _name_apart(enclosing, cond: Cond) -> None:
+    """Name the sides' nodes (those of the conds inside them too) apart from every name of the
+    ``enclosing`` graph, where they are printed inline; the sides' shared inputs by one name."""
+    for inputs in zip(*(body.inputs for body in cond.bodies), strict=True):
+        name = enclosing.fresh_name(inputs[0].name)
+        for node in inputs:
+            node.name = name
+    for body in cond.bodies:
+        for node in body.nodes:
+            if node.op != "input":
+                node.name = enclosing.fresh_name(node.name)
+            if isinstance(node.target, Cond):
+                _name_apart(enclosing, node.target)
+
+
+def _lift_shared(tx, graphs: list, roots: list) -> list[Value]:
+    """Nodes of the frame's graph the sides use become inputs of both (by the same names, in
+    one order); returns the values they stand for (the cond node's arguments after the
+    predicate), found from the frames or ``roots``."""
+    inside = {id(n) for g in graphs for n in g.nodes}
+    free: dict[int, Node] = {}
+    for graph in graphs:
+        for node in graph.nodes:
+            for used in nodes_in((node.args, node.kwargs)):
+                if id(used) not in inside:
+                    free.setdefault(id(used), used)
+    known = values_by_node(tx, roots)
+    values = []
+    renamed: list[dict] = [{} for _ in graphs]
+    for key, node in free.items():
+        value = known.get(key)
+        if value is None:
+            raise NotCaptured(f"a side reads {node.name}, which cannot be passed to a cond node")
+        values.append(value)
+        name = fresh_name_in_all(graphs, node.name)
+        example = as_example(value)
+        for graph, names in zip(graphs, renamed, strict=True):
+            made = Node(graph, name, "input", f"cond {node.name}", meta=describe_value(example),
+                        tensor=TensorMeta.of(example))  # fmt: skip
+            graph.nodes.insert(len(graph.inputs), made)
+            names[key] = made
+    for graph, names in zip(graphs, renamed, strict=True):
+        for node in graph.nodes:
+            node.args, node.kwargs = substitute((node.args, node.kwargs), names)
+    return values
+
+
+@dataclass(frozen=True)
+class CondRecord:
+    """A branch on data captured as a cond node, for `explain` and the widgets: where, the ops
+    of its sides, the locals it sets, and its function's code (``sides``)."""
+
+    filename: str
+    lineno: int
+    body_ops: int
+    outputs: tuple[str, ...]
+    sides: str
+    untraced: str = ""  # why a side runs eagerly (the frame again), if one does
+
+    def describe(self) -> str:
+        sets = f", sets {', '.join(self.outputs)}" if self.outputs else ""
+        eager = f"; {self.untraced}: if taken, the frame runs eagerly" if self.untraced else ""
+        return (f"{file_labels.label(self.filename)}:{self.lineno}: cond node (the branch's "
+                f"condition computed in the graph, only the side taken runs), {self.body_ops} "
+                f"ops in its sides{sets}{eager}")  # fmt: skip
