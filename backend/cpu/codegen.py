@@ -232,7 +232,8 @@ class _Generator(KernelNames):
                 buffer = self.arg(reduce.body.buffer)
                 name = self.fresh("red")
                 zero = ops.constant(-0.0, body)
-                total = f"pairwise_sum({buffer}, {self._affine(start)}, {n}, {zero})"
+                pairwise = f"pairwise_sum({buffer}, {self._affine(start)}, {n}, {zero})"
+                total = f"{_identity('sum', body)} + {pairwise}"  # NumPy's start, +0.0
                 w.line(f"{name} = {ops.cast(total, body, reduce.dtype)}")
                 self.memo[self._key(reduce)] = name
                 return
@@ -279,16 +280,17 @@ class _Generator(KernelNames):
         self.memo[self._key(reduce)] = name
 
     def _pairwise_sum(self, reduce: ir.Reduce) -> None:
-        """A float sum in NumPy's order: rows of fewer than 8 in a chain from -0.0, longer ones
-        written to this chunk's row buffer and summed by NumPy's pairwise algorithm (8
-        partial sums per block of 128, blocks added as a balanced tree): bit for bit NumPy's
-        sum along the operand's trailing axes."""
+        """A float sum in NumPy's order: its start, +0.0, plus rows of fewer than 8 in a chain,
+        longer ones written to this chunk's row buffer and summed by NumPy's pairwise algorithm
+        (8 partial sums per block of 128, blocks added as a balanced tree): bit for bit NumPy's
+        sum along the operand's trailing axes (a chain from +0.0 is NumPy's +0.0 plus its
+        pairwise chain from -0.0: they part on the sign of a zero only)."""
         w, body = self.w, reduce.body.dtype
         t = ops.type_name(body)
         n = self.arg(ir.Param(numel(reduce.rvars), "rnumel"))
         acc = self.fresh("acc")
         self.helpers["pairwise_sum"] = _PAIRWISE
-        w.line(f"{acc} = {t}(-0.0)")
+        w.line(f"{acc} = {_identity('sum', body)}")
         self.hoist.append((len(w.lines), w.level))  # x values go before both branches
         row, at = self.scratch[id(reduce)], self.fresh("at")
         w.line(f"{at} = 0")
@@ -307,7 +309,7 @@ class _Generator(KernelNames):
         w.line(f"{row}[{_element(at)}] = {self._value(reduce.body)}")
         w.line(f"{at} += 1")
         self._close_r_loops(reduce.rvars)
-        w.line(f"{acc} = pairwise_sum({row}, 0, {n}, {t}(-0.0))")
+        w.line(f"{acc} = {t}(np.add({acc}, pairwise_sum({row}, 0, {n}, {t}(-0.0))))")
         w.level -= 1
         self.hoist.pop()
         if len(reduce.rvars) == 1:  # later loops over the row read the values kept there
@@ -488,8 +490,8 @@ def _contiguous_load(reduce: ir.Reduce) -> ir.Affine | None:
 
 
 def _identity(kind: str, dtype: np.dtype) -> str:
-    if kind == "sum" and dtype.kind == "f":
-        return ops.constant(-0.0, dtype)  # x + -0.0 is x, -0.0 included
+    # NumPy's reductions start from the ufunc's identity, +0.0 for a float sum (a sum of
+    # -0.0s is +0.0); its pairwise sums start from -0.0 inside, added to that start
     if kind in ("sum", "prod"):
         return ops.constant(0 if kind == "sum" else 1, dtype)
     if dtype.kind == "f":

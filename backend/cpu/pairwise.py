@@ -5,9 +5,10 @@ of 8) added as a tree, in the array's own float type.
 One module for every kernel: numba compiles (and caches on disk) these functions once per
 float type, where a copy in each kernel's source cost every new kernel 2 s of compile. The
 tree is walked with a stack of our own (numba's disk cache breaks recursion); positions are
-unsigned (no negative-index wrap-around: LLVM vectorizes the partial sums, 1.9x).
+unsigned (no negative-index wrap-around: LLVM vectorizes the partial sums, 1.9x). NumPy's
+reduction adds the pairwise sum to its start, +0.0 (so a sum of -0.0s is +0.0)::
 
-    pairwise_sum(row, 0, n, np.float32(-0.0))  # what np.sum gives for row[:n] (float32)
+    np.float32(0.0) + pairwise_sum(row, 0, n, np.float32(-0.0))  # np.sum(row[:n]), float32
 """
 
 from __future__ import annotations

@@ -404,3 +404,18 @@ def test_kernels_on_threads_match_numpy():
     assert "threads" in _report(compiled).sources["plan"]
     x = floats(300, 257)
     assert compiled(x, floats(257), ints(300, 257))[3] == x.sum()  # pairwise: bit for bit
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(4, 5), (4, 9), (3, 300), (300, 3)])
+def test_float_sums_of_negative_zeros_are_positive_zero(dtype, shape):
+    """NumPy adds its pairwise sum (started from -0.0) to the reduction's start, its identity
+    +0.0: a sum of -0.0s is +0.0, in rows (pairwise), columns (in order) and whole arrays."""
+
+    def f(x):
+        return x.sum(axis=1), x.sum(axis=0), x.sum(), x.mean(axis=1), x.mean(), (x * 2).sum(axis=1)
+
+    x = np.full(shape, -0.0, dtype)
+    compiled = same(f, x)
+    for got, want in zip(compiled(x), f(x)):
+        assert np.asarray(got).tobytes() == np.asarray(want).tobytes(), (got, want)
