@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tcompile.tracer.ir import operators
+from tcompile.tracer.ir.cond_nodes import Cond
 from tcompile.tracer.ir.loop_nodes import ForLoop
 from tcompile.tracer.ir.node import Node
 
@@ -40,12 +41,29 @@ class IndexChecks:
         # a body input the loop only reads -> its position among the function's parameters
         # (first and count come first, then the body's inputs after the counter)
         self.params = {id(n): i + 1 for i, n in enumerate(inputs) if i > loop.carried}
+        # a cond node's side reads the body's values as inputs of its own: the input -> the value
+        self.passed: dict[int, object] = {}
+        self._sides(loop.body)
+
+    def _sides(self, body) -> None:
+        for node in body.nodes:
+            if isinstance(node.target, Cond):
+                for side in node.target.bodies:
+                    self.passed.update((id(i), a) for i, a in zip(side.inputs, node.args[1:]))
+                    self._sides(side)
+
+    def _outer(self, value):
+        """The loop body's value a cond side's input stands for (``value`` itself otherwise)."""
+        while isinstance(value, Node) and id(value) in self.passed:
+            value = self.passed[id(value)]
+        return value
 
     def add(self, node: Node) -> None:
-        """The index of a ``getitem`` or ``setitem`` node, checked or not coverable."""
-        array, index = node.args[0], node.args[1]
+        """The index of a ``getitem`` or ``setitem`` node (of the body, or of a cond's side in
+        it), checked or not coverable."""
+        array, index = self._outer(node.args[0]), node.args[1]
         items = index if isinstance(index, tuple) else (index,)
-        param = self.params.get(id(array)) if node.graph is self.loop.body else None
+        param = self.params.get(id(array)) if getattr(array, "graph", None) is self.loop.body else None
         for dim, item in enumerate(items):
             if isinstance(item, slice):
                 continue
@@ -58,6 +76,7 @@ class IndexChecks:
     def _affine(self, value) -> tuple[int, int] | None:
         """``(coefficient, offset)`` of ``value`` as ``coefficient * k + offset`` (``k`` the
         loop's counter); None where it is not one."""
+        value = self._outer(value)
         if type(value) is int:
             return 0, value
         if not isinstance(value, Node):

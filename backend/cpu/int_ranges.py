@@ -4,13 +4,17 @@ numba's int64 is compiled as it is, the rest is checked for overflow (`native_so
 A loop's counter is bounded: the loop runs as machine code only when its first and last index
 fit `COUNTER_BITS` bits (`native_loops` checks that per call), and a nested loop's counter is
 bounded by the values its range was made of. A dim of an array fits `SIZE_BITS`. From there,
-``i + 1`` needs one bit more than ``i``, ``i * n`` the bits of both; a value of unknown size
-(a Python int carried from one iteration to the next, a number passed in) has no bound.
+``i + 1`` needs one bit more than ``i``, ``i * n`` the bits of both. A Python int the loop
+carries and only counts up by constants (``n += 1``, in a branch or not: `carried_steps`) is
+bounded too, where it starts within `COUNTER_BITS` bits (checked per call): by its start plus
+its step times the count. Any other value of unknown size (a number passed in, an int carried
+otherwise) has no bound.
 """
 
 from __future__ import annotations
 
 from tcompile.tracer.ir import operators
+from tcompile.tracer.ir.cond_nodes import Cond
 from tcompile.tracer.ir.loop_nodes import LOOP_OPS, ForLoop
 from tcompile.tracer.ir.node import Node
 
@@ -27,12 +31,20 @@ class IntRanges:
         self.counters: dict[int, tuple | None] = {}  # a counter's node -> (first, count) args
         self.passed: dict[int, object] = {}  # a nested body's input read, never reassigned ->
         # the value the enclosing body passes for it
+        # a carried int that counts up by a constant step -> the step's bits
+        self.stepped: dict[int, int] = {}
         if isinstance(loop, ForLoop):
             self.counters[id(loop.body.inputs[0])] = None  # bounded by the per-call check
+            for start, step in carried_steps(loop).items():
+                self.stepped[id(loop.body.inputs[1 + start])] = step.bit_length()
         self._nested(loop.body)
 
     def _nested(self, body) -> None:
         for node in body.nodes:
+            if isinstance(node.target, Cond):  # a side's inputs are the node's arguments
+                for side in node.target.bodies:
+                    self.passed.update((id(i), a) for i, a in zip(side.inputs, node.args[1:]))
+                    self._nested(side)
             if node.op not in LOOP_OPS:
                 continue
             loop = node.target
@@ -61,6 +73,8 @@ class IntRanges:
     def _bits_of(self, node: Node) -> int | None:
         if id(node) in self.passed:
             return self.bits(self.passed[id(node)])
+        if id(node) in self.stepped:  # at most its start plus count times its step
+            return max(COUNTER_BITS, self.stepped[id(node)] + COUNTER_BITS) + 1
         if id(node) in self.counters:
             bounds = self.counters[id(node)]
             if bounds is None:
@@ -85,3 +99,49 @@ class IntRanges:
         """Whether ``node``'s value surely fits an int64."""
         bits = self.bits(node)
         return bits is not None and bits <= INT64_BITS - 1
+
+
+def carried_steps(loop: ForLoop) -> dict[int, int]:
+    """The carried values (by position among them) that are Python ints each iteration moves up
+    by at most a constant (``n += 1``; ``if c: n += 2``), with that most."""
+    body, found = loop.body, {}
+    carried = body.inputs[1 : 1 + loop.carried]
+    for position, (start, end) in enumerate(zip(carried, loop.returned(), strict=True)):
+        step = _step(start, end) if start.meta == "int" else None
+        if step is not None:
+            found[position] = step
+    return found
+
+
+def _step(start: Node, value) -> int | None:
+    """How much ``value`` exceeds ``start`` at most, where it is ``start`` plus constants
+    (through the sides of cond nodes); None where it is anything else."""
+    if value is start:
+        return 0
+    if not isinstance(value, Node):
+        return None
+    op = operators.of_function(value.target) if value.op == "call" else None
+    if op is not None and op.name == "add" and len(value.args) == 2:
+        low, high = value.args
+        if type(high) is int and high >= 0:
+            inner = _step(start, low)
+        elif type(low) is int and low >= 0:
+            low, high = high, low
+            inner = _step(start, low)
+        else:
+            return None
+        return None if inner is None else inner + high
+    if value.op == "getitem" and isinstance(getattr(value.args[0], "target", None), Cond):
+        return _cond_step(start, value.args[0], value.args[1])
+    return None
+
+
+def _cond_step(start: Node, cond_node: Node, item: int) -> int | None:
+    """The most either side of a cond node adds to ``start`` in its item ``item``."""
+    arguments = cond_node.args[1:]
+    if not any(a is start for a in arguments):
+        return None
+    position = next(k for k, a in enumerate(arguments) if a is start)
+    steps = [_step(body.inputs[position], body.output.args[0][item])
+             for body in cond_node.target.bodies]  # fmt: skip
+    return None if None in steps else max(steps)

@@ -39,7 +39,7 @@ from tcompile.tracer.ir.node import Node, user_lines
 
 from ..source_files import load_module
 from . import numba_types
-from .int_ranges import COUNTER_BITS
+from .int_ranges import COUNTER_BITS, carried_steps
 from .native_source import PRELUDE, Unsupported, native_lines
 
 _COUNTER_LIMIT = 1 << COUNTER_BITS
@@ -53,6 +53,9 @@ class NativeLoop:
     def __init__(self, node: Node, name: str, python: Callable):
         self.node, self.name, self.python = node, name, python
         self.counted = isinstance(node.target, ForLoop)
+        # the arguments of carried ints `int_ranges` bounds where they start within the counter's
+        # bits (``n = 0`` then ``n += 1``): checked per call
+        self.stepped = [2 + p for p in carried_steps(node.target)] if self.counted else []
         self.source, self.reason, self.dispatcher = "", "", None
         loop = node.target
         returned = loop.returned()[: loop.carried] if loop.op == "while_loop" else loop.returned()
@@ -151,6 +154,8 @@ class NativeLoop:
             return self.python(*args)
         if self.counted and not (args[1] and -_COUNTER_LIMIT < args[0] < _COUNTER_LIMIT - args[1]):
             return self.python(*args)  # no iteration, or indices past what `int_ranges` assumes
+        if any(not -_COUNTER_LIMIT < args[p] < _COUNTER_LIMIT for p in self.stepped):
+            return self.python(*args)  # a count starting past what `int_ranges` assumes
         if self.index_checks is not None and not self.index_checks.hold(args):
             return self.python(*args)  # an index out of range: NumPy raises its error
         if not self.counted and bool(args[0]) == self.node.target.negate:

@@ -248,6 +248,9 @@ class NativePrinter(Printer):
         name = op.name if op is not None else ""
         if node.op == "inplace" or name in _UNCHECKED_INT_OPS:
             raise Unsupported(f"a Python int {name or 'operation'} may outgrow 64 bits")
+        if name == "rshift" and not (type(node.args[1]) is int and 0 <= node.args[1] < 64):
+            # Python shifts by any count (0 or -1 past the bits), LLVM's shift is undefined
+            raise Unsupported("a Python int shifted by a count that may reach 64 bits")
         if name in ("truediv", "floordiv", "mod"):
             node = replace(node, args=(node.args[0], _NonZero(node.args[1])))
         if name not in _CHECKED_INT_OPS or self.ranges.fits(node):  # index arithmetic: it fits
@@ -386,7 +389,8 @@ def _with_weak_converted(node: Node) -> tuple:
     except OverflowError as e:  # a constant the integer type cannot hold: NumPy raises
         raise Unsupported(f"{example!r} does not fit {dtype}") from e
     if isinstance(weak, Node) and _python_type(weak) == "int" and computed == dtype \
-            and dtype.kind in "iu" and (dtype.itemsize < 8 or dtype.kind == "u"):  # fmt: skip
+            and dtype.kind in "iu" and (dtype.itemsize < 8 or dtype.kind == "u") \
+            and not _masked_into(weak, dtype):  # fmt: skip
         # NumPy raises for a Python int its type cannot hold, numba would wrap it
         raise Unsupported(f"a Python int variable meets a {dtype} value")
     if node.target in _POWER and dtype.kind in "iu" and not (isinstance(weak, int) and weak >= 0):
@@ -397,6 +401,15 @@ def _with_weak_converted(node: Node) -> tuple:
 
 
 _WEAK_EXAMPLES = {"int": 0, "float": 0.0, "bool": False}
+
+
+def _masked_into(value: Node, dtype: np.dtype) -> bool:
+    """``value`` is ``n & mask`` with a constant mask ``dtype`` holds (``crc & 1`` meeting a
+    uint8): between 0 and the mask, whatever ``n`` is, so NumPy never raises for it."""
+    if value.op != "call" or value.target not in (operator.and_, np.bitwise_and):
+        return False
+    masks = [a for a in value.args if type(a) is int]
+    return bool(masks) and 0 <= masks[0] <= np.iinfo(dtype).max
 
 
 def _check_python_power(node: Node) -> None:

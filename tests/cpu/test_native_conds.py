@@ -1,0 +1,87 @@
+"""Cond nodes inside the cpu backend's native loops (issue 23): a branch on data per element
+compiles as the ``if`` it is, its sides' indices are checked once per call like the body's, a
+Python int the loop counts up in a side stays unchecked machine arithmetic where it is bounded,
+and what numba would compute otherwise than Python (a shift past 63 bits, a count that starts
+past the bound) runs as Python. Every case compares with the plain call and says whether the
+loop ran as machine code."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba", reason="the cpu backend needs numba: pip install 'tcompile[cpu]'")
+
+from test_native_loops import loops as _loops_fixture  # noqa: E402, F401 - `loops`, for pytest
+from test_native_loops import same  # noqa: E402
+
+RNG = np.random.default_rng(31)
+X200, X50, X20, X100 = (RNG.random(n) for n in (200, 50, 20, 100))
+NORMAL = RNG.standard_normal(10)
+
+
+def count_above(x, start):
+    n = start
+    for i in range(x.shape[0]):
+        if x[i] > 0.5:
+            n += 2
+    return n
+
+
+def crc16(data):
+    crc = 0xFFFF
+    for b in data:
+        cur = 0xFF & b
+        for _ in range(8):
+            if (crc & 1) ^ (cur & 1):
+                crc = (crc >> 1) ^ 0x8408
+            else:
+                crc >>= 1
+            cur >>= 1
+    return crc
+
+
+def clip_in_place(x):
+    for i in range(x.shape[0]):
+        if x[i] > 0.7:
+            x[i] = 0.7
+        else:
+            x[i] = x[i - 1] * 2  # an index in a side, checked once per call
+    return x
+
+
+def shifted_by(x, count):
+    total = 0
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            total += (1 << 40) >> count  # Python shifts past 63 bits to 0; LLVM's is undefined
+    return total
+
+
+def test_a_count_in_a_branch_is_plain_machine_arithmetic(loops):
+    same(count_above, lambda: (X200.copy(), 0), lambda: (X50.copy(), 7))
+    assert loops[-1].dispatcher is not None and not loops[-1].may_overflow, loops[-1].reason
+
+
+def test_a_count_starting_past_the_bound_runs_as_python(loops):
+    same(count_above, lambda: (X20.copy(), 2**62), lambda: (X20.copy(), 2**63 - 3))
+    assert loops[-1].dispatcher is not None  # native for small starts, Python for these
+
+
+def test_crc16_is_native_and_exact(loops):
+    data = RNG.integers(0, 256, 64).astype(np.uint8)
+    same(crc16, lambda: (data.copy(),))
+    assert loops and all(loop.dispatcher is not None for loop in loops), [
+        loop.reason for loop in loops
+    ]
+
+
+def test_indices_in_sides_are_checked_per_call(loops):
+    same(clip_in_place, lambda: (X100.copy(),))
+    loop = loops[-1]
+    assert loop.dispatcher is not None and not loop.boundscheck, loop.reason
+
+
+def test_a_shift_by_a_variable_count_runs_as_python(loops):
+    same(shifted_by, lambda: (NORMAL.copy(), 70), lambda: (NORMAL.copy(), 3))
+    assert loops[-1].dispatcher is None and "shifted" in loops[-1].reason, loops[-1].reason
