@@ -12,7 +12,6 @@ import pytest
 
 pytest.importorskip("numba", reason="the cpu backend needs numba: pip install 'tcompile[cpu]'")
 
-from test_native_loops import loops as _loops_fixture  # noqa: E402, F401 - `loops`, for pytest
 from test_native_loops import same  # noqa: E402
 
 RNG = np.random.default_rng(31)

@@ -24,21 +24,6 @@ from tcompile.backend.cpu import native_loops, numba_types  # noqa: E402
 from tcompile.tracer.ir.node import TensorMeta  # noqa: E402
 
 
-@pytest.fixture
-def loops(monkeypatch, tmp_path) -> list:
-    """The `NativeLoop` s the cpu backend makes, in order (in a cache directory of the test's)."""
-    monkeypatch.setenv("TCOMPILE_CACHE_DIR", str(tmp_path))
-    made = []
-    real = native_loops.NativeLoop.__init__
-
-    def recording(self, *args, **kwargs):
-        real(self, *args, **kwargs)
-        made.append(self)
-
-    monkeypatch.setattr(native_loops.NativeLoop, "__init__", recording)
-    return made
-
-
 def same(fn, *make_args, calls: int = 3):
     """``fn`` plain and on the cpu backend on fresh arguments from each of ``make_args`` in
     turn, ``calls`` calls in all (the last builder repeats): equal results (same types, ints
