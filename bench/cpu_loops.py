@@ -8,8 +8,9 @@ Run from the repository root::
     python bench/cpu_loops.py --only smooth3,heat
 
 The corpora: ``scalar_loops.py`` (loops written an element at a time: a moving average, an IIR
-filter, Thomas' tridiagonal solve, a 2-D stencil by nested loops; and four loops the tracer does
-not capture yet) and ``loop_kernels.py`` (array statements in a loop: rows, time steps,
+filter, Thomas' tridiagonal solve, a 2-D stencil by nested loops; a branch on data per element:
+a running maximum, a CRC, a count, a clip, each a cond node in the loop; and three loops the
+tracer does not capture yet) and ``loop_kernels.py`` (array statements in a loop: rows, time steps,
 Levinson-Durbin...). For each kernel:
 
 * numpy, eager, cpu, numba µs:  warm per-call medians of interleaved batches (``timing.py``):

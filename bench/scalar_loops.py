@@ -103,6 +103,40 @@ def running_max(x):
     return out
 
 
+def crc16(data):
+    """CRC-16 (the X.25 polynomial, reflected) of bytes: a branch on each bit (NPBench's crc16)."""
+    crc = 0xFFFF
+    for b in data:
+        cur_byte = 0xFF & b
+        for _ in range(8):
+            if (crc & 0x0001) ^ (cur_byte & 0x0001):
+                crc = (crc >> 1) ^ 0x8408
+            else:
+                crc >>= 1
+            cur_byte >>= 1
+    return crc
+
+
+def count_above(x, threshold):
+    """How many elements exceed ``threshold``, counted in a branch."""
+    n = 0
+    for i in range(x.shape[0]):
+        if x[i] > threshold:
+            n += 1
+    return n
+
+
+def soft_clip(x):
+    """Values over 1 folded back, the others doubled: a branch per element, each side a store."""
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        if x[i] > 1.0:
+            out[i] = 2.0 - x[i]
+        else:
+            out[i] = 2.0 * x[i]
+    return out
+
+
 def _rng(seed: int):
     return np.random.default_rng(seed)
 
@@ -123,6 +157,14 @@ def setup_thomas(n: int) -> tuple:
 
 def setup_grid(n: int) -> tuple:
     return (_rng(27).standard_normal((n, n)),)
+
+
+def setup_bytes(n: int) -> tuple:
+    return (_rng(28).integers(0, 256, n).astype(np.uint8),)
+
+
+def setup_threshold(n: int) -> tuple:
+    return _rng(29).standard_normal(n), 0.5
 
 
 def setup_escape(n: int) -> tuple:
@@ -148,10 +190,14 @@ SCALAR_KERNELS = [
     Kernel("low_pass", low_pass, setup_low_pass, 100_000, 1000, "elements"),
     Kernel("thomas", thomas, setup_thomas, 100_000, 1000, "unknowns"),
     Kernel("stencil_2d", stencil_2d, setup_grid, 300, 30, "rows (n x n grid)"),
-    # loops the tracer does not capture yet (a branch on data, int() of data, a range bound
-    # from data: issue 23): they run as Python on every backend
+    # a branch on data per element: a cond node in the loop's body (issue 23)
+    Kernel("running_max", running_max, setup_vector, 100_000, 1000, "elements"),
+    Kernel("crc16", crc16, setup_bytes, 10_000, 200, "bytes"),
+    Kernel("count_above", count_above, setup_threshold, 100_000, 1000, "elements"),
+    Kernel("soft_clip", soft_clip, setup_vector, 100_000, 1000, "elements"),
+    # loops the tracer does not capture yet (a while loop on `a and b`, int() of data, a range
+    # bound from data: issue 23): they run as Python on every backend
     Kernel("escape", escape_counts, setup_escape, 10_000, 200, "points (100 its)"),
     Kernel("histogram", histogram, setup_histogram, 100_000, 1000, "samples"),
     Kernel("csr_matvec", csr_matvec, setup_csr, 20_000, 200, "rows (8 nnz)"),
-    Kernel("running_max", running_max, setup_vector, 100_000, 1000, "elements"),
 ]

@@ -32,6 +32,7 @@ from tcompile.tracer.ir.printer import Printer, numpy_name
 
 from .index_checks import IndexChecks
 from .int_ranges import IntRanges
+from .native_masked import MaskedStores
 
 
 class Unsupported(Exception):
@@ -96,6 +97,17 @@ def _int_mul(a, b):
     if abs(float(a) * float(b)) >= 9.2e18:
         raise OverflowError("a Python int outgrew 64 bits")
     return a * b
+
+
+# int() of a float as Python's: NaN raises ValueError, infinity OverflowError; a value past
+# int64 raises OverflowError too (Python's int would grow: the loop then runs as Python).
+@numba.njit({options})
+def _int_of(x):
+    if x != x:
+        raise ValueError("cannot convert float NaN to integer")
+    if not -9.2e18 < x < 9.2e18:
+        raise OverflowError("a float past int64 converted to int")
+    return int(x)
 
 
 # np.add.at on a vector, as NumPy runs it: each value added where its index points, in order
@@ -187,6 +199,24 @@ def _assign(target, value):
         source = source.copy()
     for i in np.ndindex(target.shape):
         target[i] = source[i]
+
+
+# An array a masked store's helper (`native_masked`) reads while it writes ``out``: itself where
+# it is ``out`` element for element or shares no memory with it, else a copy (NumPy's ufuncs read
+# overlapping operands as if copied first).
+@numba.njit({options})
+def _apart(a, out):
+    if a.size == 0 or out.size == 0:
+        return a
+    low, high = _span(out)
+    start, stop = _span(a)
+    if start < high and low < stop:
+        if a.ndim != out.ndim or a.ctypes.data != out.ctypes.data:
+            return a.copy()
+        for k in range(a.ndim):
+            if a.shape[k] != out.shape[k] or a.strides[k] != out.strides[k]:
+                return a.copy()
+    return a
 """
 
 # Python ints have no size: numba's are int64. These operations on them are checked (the
@@ -208,6 +238,7 @@ class NativePrinter(Printer):
         self.checks_ints = False  # whether a Python int operation is checked for overflow
         self.indexes = False  # whether an index may be out of range (a slice never is)
         self.may_raise = False  # whether the glue runs the frame again where the loop raises
+        self.masked = MaskedStores()  # helpers of ufunc calls with where=, np.copyto
 
     def statement(self, node: Node, buffer: Node | None = None, loop_function: str = "") -> str:
         if node.op in ("call", "inplace") and len(node.args) == 2:
@@ -219,11 +250,18 @@ class NativePrinter(Printer):
             if _array_into_slices(node):
                 obj, index, value = node.args
                 return f"_assign({self.arg(obj)}[{self.index(index)}], {self.arg(value)})"
+        if node.op == "call" and ("where" in node.kwargs or node.target is np.copyto):
+            return self.masked.statement(self, node, Unsupported)  # numba takes no where=
         if node.op in ("getitem", "setitem") and not _slices_only(node.args[1]):
             self.indexes = True
             self.checks.add(node)
-        elif node.op == "call" and node.target in (int, round) and _is_float(node.args[0]):
-            raise Unsupported(f"{node.target.__name__}() of a float (NaN and infinity raise)")
+        elif node.op == "call" and node.target is int and _dtype(node.args[0]) == np.uint64:
+            raise Unsupported("int() of a uint64 (Python's int holds values int64 does not)")
+        elif node.op == "call" and node.target is int and _is_float(node.args[0]):
+            self.checks_ints = True  # past int64: OverflowError, and the loop runs as Python
+            return f"{node.name} = _int_of({self.arg(node.args[0])})"
+        elif node.op == "call" and node.target is round and _is_float(node.args[0]):
+            raise Unsupported("round() of a float (NaN and infinity raise)")
         elif node.op == "call" and self.vector_helper(node) is None:
             _check_float_sum(node)
         return super().statement(node, buffer, loop_function)

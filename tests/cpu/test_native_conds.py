@@ -1,8 +1,8 @@
 """Cond nodes inside the cpu backend's native loops (issue 23): a branch on data per element
 compiles as the ``if`` it is, its sides' indices are checked once per call like the body's, a
 Python int the loop counts up in a side stays unchecked machine arithmetic where it is bounded,
-and what numba would compute otherwise than Python (a shift past 63 bits, a count that starts
-past the bound) runs as Python. Every case compares with the plain call and says whether the
+an ``int()`` of data is Python's, and what numba would compute otherwise than Python (a shift
+past 63 bits, a count that starts past the bound, an int past int64) runs as Python. Every case compares with the plain call and says whether the
 loop ran as machine code."""
 
 from __future__ import annotations
@@ -84,3 +84,21 @@ def test_indices_in_sides_are_checked_per_call(loops):
 def test_a_shift_by_a_variable_count_runs_as_python(loops):
     same(shifted_by, lambda: (NORMAL.copy(), 70), lambda: (NORMAL.copy(), 3))
     assert loops[-1].dispatcher is None and "shifted" in loops[-1].reason, loops[-1].reason
+
+
+def histogram(samples, weights, nbins):
+    hist = np.zeros(nbins)
+    for i in range(samples.shape[0]):
+        hist[int(samples[i] * nbins)] += weights[i]
+    return hist
+
+
+def test_an_int_of_data_is_native_and_raises_as_python(loops):
+    """``int(v)`` of a float: truncated as Python's; NaN raises ValueError, a value past int64
+    runs the loop as Python (Python's int grows), infinity raises OverflowError."""
+    samples, weights = X200.copy(), X200[::-1].copy()
+    same(histogram, lambda: (samples.copy(), weights.copy(), 8))
+    assert loops[-1].dispatcher is not None, loops[-1].reason
+    huge = np.array([0.5, 1e30, 0.25])  # an index past the end after int(): IndexError
+    for bad in (huge, np.array([0.5, np.nan]), np.array([np.inf, 0.5])):
+        same(histogram, lambda bad=bad: (bad.copy(), np.ones(bad.shape[0]), 4))

@@ -21,7 +21,7 @@ from . import iteration, user_objects
 from .arrays import array_dims
 from .containers import check_untaken, take
 from .folding import fold, python_int
-from .numbers import array_text, number_conversion, number_text
+from .numbers import array_number, array_text, number_conversion, number_text
 from .operations import binary_op, iterate, unary_op
 
 IO_BUILTINS = {builtins.print, builtins.open, builtins.input, builtins.breakpoint, builtins.help}
@@ -230,11 +230,17 @@ def _as_written(tx, what: str) -> str:
 def _scalar_conversion(kind):
     def handle(tx, args, kwargs):
         if args and (isinstance(args[0], NumpyValue)):
-            raise tx.state.graph_break(
-                "data_dependent_value",
-                f"{_as_written(tx, f'{kind.__name__}() of {args[0].describe()}')} turns array "
-                f"data into a Python {kind.__name__}",
-            )
+            what = _as_written(tx, f"{kind.__name__}() of {args[0].describe()}")
+
+            def needed():
+                raise tx.state.graph_break(
+                    "data_dependent_value", f"{what} turns array data into a Python "
+                    f"{kind.__name__}, needed here as a Python value")  # fmt: skip
+
+            number = array_number(tx.state, kind, args, kwargs, needed)
+            if number is not None:
+                return number
+            needed()
         converted = number_conversion(tx.state, kind, list(args)) if args and not kwargs else None
         if converted is not None:
             return converted

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import operator
 
+import numpy as np
+
 from ..errors import UserErrorInTrace
 from ..ir import operators
 from ..ir.node import describe_value
@@ -155,6 +157,29 @@ def number_conversion(state: TraceState, fn, values: list[Value]) -> Value | Non
         return number_node(state, fn, values, _CONVERSIONS[fn], risk="raise")
     except (ArithmeticError, ValueError):
         return None  # it raises for this value: pinned, it raises as eager code does
+
+
+def array_number(state: TraceState, kind, args: list, kwargs: dict, needed) -> Value | None:
+    """``int(x)`` or ``float(x)`` of a real NumPy scalar of the graph (``b = int(v * nbins)``,
+    then ``hist[b] += w``), as a graph node: a Python number known when the graph runs, which
+    indices, arithmetic and loop nodes use as it is; where it is needed as a number here (a
+    branch, a size, a constant argument) ``needed`` breaks the graph. None where it is not
+    one (an array, a complex, a value it raises for: the break, as eager code raises there)."""
+    if kind not in (int, float) or kwargs or len(args) != 1:
+        return None
+    value = args[0]
+    example = value.example
+    if np.ndim(example) != 0 or np.asarray(example).dtype.kind not in "biuf":
+        return None
+    try:
+        hint = kind(example)
+    except (ArithmeticError, ValueError):
+        return None
+    node = state.graph.add("call", kind, (value.node,), name=kind.__name__,
+                           meta=describe_value(hint), stack=state.user_stack(), risk="raise")  # fmt: skip
+    if kind is int:
+        return SymInt(node, hint, frozenset(), on_concrete=(needed,))
+    return SymFloat.leaf(node, hint, needed)
 
 
 _TEXT = {format: "format", str: "str", repr: "repr", ascii: "ascii"}

@@ -1,0 +1,103 @@
+"""``int(x)`` and ``float(x)`` of array data (issue 23): a Python number of the graph, known
+when the graph runs, which indices, arithmetic and loop nodes use as it is (a histogram's bin
+``hist[int(v * n)] += w`` is one loop node); where it is needed as a number while tracing (a
+branch on it, a size) the graph breaks there, as before. Each case runs eagerly and compiled
+on several inputs, on the eager and the cpu backends: same results (bitwise), errors and
+writes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from harness import check_same_calls
+
+import tcompile as tc
+
+
+def histogram(samples, weights, nbins):
+    hist = np.zeros(nbins)
+    for i in range(samples.shape[0]):
+        b = int(samples[i] * nbins)
+        hist[b] += weights[i]
+    return hist
+
+
+def bin_of_max(x):
+    k = int(x.argmax())  # an int of the graph used as an index
+    return x[k] * 2, k + 1
+
+
+def scaled(x):
+    return float(x.sum()) * 0.5 + float(x[0])
+
+
+def rounded_down(x):
+    out = np.empty(x.shape[0], dtype=np.int64)
+    for i in range(x.shape[0]):
+        out[i] = int(x[i] * 10.0) - 3
+    return out
+
+
+RNG = np.random.default_rng(41)
+ONE_GRAPH = [
+    (
+        histogram,
+        [
+            ((RNG.random(200), RNG.random(200), 16), {}),
+            ((RNG.random(200), RNG.random(200), 16), {}),
+        ],
+    ),
+    (bin_of_max, [((RNG.random(9),), {}), ((RNG.random(9),), {})]),
+    (scaled, [((RNG.random(5),), {}), ((RNG.random(5),), {})]),
+    (rounded_down, [((RNG.standard_normal(30),), {}), ((RNG.standard_normal(30),), {})]),
+]
+
+
+@pytest.mark.parametrize("backend", ["eager", "cpu"])
+@pytest.mark.parametrize(("fn", "calls"), ONE_GRAPH, ids=[c[0].__name__ for c in ONE_GRAPH])
+def test_numbers_from_data_stay_in_the_graph(fn, calls, backend):
+    if backend == "cpu":
+        pytest.importorskip("numba", reason="the cpu backend needs numba")
+    check_same_calls(fn, calls, backend=backend, later_calls_hit_cache=True)
+    args = calls[0][0]
+    explained = tc.explain(fn)(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+    assert (explained.graph_count, explained.graph_break_count) == (1, 0), explained
+
+
+def needed_as_a_size(x):
+    n = int(x.sum())
+    return np.zeros(n)
+
+
+def needed_in_a_branch(x):
+    if int(x[0]) > 2:
+        return x * 2
+    return x
+
+
+def not_a_number(x):
+    out = []
+    for v in x:
+        out.append(int(v))  # NaN: ValueError, infinity: OverflowError, as eager
+    return out
+
+
+@pytest.mark.parametrize("backend", ["eager", "cpu"])
+def test_an_int_of_data_needed_as_a_number_breaks_there(backend):
+    if backend == "cpu":
+        pytest.importorskip("numba", reason="the cpu backend needs numba")
+    check_same_calls(needed_as_a_size, [((np.full(3, 1.5),), {})], fullgraph=False, backend=backend)
+    check_same_calls(needed_in_a_branch, [((np.array([3.5, 1.0]),), {}), ((np.array([0.5, 1.0]),), {})],
+                     fullgraph=False, backend=backend)  # fmt: skip
+    explained = tc.explain(needed_as_a_size)(np.full(3, 1.5))
+    assert explained.graph_break_count == 1, explained
+    assert "needed here as a Python value" in explained.break_reasons[0].reason
+
+
+@pytest.mark.parametrize("backend", ["eager", "cpu"])
+def test_an_int_of_nan_or_infinity_raises_as_eager(backend):
+    if backend == "cpu":
+        pytest.importorskip("numba", reason="the cpu backend needs numba")
+    calls = [((np.array([1.5, 2.5]),), {}), ((np.array([1.5, np.nan]),), {}),
+             ((np.array([np.inf, 1.0]),), {})]  # fmt: skip
+    check_same_calls(not_a_number, calls, fullgraph=False, backend=backend)
