@@ -36,3 +36,18 @@ def _nan_propagating(name):
 
 nan_maximum = _nan_propagating("llvm.maximum")
 nan_minimum = _nan_propagating("llvm.minimum")
+
+
+@intrinsic
+def fma(typingctx, a, b, c):
+    """``a * b + c`` rounded once (LLVM's ``llvm.fma``), three floats of one type: NumPy's SIMD
+    complex products are made of them where the CPU has them (`native_masked`)."""
+
+    def codegen(context, builder, signature, args):
+        kind = args[0].type
+        fn = builder.module.declare_intrinsic(
+            "llvm.fma", [kind], llvm.FunctionType(kind, [kind] * 3)
+        )
+        return builder.call(fn, args)
+
+    return a(a, b, c), codegen

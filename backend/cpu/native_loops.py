@@ -80,6 +80,7 @@ class NativeLoop:
         checked_per_access = printer.indexes and not printer.checks.covered
         self.index_checks = printer.checks if printer.indexes and not checked_per_access else None
         self.lines, self.boundscheck = [line for line, _ in lines], checked_per_access
+        self.helpers = printer.masked.text()  # masked stores' element loops
         self.source = self._text(cache=not constants)
         if constants:  # functions of its own: another graph may print this text around
             # other values, and the checks are not kept (the text does not say what was checked)
@@ -96,9 +97,13 @@ class NativeLoop:
             self._compile(tuple(signature))
 
     def _text(self, cache: bool) -> str:
-        """The module's source: the prelude, then each function with numba's decorator."""
+        """The module's source: the prelude, the masked stores' helpers (`native_masked`), then
+        each function with numba's decorator."""
         decorator = _decorator(cache, self.boundscheck)
-        text = [PRELUDE.format(options="cache=True" if cache else "").rstrip()]
+        options = "cache=True" if cache else ""
+        text = [PRELUDE.format(options=options).rstrip()]
+        if self.helpers:
+            text.append(self.helpers.format(options=options).rstrip())
         for line in self.lines:
             if line.startswith("def "):
                 while text[-1] == "":

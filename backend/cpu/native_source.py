@@ -15,6 +15,8 @@ exact. A float vector's dot product (``np.dot``, ``@``, ``np.inner``, ``np.vdot`
 ``_dot(a, b)``, 8 partial sums: NumPy's BLAS adds in an order no loop reproduces. A float
 vector's ``np.sum`` and ``np.mean`` are NumPy's own pairwise sum, bit for bit (``_sum``,
 ``_mean``). Other float reductions, which numba adds in order, compile for a few elements only.
+Ufunc calls with ``where=`` and ``np.copyto`` (masked stores) are element loops of their own
+(`native_masked`).
 """
 
 from __future__ import annotations
