@@ -106,7 +106,8 @@ def carried_steps(loop: ForLoop) -> dict[int, int]:
     by at most a constant (``n += 1``; ``if c: n += 2``), with that most."""
     body, found = loop.body, {}
     carried = body.inputs[1 : 1 + loop.carried]
-    for position, (start, end) in enumerate(zip(carried, loop.returned(), strict=True)):
+    ends = loop.returned()[: loop.carried]  # (after them, values made in the body)
+    for position, (start, end) in enumerate(zip(carried, ends, strict=True)):
         step = _step(start, end) if start.meta == "int" else None
         if step is not None:
             found[position] = step

@@ -11,6 +11,8 @@ import builtins
 import math
 import operator
 
+import numpy as np
+
 from .. import user_text
 from ..errors import UserErrorInTrace
 from ..values.arrays import ArrayValue, NumpyValue, SymInt
@@ -47,14 +49,17 @@ def _len(tx, args, kwargs):
 def _range(tx, args, kwargs):
     """A range; one whose stop is a dynamic int argument or an input's dynamic dim
     (``range(len(x))``), or whose bounds are made from the index of the loop whose body is
-    traced (``for j in range(i, n)``), or from the ints of a split loop's body (which change
+    traced (``for j in range(i, n)``), or read from arrays there (a CSR row's
+    ``range(indptr[i], indptr[i + 1])``), or from the ints of a split loop's body (which change
     on every iteration), stays symbolic for a loop node or a loop run split (an increasing
     range); any other use needs the numbers (pins them)."""
-    start, stop, step = [Const(0), *args, Const(1)][:3] if len(args) == 1 else [*args, Const(1)][:3]
     watch = tx.state.loop_watch
+    if watch is not None and tx.state.loop_nodes:
+        args = tuple(_int_of_data(tx, a) for a in args)
+    start, stop, step = [Const(0), *args, Const(1)][:3] if len(args) == 1 else [*args, Const(1)][:3]
 
     def symbolic(v: Value, argument_ok: bool) -> bool:
-        follows = watch is not None and watch.follows_index(v)
+        follows = watch is not None and (watch.follows_index(v) or _from_data(v))
         if not isinstance(v, SymInt):
             return False
         given = v.source is not None or v.at_least > 0  # an argument, or an input's dim
@@ -72,6 +77,26 @@ def _range(tx, args, kwargs):
         )
         return RangeValue(numbers, *(v if isinstance(v, SymInt) else None for v in (start, stop)))
     return Const(range(*(python_int(tx.state, a) for a in args)))
+
+
+def _int_of_data(tx, value: Value) -> Value:
+    """An integer NumPy scalar of the graph (``indptr[i]``) as the Python int of the graph it
+    stands for in a range (`numbers.array_number`); anything else as it is."""
+    if not (isinstance(value, NumpyValue) and np.ndim(value.example) == 0
+            and np.asarray(value.example).dtype.kind in "iu"):  # fmt: skip
+        return value
+
+    def needed():
+        raise tx.state.graph_break("data_dependent_value", f"{_as_written(tx, 'a range')} "
+                                   "bound read from an array is needed as a Python int")  # fmt: skip
+
+    return array_number(tx.state, int, [value], {}, needed) or value
+
+
+def _from_data(value: Value) -> bool:
+    """An int of the graph made by ``int()`` of array data (its value changes from one
+    iteration of the captured loop to the next, as its index's does)."""
+    return isinstance(value, SymInt) and value.node.op == "call" and value.node.target is int
 
 
 def _items_of(tx, v):

@@ -60,7 +60,8 @@ class RangeItems:
         return numbers.symint_op(state, operator.floordiv, ahead, Const(step), "trip_count")
 
     def values(self) -> list[Value]:
-        return []
+        """Its symbolic bounds (one read from an array, ``int(indptr[i])``, is in no local)."""
+        return [v for v in (self.start, self.stop) if v is not None]
 
     def taken(self) -> tuple:
         """The iterators whose items these are (`TakenItems`)."""
