@@ -1,7 +1,8 @@
 """``int(x)`` and ``float(x)`` of array data (issue 23): a Python number of the graph, known
 when the graph runs, which indices, arithmetic and loop nodes use as it is (a histogram's bin
-``hist[int(v * n)] += w`` is one loop node); where it is needed as a number while tracing (a
-branch on it, a size) the graph breaks there, as before. Each case runs eagerly and compiled
+``hist[int(v * n)] += w`` is one loop node, a CSR row's ``range(indptr[i], indptr[i + 1])`` a
+loop node's count); where it is needed as a number while tracing (a branch on it, a size) the
+graph breaks there, as before. Each case runs eagerly and compiled
 on several inputs, on the eager and the cpu backends: same results (bitwise), errors and
 writes."""
 
@@ -38,7 +39,26 @@ def rounded_down(x):
     return out
 
 
+def csr_rows(indptr, indices, values, x):
+    """``y = A @ x`` for A in CSR form: each row's range read from ``indptr`` (a loop node's
+    count from data, zero for an empty row)."""
+    y = np.zeros(indptr.shape[0] - 1)
+    for i in range(indptr.shape[0] - 1):
+        for j in range(indptr[i], indptr[i + 1]):
+            y[i] += values[j] * x[indices[j]]
+    return y
+
+
+def csr(rows: int, seed: int) -> tuple:
+    rng = np.random.default_rng(seed)
+    per_row = rng.integers(0, 4, rows)  # some rows empty
+    indptr = np.concatenate([[0], np.cumsum(per_row)]).astype(np.int64)
+    indices = rng.integers(0, rows, indptr[-1]).astype(np.int64)
+    return indptr, indices, rng.random(indptr[-1]), rng.random(rows)
+
+
 RNG = np.random.default_rng(41)
+CSR = csr(12, 1)
 ONE_GRAPH = [
     (
         histogram,
@@ -50,6 +70,7 @@ ONE_GRAPH = [
     (bin_of_max, [((RNG.random(9),), {}), ((RNG.random(9),), {})]),
     (scaled, [((RNG.random(5),), {}), ((RNG.random(5),), {})]),
     (rounded_down, [((RNG.standard_normal(30),), {}), ((RNG.standard_normal(30),), {})]),
+    (csr_rows, [(CSR, {}), ((*CSR[:2], CSR[2][::-1].copy(), CSR[3] + 1), {})]),
 ]
 
 
