@@ -32,11 +32,13 @@ import numpy as np
 from numba.core.runtime._nrt_python import _MemInfo  # owns the memory numba allocates
 
 from tcompile.tracer.ir.compiled_graph import KernelInfo
+from tcompile.tracer.ir.cond_nodes import Cond
 from tcompile.tracer.ir.graph import loop_function_name
 from tcompile.tracer.ir.graph_failure import fp_errors_raise
 from tcompile.tracer.ir.loop_nodes import LOOP_OPS, ForLoop
 from tcompile.tracer.ir.node import Node, user_lines
 
+from ..fused.lowering.shared import written_args, written_nodes
 from ..source_files import load_module
 from . import numba_types
 from .int_ranges import COUNTER_BITS, carried_steps
@@ -74,6 +76,7 @@ class NativeLoop:
     def _build(self) -> None:
         lines, namespace, printer = native_lines(self.node, self.name)
         self.may_overflow = printer.checks_ints
+        self.written = _written_positions(self.node) if self.may_overflow else []
         constants = {k: v for k, v in namespace.items() if k != "np"}
         # a bound constant is not in the cache key; slices need no bounds checks (numba
         # compiles array code in half the time without them), nor indices checked per call
@@ -167,7 +170,7 @@ class NativeLoop:
             return self.python(*args)  # a while loop of no iteration gives its arguments back
         if not self.dispatcher.overloads and not self._compile_for(args):
             return self.python(*args)  # the trace's types were not all sure: typed now
-        saved = _snapshot(args) if self.may_overflow else None
+        saved = _snapshot(args, self.written) if self.may_overflow else None
         try:
             results = self.dispatcher(*args)
         except TypeError as why:
@@ -224,9 +227,31 @@ def native_loops(graph, functions: dict) -> list[NativeLoop]:
     return made
 
 
-def _snapshot(args: tuple) -> list:
-    """Copies of the arrays among ``args`` that a loop may write, to undo its writes."""
-    return [(a, a.copy()) for a in args if isinstance(a, np.ndarray) and a.flags.writeable]
+def _written_positions(node: Node) -> list[int]:
+    """The positions of the loop node's arguments its body may write (through views of them,
+    or in the loops and branches inside it, too)."""
+    loop = node.target
+    written = written_nodes(loop.body, _args_written)
+    first = 2 if isinstance(loop, ForLoop) else 1  # the body's inputs are the arguments after
+    return [p for p in range(first, len(node.args)) if loop.body.inputs[p - 1] in written]
+
+
+def _args_written(node: Node) -> list:
+    """The arguments a node of a body writes: a loop's or cond's as their bodies do."""
+    if node.op in LOOP_OPS:
+        return [node.args[p] for p in _written_positions(node)]
+    if isinstance(node.target, Cond):
+        return [arg for side in node.target.bodies
+                for arg, i in zip(node.args[1:], side.inputs)
+                if i in written_nodes(side, _args_written)]  # fmt: skip
+    return written_args(node)
+
+
+def _snapshot(args: tuple, positions: list[int]) -> list:
+    """Copies of the arrays at ``positions`` of ``args`` (those a loop may write), to undo its
+    writes: copying every array would cost a call more than its loop."""
+    return [(args[p], args[p].copy()) for p in positions
+            if isinstance(args[p], np.ndarray) and args[p].flags.writeable]  # fmt: skip
 
 
 def _restore(saved: list) -> None:

@@ -70,7 +70,7 @@ import numpy as np
 from tcompile.backend.cpu.pairwise import pairwise_sum
 
 
-@numba.njit({options})
+@numba.njit(inline="always", {options})
 def _nonzero(divisor):
     if divisor == 0:
         raise ZeroDivisionError("division by zero")
@@ -80,21 +80,21 @@ def _nonzero(divisor):
 # Checked in floating point: LLVM may assume an int64 product or sum never overflows and fold
 # an integer check away. A result near 2**63 is refused a little early (the loop then runs as
 # Python, exactly).
-@numba.njit({options})
+@numba.njit(inline="always", {options})
 def _int_add(a, b):
     if abs(float(a) + float(b)) >= 9.2e18:
         raise OverflowError("a Python int outgrew 64 bits")
     return a + b
 
 
-@numba.njit({options})
+@numba.njit(inline="always", {options})
 def _int_sub(a, b):
     if abs(float(a) - float(b)) >= 9.2e18:
         raise OverflowError("a Python int outgrew 64 bits")
     return a - b
 
 
-@numba.njit({options})
+@numba.njit(inline="always", {options})
 def _int_mul(a, b):
     if abs(float(a) * float(b)) >= 9.2e18:
         raise OverflowError("a Python int outgrew 64 bits")
@@ -103,7 +103,7 @@ def _int_mul(a, b):
 
 # int() of a float as Python's: NaN raises ValueError, infinity OverflowError; a value past
 # int64 raises OverflowError too (Python's int would grow: the loop then runs as Python).
-@numba.njit({options})
+@numba.njit(inline="always", {options})
 def _int_of(x):
     if x != x:
         raise ValueError("cannot convert float NaN to integer")

@@ -102,3 +102,23 @@ def test_an_int_of_data_is_native_and_raises_as_python(loops):
     huge = np.array([0.5, 1e30, 0.25])  # an index past the end after int(): IndexError
     for bad in (huge, np.array([0.5, np.nan]), np.array([np.inf, 0.5])):
         same(histogram, lambda bad=bad: (bad.copy(), np.ones(bad.shape[0]), 4))
+
+
+def overflow_after_writes(y, x, start):
+    n = start
+    for i in range(x.shape[0]):
+        row = y[i]  # written through a view, in a loop inside the loop
+        for j in range(y.shape[1]):
+            row[j] = x[i] * j
+        n = n * 3  # a Python int outgrowing 64 bits part way: the loop runs again as Python
+    return n
+
+
+def test_an_overflow_undoes_the_writes_of_only_the_arrays_written(loops):
+    y, x = np.zeros((30, 3)), RNG.random(30)
+    same(
+        overflow_after_writes, lambda: (y.copy(), x.copy(), 3**20), lambda: (y.copy(), x.copy(), 1)
+    )
+    loop = loops[-1]
+    assert loop.dispatcher is not None and loop.may_overflow, loop.reason
+    assert [loop.node.args[p].name for p in loop.written] == ["y"], loop.written  # y alone

@@ -3,6 +3,7 @@ with constants bound in the namespace the code runs in."""
 
 from __future__ import annotations
 
+import builtins
 import math
 import types
 
@@ -127,6 +128,8 @@ class Printer:
 
     def callable(self, target) -> str:
         name = numpy_name(target)
+        if name is None and getattr(builtins, getattr(target, "__name__", ""), None) is target:
+            name = target.__name__  # ``int(v)``: no node takes a builtin's name (`graph`)
         return name if name is not None else self.bind(target, getattr(target, "__name__", "fn"))
 
     def arg(self, value) -> str:

@@ -99,11 +99,12 @@ def unwrap(value):
 # -- memory ---------------------------------------------------------------------------------------
 
 
-def written_nodes(graph: Graph) -> set[Node]:
-    """Nodes whose memory the graph writes, directly or through views of them."""
+def written_nodes(graph: Graph, args_written=None) -> set[Node]:
+    """Nodes whose memory the graph writes, directly or through views of them (``args_written``:
+    the arguments a node writes, `written_args` by default)."""
     written: set[Node] = set()
     for node in graph.nodes:
-        for arg in written_args(node):
+        for arg in (args_written or written_args)(node):
             written.add(arg)
     changed = True
     while changed:  # a write through a view writes its base
