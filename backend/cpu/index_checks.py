@@ -63,7 +63,8 @@ class IndexChecks:
         it), checked or not coverable."""
         array, index = self._outer(node.args[0]), node.args[1]
         items = index if isinstance(index, tuple) else (index,)
-        param = self.params.get(id(array)) if getattr(array, "graph", None) is self.loop.body else None
+        in_body = getattr(array, "graph", None) is self.loop.body
+        param = self.params.get(id(array)) if in_body else None
         for dim, item in enumerate(items):
             if isinstance(item, slice):
                 continue
