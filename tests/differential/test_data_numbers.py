@@ -49,6 +49,18 @@ def csr_rows(indptr, indices, values, x):
     return y
 
 
+def csr_row_totals(indptr, indices, values, x):
+    """Each row summed into a carried float64 (the inner loop, run zero times for an empty row,
+    gives back its start)."""
+    y = np.zeros(indptr.shape[0] - 1)
+    for i in range(indptr.shape[0] - 1):
+        total = np.float64(0.0)
+        for j in range(indptr[i], indptr[i + 1]):
+            total += values[j] * x[indices[j]]
+        y[i] = total
+    return y
+
+
 def csr(rows: int, seed: int) -> tuple:
     rng = np.random.default_rng(seed)
     per_row = rng.integers(0, 4, rows)  # some rows empty
@@ -71,6 +83,7 @@ ONE_GRAPH = [
     (scaled, [((RNG.random(5),), {}), ((RNG.random(5),), {})]),
     (rounded_down, [((RNG.standard_normal(30),), {}), ((RNG.standard_normal(30),), {})]),
     (csr_rows, [(CSR, {}), ((*CSR[:2], CSR[2][::-1].copy(), CSR[3] + 1), {})]),
+    (csr_row_totals, [(CSR, {}), ((*CSR[:2], CSR[2][::-1].copy(), CSR[3] + 1), {})]),
 ]
 
 

@@ -42,8 +42,8 @@ class LoopSpec:
 @dataclass(frozen=True, eq=False)
 class ForLoop(LoopSpec):
     """``loop(first, count, *carried, *read)``: iterations ``first`` to ``first + count - 1``;
-    the body takes the index ``k`` first. Returns the last iteration's outputs (nothing for a
-    loop that ran no iteration). ``over_rows``: the loop is over an array's rows (its count is
+    the body takes the index ``k`` first. Returns the last iteration's outputs (for a loop that
+    ran no iteration: the carried values as given where it gives back no other, else nothing). ``over_rows``: the loop is over an array's rows (its count is
     theirs), each made first in an iteration."""
 
     over_rows: bool = False
@@ -55,7 +55,7 @@ class ForLoop(LoopSpec):
         """The loop with ``body(k, *carried, *read)`` (a backend's compiled body) per
         iteration, as the printed loop runs it."""
         carried, read = args[: self.carried], args[self.carried :]
-        out = ()
+        out = tuple(carried) if len(self.returned()) == self.carried else ()
         for k in range(first, first + count):
             out = body(k, *carried, *read)
             carried = out[: self.carried]
@@ -122,7 +122,7 @@ def function_lines(loop: LoopSpec, name: str, params: list[str], body: list, out
         *(statements or [("        pass", node)]),
     ]
     returned = _tuple([*carried, *outputs[loop.carried :]])
-    if not empty_tail:
+    if not empty_tail or len(outputs) == loop.carried:  # (no iteration: the carried as given)
         return [*lines, (f"    return {returned}", node)]
     return [*lines, (f"    if {COUNT}:", node), (f"        return {returned}", node),
             ("    return ()", node)]  # fmt: skip

@@ -170,9 +170,10 @@ def _capture(tx, origin, first: int, count: int, head: int, exit_index: int,
     after = {name for name in targets if name in live_after and body.stores.count(name) == 1}
     outputs = _outputs(tx, [n for n in body.stored if n not in after], loaded, entry,
                        placeholders, live_after)  # fmt: skip
-    if origin.may_be_empty and (outputs or after):
+    if origin.may_be_empty and (len(outputs) > len(carried) or after):
+        # (the values it carries are its arguments again after no iteration)
         raise NotCaptured("its trip count follows an enclosing loop's index (it may run zero "
-                          "times), and it gives back values")  # fmt: skip
+                          "times), and it gives back values made in its body")  # fmt: skip
     read = body.finish([v for _, v in outputs], origin.values())
     loop = ForLoop(body.graph, len(carried), over_rows=_over_rows(origin))
     example = body.run_on_examples(loop, placeholders, read, (first, count),
