@@ -81,8 +81,10 @@ def _a_number(node: Node) -> bool:
     """A NumPy scalar or Python number: deleting its name frees nothing worth a statement
     (in a loop's body, a ``del`` per iteration is time)."""
     meta = node.tensor
-    return meta is not None and (meta.kind == "scalar" or (
-        meta.kind == "python" and meta.type_name in ("int", "float", "bool", "complex")))  # fmt: skip
+    if meta is None:  # a number of the graph (``n + 1`` of ints) has its type's name alone
+        return node.meta in ("int", "float", "bool", "complex")
+    return meta.kind == "scalar" or (
+        meta.kind == "python" and meta.type_name in ("int", "float", "bool", "complex"))  # fmt: skip
 
 
 def _dying_operand(node: Node, users: dict, written: set) -> Node | None:

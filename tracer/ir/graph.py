@@ -46,6 +46,7 @@ import numpy as np
 from . import cond_nodes, loop_nodes
 from .cond_nodes import BODY_OPS, Cond
 from .line_numbers import compile_at_user_lines
+from .loop_nodes import LOOP_OPS
 from .node import RAISE, SILENT, STATEMENT_OPS, Node, nodes_in
 from .printer import Printer, comment
 
@@ -168,14 +169,19 @@ class Graph:
                                           loops))  # fmt: skip
         return loops + lines
 
-    def _function_lines(self, printer, name: str, comments: bool, plan,
-                        loops: list) -> Iterator[tuple]:  # fmt: skip
+    def _function_lines(self, printer, name: str, comments: bool, plan, loops: list,
+                        fold: bool | None = None) -> Iterator[tuple]:  # fmt: skip
         """The graph's function, line by line as it is printed (lazily: a reader of the first
-        statements prints no more); its loop nodes' functions go to ``loops``."""
+        statements prints no more); its loop nodes' functions go to ``loops``. ``fold`` (by
+        default, where a backend's memory plan is printed): a value read once, by the next
+        statement, is computed there (`_folded`)."""
         yield (f"def {name}({', '.join(n.name for n in self.inputs)}):", None, False)
-        unpacked = _unpacked_conds(self.nodes)  # cond node -> the nodes of its items
+        fold = plan is not None if fold is None else fold
+        unpacked = _unpacked_conds(self.nodes, loops=True)  # node -> the nodes of its items
         tests = _inline_tests(self.nodes)  # predicates a cond's `if` computes itself
-        unnamed = {*unpacked, *tests}  # nodes the code never assigns
+        folded = _folded(self.nodes, plan) if fold else set()
+        unnamed = {*unpacked, *tests, *folded}  # nodes the code never assigns
+        deferred: list = []  # names dying after a folded node: deleted after its reader
         errstate: tuple = ()
         header = None  # the with-statement of the np.errstate in force, if printed
         for node in self.nodes:
@@ -188,11 +194,18 @@ class Graph:
                     yield (f"    {header}", node, False)
                 errstate = wanted
             indent = "        " if header else "    "
+            released = [n for n in plan.released_after(node) if n not in unnamed] if plan else []
+            if node in folded or node in tests:  # computed by the statement after it
+                if node in folded:
+                    printer.aliases[id(node)] = f"({printer.expression(node)})"
+                deferred += released
+                continue
+            released, deferred = deferred + released, []
             if isinstance(node.target, Cond):  # an if statement, its sides' statements inside
                 targets = unpacked.get(node)
                 inline = node.args[0] in tests
                 for text, n in _inline_cond_lines(node, printer, name, comments, loops, targets,
-                                                  inline):  # fmt: skip
+                                                  inline, fold):  # fmt: skip
                     yield (indent + text, n, n is node and text.startswith("if "))
             elif node not in tests and not any(node in items for items in unpacked.values()):
                 if node.op in BODY_OPS:
@@ -202,10 +215,14 @@ class Graph:
                                                 body_plan, loops, node))  # fmt: skip
                 buffer = plan.buffer_of(node) if plan else None
                 text = printer.statement(node, buffer, loop_function_name(node, name))
+                if node in unpacked:  # ``crc, = _loop_fn(...)``: its items, not its tuple
+                    names = [t.name if t is not None else "_" for t in unpacked[node]]
+                    text = (
+                        f"{', '.join(names)}{',' * (len(names) == 1)} = {text.split(' = ', 1)[1]}"
+                    )
                 if comments and node.op != "output":
                     text = f"{text:<40}  # {comment(node)}"
                 yield (indent + text, node, True)
-            released = [n for n in plan.released_after(node) if n not in unnamed] if plan else ()
             if released:
                 yield (f"{indent}del {', '.join(n.name for n in released)}", node, False)
         if self.output is None:
@@ -274,11 +291,14 @@ def _body_op_lines(target, name: str, printer: Printer, comments: bool, plan, lo
     return _loop_lines(target, name, printer, comments, plan, loops, node)
 
 
-def _unpacked_conds(nodes: list[Node]) -> dict[Node, list]:
-    """Each cond node whose value is only read item by item (``cond[0]``), with the node of
-    each item (None for an item nobody reads): its sides assign those directly."""
-    found: dict[Node, list] = {n: [None] * len(n.target.then_body.output.args[0])
-                               for n in nodes if isinstance(n.target, Cond)}  # fmt: skip
+def _unpacked_conds(nodes: list[Node], loops: bool = False) -> dict[Node, list]:
+    """Each cond node (and loop node, with ``loops``) whose value is only read item by item
+    (``cond[0]``), with the node of each item (None for an item nobody reads): its sides
+    assign those directly (a loop's call is unpacked into them: ``crc, = _loop_fn(...)``)."""
+    found: dict[Node, list] = {
+        n: [None] * _items(n.target) for n in nodes
+        if isinstance(n.target, Cond) or (loops and n.op in LOOP_OPS and _items(n.target))
+    }  # fmt: skip
     for node in nodes:
         for used in nodes_in((node.args, node.kwargs)):
             if used not in found:
@@ -289,6 +309,13 @@ def _unpacked_conds(nodes: list[Node]) -> dict[Node, list]:
             else:
                 found.pop(used)  # read otherwise: the sides make the tuple
     return found
+
+
+def _items(target) -> int:
+    """How many items a cond or loop node's tuple holds (a while loop gives its carried)."""
+    if isinstance(target, Cond):
+        return len(target.then_body.output.args[0])
+    return target.carried if target.op == "while_loop" else len(target.returned())
 
 
 def _inline_tests(nodes: list[Node]) -> set[Node]:
@@ -307,8 +334,49 @@ def _inline_tests(nodes: list[Node]) -> set[Node]:
     }  # fmt: skip
 
 
+def _folded(nodes: list[Node], plan) -> set[Node]:
+    """The values computed where they are read (``crc = (crc >> 1) ^ poly``, not a name for
+    ``crc >> 1``): each read once, by a statement they come right before, in the order that
+    statement evaluates its arguments (so what runs and raises runs in the same order). Not a
+    loop body's row (``row = x[k]``: the loop iterates over rows instead), not into a cond
+    node (its sides read their inputs by name) or a write (``a[k] += 1`` writes a name), not
+    what a memory plan writes into."""
+    users: dict[int, int] = {}
+    for node in nodes:
+        for used in nodes_in((node.args, node.kwargs)):
+            users[id(used)] = users.get(id(used), 0) + 1
+    counter = nodes[0] if nodes and nodes[0].op == "input" else None
+    buffers = {id(plan.buffer_of(n)) for n in nodes} if plan is not None else set()
+
+    def candidate(node: Node) -> bool:
+        return (
+            node.op in ("call", "method", "getitem", "attr")
+            and node.has_value and not node.mutates and "out" not in node.kwargs
+            and users.get(id(node)) == 1
+            and not (node.op == "getitem" and (node.args[1] is counter
+                     or getattr(node.args[0], "op", None) in BODY_OPS))  # (their items: unpacked)
+            and (plan is None or plan.buffer_of(node) is None) and id(node) not in buffers
+        )  # fmt: skip
+
+    found: set[Node] = set()
+    run: list[Node] = []  # candidates right before the node at hand, in order
+    for node in nodes:
+        reads = [u for u in nodes_in((node.args, node.kwargs)) if any(u is r for r in run)]
+        if reads and node.op not in ("output", "input", "inplace") and not node.mutates \
+                and not isinstance(node.target, Cond) \
+                and all(a is b for a, b in zip(run[-len(reads):], reads)) \
+                and all(r.errstate == node.errstate for r in reads):  # fmt: skip
+            found.update(reads)
+            run = []
+        elif reads:
+            run = []
+        run = [*run, node] if candidate(node) else []
+    return found
+
+
 def _inline_cond_lines(node: Node, printer: Printer, within: str, comments: bool, loops: list,
-                       targets: list | None, inline_test: bool = False) -> list:  # fmt: skip
+                       targets: list | None, inline_test: bool = False,
+                       fold: bool = False) -> list:  # fmt: skip
     """A cond node as the ``if`` statement it is, in the function ``within``: each side's
     statements (its inputs read as the node's arguments; its nodes are named apart from the
     enclosing function's, `conds`), then the node's items from the side's outputs (assigned
@@ -319,8 +387,7 @@ def _inline_cond_lines(node: Node, printer: Printer, within: str, comments: bool
     test = printer.expression(pred) if inline_test else printer.arg(pred)
     lines = [(f"if {test}:", node)]
     for body, side in zip(cond.bodies, ("then", "else"), strict=True):
-        if side == "else":
-            lines.append(("else:", node))
+        head = len(lines)
         saved = dict(printer.aliases)
         printer.aliases.update(
             {id(i): printer.arg(v) for i, v in zip(body.inputs, outer, strict=True)}
@@ -330,17 +397,22 @@ def _inline_cond_lines(node: Node, printer: Printer, within: str, comments: bool
         renamed = {} if targets is None else {
             v: t.name for v, t in zip(made, targets, strict=True)
             if t is not None and isinstance(v, Node) and v.op != "input" and made.count(v) == 1
+            and not _read_after(body, v, t.name, printer)
         }  # fmt: skip
         names = {v: v.name for v in renamed}
         try:
             for v, name in renamed.items():
                 v.name = name
-            statements = list(body._function_lines(printer, within, comments, None, loops))[1:-1]
+            statements = list(body._function_lines(printer, within, comments, None, loops, fold))
+            statements = statements[1:-1]
             if targets is None:
                 assigned = [(node.name, printer.arg(tuple(made)))]
             else:
-                assigned = [(t.name, printer.arg(v)) for t, v in zip(targets, made, strict=True)
-                            if t is not None and v not in renamed]  # fmt: skip
+                assigned = [
+                    (t.name, printer.arg(v))
+                    for t, v in zip(targets, made, strict=True)
+                    if t is not None and v not in renamed and t.name != printer.arg(v)
+                ]  # fmt: skip (``n = n``: nothing)
         finally:
             printer.aliases = saved
             for v, name in names.items():
@@ -349,8 +421,10 @@ def _inline_cond_lines(node: Node, printer: Printer, within: str, comments: bool
         if assigned:
             names, values = zip(*assigned, strict=True)
             lines.append((f"    {', '.join(names)} = {', '.join(values)}", node))
-        elif not statements:
+        if side == "then" and len(lines) == head:
             lines.append(("    pass", node))
+        elif side == "else" and len(lines) > head:
+            lines.insert(head, ("else:", node))
     return lines
 
 
@@ -366,18 +440,58 @@ def _cond_lines(cond: Cond, name: str, printer: Printer, comments: bool, loops: 
     return [(text, n, False) for text, n in made] + [("", None, False)]
 
 
+def _read_after(body: Graph, node: Node, name: str, printer: Printer) -> bool:
+    """Whether a statement of ``body`` after ``node`` reads an input printed as ``name`` (then
+    ``node`` may not be made under that name: it would be read as the new value)."""
+    later = body.nodes[body.nodes.index(node) + 1 :]
+    return any(used.op == "input" and printer.arg(used) == name
+               for n in later if n.op != "output" for used in nodes_in((n.args, n.kwargs)))  # fmt: skip
+
+
 def _loop_lines(loop, name: str, printer: Printer, comments: bool, plan, loops: list,
                 node: Node | None) -> list:  # fmt: skip
     """A loop node's function ``name``: its body's statements inside a ``for`` or ``while``
-    (the loops inside the body go to ``loops``)."""
+    (the loops inside the body go to ``loops``). A carried value the body makes in a statement
+    after which it no longer reads the old one is made under the carried name: no copy per
+    iteration (``n = n + 1``, not ``n_1 = n + 1`` and ``n = n_1``)."""
     body = loop.body
-    lines = list(body._function_lines(printer, name, comments, plan, loops))
-    outputs = [printer.arg(v) for v in body.output.args[0]]
+    in_place = _carried_in_place(loop)
+    names = {v: v.name for v in in_place}
+    try:
+        for v, carried in in_place.items():
+            v.name = carried
+        lines = list(body._function_lines(printer, name, comments, plan, loops))
+        outputs = [printer.arg(v) for v in body.output.args[0]]
+    finally:
+        for v, old in names.items():
+            v.name = old
     statements = [(text, n) for text, n, _ in lines[1:-1]]
     made = loop_nodes.function_lines(loop, name, [n.name for n in body.inputs], statements,
                                      outputs, node, empty_tail=printer.empty_loop_tail,
                                      first=printer.first_index(node))  # fmt: skip
     return [(text, n, False) for text, n in made] + [("", None, False)]
+
+
+def _carried_in_place(loop) -> dict[Node, str]:
+    """The carried values a loop's body may make under their carried input's name: each made
+    by one node (or a cond's or a loop's item) after whose statement no statement reads the
+    old value (those reading the new one read it by that name)."""
+    body = loop.body
+    made = body.output.args[0][len(loop.leading) :][: loop.carried]
+    users: dict[int, list] = {}
+    for n in body.nodes:
+        for used in nodes_in((n.args, n.kwargs)):
+            users.setdefault(id(used), []).append(n)
+    found = {}
+    for start, value in zip(loop.carried_inputs(), made, strict=True):
+        if not isinstance(value, Node) or value.op == "input" or made.count(value) != 1:
+            continue
+        maker = value.args[0] if value.op == "getitem" and \
+            getattr(value.args[0], "op", None) in BODY_OPS else value  # fmt: skip
+        after = body.nodes[body.nodes.index(maker) + 1 :]
+        if not any(u in after for u in users.get(id(start), [])):
+            found[value] = start.name
+    return found
 
 
 def loop_lines(loop, name: str, printer: Printer, *, comments: bool = True,

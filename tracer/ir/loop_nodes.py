@@ -100,9 +100,10 @@ def function_lines(loop: LoopSpec, name: str, params: list[str], body: list, out
     own = params[loop.index_inputs :]
     carried, read = own[: loop.carried], own[loop.carried :]
     new = outputs[: len(loop.leading) + loop.carried]
-    names = [*loop.leading, *carried]
-    if names:
-        statements.append((f"        {', '.join(names)} = {', '.join(new)}", node))
+    pairs = [(n, v) for n, v in zip([*loop.leading, *carried], new, strict=True) if n != v]
+    if pairs:  # (a value made under its carried name needs no copy)
+        statements.append((f"        {', '.join(n for n, _ in pairs)} = "
+                           f"{', '.join(v for _, v in pairs)}", node))  # fmt: skip
     if isinstance(loop, WhileLoop):
         test = f"not {COND}" if loop.negate else COND
         head = [(f"def {name}({', '.join([COND, *own])}):", node), (f"    while {test}:", node)]
