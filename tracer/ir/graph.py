@@ -170,7 +170,7 @@ class Graph:
         return loops + lines
 
     def _function_lines(self, printer, name: str, comments: bool, plan, loops: list,
-                        fold: bool | None = None) -> Iterator[tuple]:  # fmt: skip
+                        fold: bool | None = None, rows: bool = False) -> Iterator[tuple]:  # fmt: skip
         """The graph's function, line by line as it is printed (lazily: a reader of the first
         statements prints no more); its loop nodes' functions go to ``loops``. ``fold`` (by
         default, where a backend's memory plan is printed): a value read once, by the next
@@ -179,7 +179,7 @@ class Graph:
         fold = plan is not None if fold is None else fold
         unpacked = _unpacked_conds(self.nodes, loops=True)  # node -> the nodes of its items
         tests = _inline_tests(self.nodes)  # predicates a cond's `if` computes itself
-        folded = _folded(self.nodes, plan) if fold else set()
+        folded = _folded(self.nodes, plan, rows) if fold else set()
         unnamed = {*unpacked, *tests, *folded}  # nodes the code never assigns
         deferred: list = []  # names dying after a folded node: deleted after its reader
         errstate: tuple = ()
@@ -334,11 +334,11 @@ def _inline_tests(nodes: list[Node]) -> set[Node]:
     }  # fmt: skip
 
 
-def _folded(nodes: list[Node], plan) -> set[Node]:
+def _folded(nodes: list[Node], plan, rows: bool = False) -> set[Node]:
     """The values computed where they are read (``crc = (crc >> 1) ^ poly``, not a name for
     ``crc >> 1``): each read once, by a statement they come right before, in the order that
-    statement evaluates its arguments (so what runs and raises runs in the same order). Not a
-    loop body's row (``row = x[k]``: the loop iterates over rows instead), not into a cond
+    statement evaluates its arguments (so what runs and raises runs in the same order). Not the
+    row of a loop over rows (``rows``: ``row = x[k]``, the loop iterates over them), not into a cond
     node (its sides read their inputs by name) or a write (``a[k] += 1`` writes a name), not
     what a memory plan writes into."""
     users: dict[int, int] = {}
@@ -353,7 +353,7 @@ def _folded(nodes: list[Node], plan) -> set[Node]:
             node.op in ("call", "method", "getitem", "attr")
             and node.has_value and not node.mutates and "out" not in node.kwargs
             and users.get(id(node)) == 1
-            and not (node.op == "getitem" and (node.args[1] is counter
+            and not (node.op == "getitem" and ((rows and node.args[1] is counter)
                      or getattr(node.args[0], "op", None) in BODY_OPS))  # (their items: unpacked)
             and (plan is None or plan.buffer_of(node) is None) and id(node) not in buffers
         )  # fmt: skip
@@ -460,7 +460,8 @@ def _loop_lines(loop, name: str, printer: Printer, comments: bool, plan, loops: 
     try:
         for v, carried in in_place.items():
             v.name = carried
-        lines = list(body._function_lines(printer, name, comments, plan, loops))
+        lines = list(body._function_lines(printer, name, comments, plan, loops,
+                                          rows=getattr(loop, "over_rows", False)))  # fmt: skip
         outputs = [printer.arg(v) for v in body.output.args[0]]
     finally:
         for v, old in names.items():
