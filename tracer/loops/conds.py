@@ -354,6 +354,12 @@ def _stacked(position: int) -> str:
     return f"{_STACKED}{position:03d}"
 
 
+def _described(name: str) -> str:
+    """A local by its name; a value a side leaves on the stack as what it is to the user."""
+    return "the value each side gives (returns, or computes in an expression)" \
+        if name.startswith(_STACKED) else name  # fmt: skip
+
+
 def _outputs(sides: list[_Side], entry: dict, live_after) -> tuple[list[str], dict]:
     """The locals the cond node gives (set by a side, read after the branch), and those both
     sides leave the same constant (or the one traced side leaves a constant: the code after
@@ -371,14 +377,15 @@ def _outputs(sides: list[_Side], entry: dict, live_after) -> tuple[list[str], di
         return outputs, constants
     for name in names:
         a, b = (s.ends.get(name, entry.get(name, UNBOUND)) for s in sides)
+        what = _described(name)
         if a is UNBOUND or b is UNBOUND:
-            raise NotCaptured(f"{name} is set on one side only and read after the branch")
+            raise NotCaptured(f"{what} is set on one side only and read after the branch")
         if same_constant(a, b):
             constants[name] = a
         elif same_kind(a, b) or _same_number_type(a, b):
             outputs.append(name)
         else:
-            raise NotCaptured(f"{name} is {a.describe()} on one side and {b.describe()} on the "
+            raise NotCaptured(f"{what} is {a.describe()} on one side and {b.describe()} on the "
                               "other (a cond node's sides give values of one kind)")  # fmt: skip
     return outputs, constants
 

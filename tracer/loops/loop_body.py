@@ -157,7 +157,7 @@ def check_instructions(tx, start: int, stop: int, lowest: int, end: int,
     is left out: a body that raises makes the frame run again eagerly."""
     for ins in _reached(tx.instrs, start, stop, exits):
         if ins.opname in _LEAVES:
-            raise NotCaptured(f"the body can leave {what} (return or yield)")
+            raise NotCaptured(f"the body can leave {what} (break, return or yield)")
         if ins.opname in _FORBIDDEN:
             raise NotCaptured(f"the body runs {ins.opname}")
         if ins.target is not None and not (lowest <= ins.target < end or ins.target in exits):
