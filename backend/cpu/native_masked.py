@@ -258,8 +258,11 @@ def _resolvable(value):
     """What ``ufunc.resolve_dtypes`` takes for an operand: its dtype, or a Python number's type
     (NEP 50: weak)."""
     dtype = _dtype_of(value)
-    if dtype is not None:
-        return dtype
+    return dtype if dtype is not None else _kind_of(value)
+
+
+def _kind_of(value) -> type:
+    """The Python number type of an operand that has no dtype."""
     kind = _python_kind(value)
     if kind is None:
         raise Unlowerable(f"a masked operand of unknown type: {value!r}")
@@ -289,10 +292,7 @@ def _numba_dtype(value) -> np.dtype:
     dtype = _dtype_of(value)
     if dtype is not None:
         return dtype
-    kind = _python_kind(value)
-    if kind is None:
-        raise Unlowerable(f"a masked operand of unknown type: {value!r}")
-    return np.dtype({bool: np.bool_, int: np.int64, float: np.float64}[kind])
+    return np.dtype({bool: np.bool_, int: np.int64, float: np.float64}[_kind_of(value)])
 
 
 def _cast(text: str, src: np.dtype, dst: np.dtype) -> str:

@@ -7,12 +7,18 @@ loop ran as machine code."""
 
 from __future__ import annotations
 
+import os
+import sys
+
 import numpy as np
 import pytest
 
 pytest.importorskip("numba", reason="the cpu backend needs numba: pip install 'tcompile[cpu]'")
 
 from test_native_loops import same  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
+from scalar_loops import crc16  # noqa: E402 - the bench's kernel
 
 RNG = np.random.default_rng(31)
 X200, X50, X20, X100 = (RNG.random(n) for n in (200, 50, 20, 100))
@@ -25,19 +31,6 @@ def count_above(x, start):
         if x[i] > 0.5:
             n += 2
     return n
-
-
-def crc16(data):
-    crc = 0xFFFF
-    for b in data:
-        cur = 0xFF & b
-        for _ in range(8):
-            if (crc & 1) ^ (cur & 1):
-                crc = (crc >> 1) ^ 0x8408
-            else:
-                crc >>= 1
-            cur >>= 1
-    return crc
 
 
 def clip_in_place(x):

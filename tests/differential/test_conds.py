@@ -9,11 +9,18 @@ PYTEST_DONT_REWRITE: the cases' own ``assert`` statements must raise what plain 
 
 from __future__ import annotations
 
+import os
+import sys
+
 import numpy as np
 import pytest
 from harness import check_same_calls
 
 import tcompile as tc
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
+from scalar_loops import count_above, running_max  # noqa: E402 - the bench's kernels
+from slow_kernels import crc16_npbench as crc16  # noqa: E402
 
 
 def either_side(x, t):
@@ -29,24 +36,6 @@ def no_else(x, t):
     if x.max() > t:
         y = y * 3
     return y, x.min()
-
-
-def running_max(x):
-    out = np.empty_like(x)
-    best = x[0]
-    for i in range(x.shape[0]):
-        if x[i] > best:
-            best = x[i]
-        out[i] = best
-    return out
-
-
-def count_above(x, t):
-    n = 0
-    for i in range(x.shape[0]):
-        if x[i] > t:
-            n += 1
-    return n
 
 
 def clip_in_place(x, y):
@@ -82,22 +71,6 @@ def elif_chain(x):
             code = 4
         out[i] = code
     return out
-
-
-def crc16(data, poly=0x8408):
-    """NPBench's crc16: a branch on the bits of each byte, in nested loops."""
-    crc = 0xFFFF
-    for b in data:
-        cur_byte = 0xFF & b
-        for _ in range(0, 8):
-            if (crc & 0x0001) ^ (cur_byte & 0x0001):
-                crc = (crc >> 1) ^ poly
-            else:
-                crc >>= 1
-            cur_byte >>= 1
-    crc = ~crc & 0xFFFF
-    crc = (crc << 8) | ((crc >> 8) & 0xFF)
-    return crc & 0xFFFF
 
 
 def untaken_side_would_raise(x, k):
