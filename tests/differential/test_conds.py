@@ -1,5 +1,6 @@
-"""Branches on array values as cond nodes (issue 23): ``if`` statements whose test is data,
-with both sides traced, run as one graph that takes the side the data picks. Each case runs
+"""Branches on array values as cond nodes (issue 23): ``if`` statements whose test is data
+(``and``/``or`` of such tests too), with both sides traced, run as one graph that takes the side
+the data picks. Each case runs
 eagerly and compiled on inputs that take each side (bitwise results, same printed output,
 writes and errors), on the eager and the cpu backends, and its graph and cond counts are
 checked; the cases that cannot be a cond node run as before (a break), still exactly.
@@ -145,6 +146,35 @@ def raises_when(x):
     return x * 2
 
 
+def both_hold(x, y):
+    if x.sum() > 0 and y.sum() > 0:
+        z = x + y
+    else:
+        z = x - y
+    return z
+
+
+def either_holds(x, y):
+    if x.max() > 0.9 or y.max() > 0.9:
+        return x * 2
+    return y * 2
+
+
+def in_band(x):
+    n = 0
+    for i in range(x.shape[0]):
+        if x[i] > 0.2 and x[i] < 0.8:
+            n += 1
+    return n
+
+
+def second_test_would_raise(x):
+    """``b`` of ``a and b`` runs only where ``a`` holds: here it indexes past the end."""
+    if x.sum() < -100 and x[9] > 0:
+        return x * 2
+    return x
+
+
 def from_loop_index(x):
     out = np.zeros_like(x)
     for i in range(1, x.shape[0]):
@@ -171,6 +201,26 @@ ONE_GRAPH = [  # (fn, calls, cond nodes made)
     (temporaries_only, [((RNG.random(5) + 0.6,), {}), ((RNG.random(5) * 0.4,), {})], 1),
     (pass_through, [((RNG.random(4),), {}), ((-RNG.random(4),), {})], 1),
     (from_loop_index, [((RNG.random(30),), {})], 1),
+    (
+        both_hold,
+        [
+            ((RNG.random(4), RNG.random(4)), {}),
+            ((-RNG.random(4), RNG.random(4)), {}),
+            ((RNG.random(4), -RNG.random(4)), {}),
+        ],
+        2,
+    ),
+    (
+        either_holds,
+        [
+            ((RNG.random(4) * 0.5, RNG.random(4) * 0.5), {}),
+            ((RNG.random(4) + 1, RNG.random(4) * 0.5), {}),
+            ((RNG.random(4) * 0.5, RNG.random(4) + 1), {}),
+        ],
+        2,
+    ),
+    (in_band, [((RNG.random(50),), {}), ((RNG.random(50),), {})], 2),
+    (second_test_would_raise, [((RNG.random(3),), {})], 2),
     (early_return, [((np.ones(3),), {}), ((-np.ones(3),), {})], 1),
     (asserted, [((RNG.random(4),), {}), ((RNG.random(4) - 2,), {})], 1),  # fails: eager's error
     (

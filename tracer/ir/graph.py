@@ -331,6 +331,7 @@ def _inline_tests(nodes: list[Node]) -> set[Node]:
         if isinstance(node.target, Cond) and node.args[0] is before and users[id(before)] == 1
         and before.op in ("call", "method", "getitem", "attr") and not before.mutates
         and before.errstate == node.errstate
+        and not (before.op == "getitem" and getattr(before.args[0], "op", None) in BODY_OPS)
     }  # fmt: skip
 
 

@@ -58,6 +58,7 @@ class IfShape:
     then_side: tuple[int, int]
     else_side: tuple[int, int]
     join: int
+    gives_test: int = -1  # the side (0, 1) that gives the test's own value (`and`, `or`)
 
 
 def if_shape(instrs, at: int) -> IfShape | None:
@@ -77,6 +78,9 @@ def if_shape(instrs, at: int) -> IfShape | None:
     test = instrs[at]
     if test.opname not in _TESTS or test.target is None or test.target <= at:
         return None
+    chain = _boolean_chain(instrs, at)
+    if chain is not None:
+        return chain
     fall, jumped = at + 1, test.target
     last = instrs[jumped - 1]
     if last.opname == "RAISE_VARARGS" and jumped - 1 > at:
@@ -107,6 +111,32 @@ def if_shape(instrs, at: int) -> IfShape | None:
     if test.opname == "POP_JUMP_IF_TRUE":  # falls through when the value is false
         sides = sides[::-1]
     return IfShape(sides[0], sides[1], join)
+
+
+def _boolean_chain(instrs, at: int) -> IfShape | None:
+    """``a and b`` or ``a or b`` as a test (``if a > 0 and b > 0:``): the jump on ``a`` and the
+    next one, on ``b``, meet where the test's truth is known. The cond node computes the test's
+    value there, as Python does: ``b`` only where ``a`` does not decide (``a and b`` is ``a``
+    where ``a`` is false); the translator goes on at ``b``'s jump with that value."""
+    test = instrs[at]
+    for k in range(at + 1, len(instrs)):
+        ins = instrs[k]
+        if ins.opname in _TESTS:
+            break
+        if ins.target is not None or ins.opname in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
+            return None
+    else:
+        return None
+    second = instrs[k]
+    if second.target is None or second.target <= k or k == at + 1:
+        return None
+    if test.opname == "POP_JUMP_IF_FALSE" and second.opname == test.opname \
+            and second.target == test.target:  # fmt: skip
+        return IfShape((at + 1, k), (k, k), k, gives_test=1)  # false: `a` itself
+    if test.opname == "POP_JUMP_IF_TRUE" and second.opname == "POP_JUMP_IF_FALSE" \
+            and test.target == k + 1:  # fmt: skip
+        return IfShape((k, k), (at + 1, k), k, gives_test=0)  # true: `a` itself
+    return None
 
 
 def _copied_tail(instrs, fall: int, jumped: int) -> tuple[int, int] | None:
@@ -235,8 +265,8 @@ def _capture(tx, shape: IfShape, pred: NumpyValue) -> None:
     entry = {}
     for body in bodies:  # lazy locals, globals and cells the sides read: loaded once, before
         entry.update(body.read_inputs())
-    roots = [*tx.stack, *tx.locals.values()]  # the values the sides may read
-    sides = _trace_sides(tx, bodies, shape.join, taken=0 if bool(pred.example) else 1)
+    roots = [pred, *tx.stack, *tx.locals.values()]  # the values the sides may read
+    sides = _trace_sides(tx, bodies, shape, pred)
     kept = _stack_outputs(sides)
     live_after = {*analysis.live_locals_at(tx.code, tx.instrs[shape.join].offset),
                   *(name for s in sides for name in s.ends if name.startswith(_STACKED))}  # fmt: skip
@@ -270,9 +300,11 @@ def _capture(tx, shape: IfShape, pred: NumpyValue) -> None:
                                   state.graph.cond_code(node), "".join(s.untraced for s in sides)))  # fmt: skip
 
 
-def _trace_sides(tx, bodies: list[BodyTrace], join: int, taken: int) -> list[_Side]:
-    """Each side traced, or not traced where it raises (``assert``), or raised on the examples
-    (the ``taken`` side may not: the program raises there, the frame runs eagerly)."""
+def _trace_sides(tx, bodies: list[BodyTrace], shape: IfShape, pred) -> list[_Side]:
+    """Each side traced (the one that gives the test's value with ``pred`` on the stack), or not
+    traced where it raises (``assert``), or raised on the examples (the side the examples take
+    may not: the program raises there, the frame runs eagerly)."""
+    taken, join = 0 if bool(pred.example) else 1, shape.join
     sides = []
     for position, (body, name) in enumerate(zip(bodies, ("then", "else"), strict=True)):
         if _raises(tx.instrs, body.start, body.stop):
@@ -282,7 +314,8 @@ def _trace_sides(tx, bodies: list[BodyTrace], join: int, taken: int) -> list[_Si
                                         "that fails, a raise statement)"))  # fmt: skip
             continue
         try:
-            sides.append(_trace_side(tx, body, join))
+            given = [pred] if position == shape.gives_test else []
+            sides.append(_trace_side(tx, body, join, given))
         except RaisesOnExamples as why:
             if position == taken:
                 raise  # eager code raises there too
@@ -329,13 +362,13 @@ def _add_node(state, cond: Cond, args: tuple, gives: bool) -> tuple[Node, list]:
     return node, (result.items if gives else [])
 
 
-def _trace_side(tx, body: BodyTrace, join: int) -> _Side:
-    """``body`` traced from the translator's state, which is put back after (with what the
-    side wrote into the examples)."""
+def _trace_side(tx, body: BodyTrace, join: int, given: list) -> _Side:
+    """``body`` traced from the translator's state (with ``given`` pushed first), which is put
+    back after (with what the side wrote into the examples)."""
     with body.snapshot:  # not kept
         before = list(tx.stack)
-        stack = body.run(body.stop, exits=_exits(tx.instrs, body.start, body.stop, join),
-                         stack_base=0)  # fmt: skip
+        stack = body.run(body.stop, lambda: given,
+                         exits=_exits(tx.instrs, body.start, body.stop, join), stack_base=0)  # fmt: skip
         ends = {name: tx.locals.get(name, UNBOUND) for name in body.stored}
         for name, value in ends.items():
             if body.snapshot.watch.varies(value):
