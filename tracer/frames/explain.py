@@ -100,6 +100,7 @@ def explain(fn, rebuild, *, backend, dynamic=None):
 def _ops(graph) -> list[str]:
     """The graph's operations as it prints them; a loop node's with its function, a cond
     node's as its ``if`` statement."""
+    within = graph.printed_within_conds()
     return [
         graph.cond_code(n)
         if isinstance(n.target, Cond)
@@ -107,5 +108,5 @@ def _ops(graph) -> list[str]:
         if n.op in BODY_OPS
         else graph.format_node(n)
         for n in graph.nodes
-        if n.op not in ("input", "output") and not graph.printed_within_cond(n)
+        if n.op not in ("input", "output") and n not in within
     ]

@@ -263,11 +263,13 @@ class Graph:
                                    inline)  # fmt: skip
         return "\n".join([*(text for text, _, _ in loops if text), *(text for text, _ in lines)])
 
-    def printed_within_cond(self, node: Node) -> bool:
-        """Whether ``node`` has no statement of its own: an item of a cond node that its sides
-        assign, or the predicate its ``if`` computes."""
-        unpacked = _unpacked_conds(self.nodes).values()
-        return node in _inline_tests(self.nodes) or any(node in items for items in unpacked)
+    def printed_within_conds(self) -> set[Node]:
+        """The nodes with no statement of their own: the items of cond nodes that their sides
+        assign, and the predicates their ``if`` computes."""
+        items = {
+            n for found in _unpacked_conds(self.nodes).values() for n in found if n is not None
+        }
+        return items | _inline_tests(self.nodes)
 
     def loop_code(self, node: Node) -> str:
         """A loop or cond node's function as the graph prints it (without comments; the
