@@ -301,6 +301,8 @@ def _unpacked_conds(nodes: list[Node], loops: bool = False) -> dict[Node, list]:
         n: [None] * _items(n.target) for n in nodes
         if isinstance(n.target, Cond) or (loops and n.op in LOOP_OPS and _items(n.target))
     }  # fmt: skip
+    if not found:  # (a graph of thousands of ops and no cond or loop: no pass over them)
+        return found
     for node in nodes:
         for used in nodes_in((node.args, node.kwargs)):
             if used not in found:
@@ -323,6 +325,8 @@ def _items(target) -> int:
 def _inline_tests(nodes: list[Node]) -> set[Node]:
     """The predicates a cond node's ``if`` computes itself (``if x[i] > best:``): made right
     before it (what may raise or warn keeps its place), read by it alone."""
+    if not any(isinstance(n.target, Cond) for n in nodes):
+        return set()
     users: dict[int, int] = {}
     for node in nodes:
         for used in nodes_in((node.args, node.kwargs)):
