@@ -4,6 +4,7 @@ drawing has a time budget, and Ctrl-C stops it, as the user's Interrupt does in 
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import sys
@@ -36,10 +37,18 @@ def only_graph(run):
 
 
 def test_a_9000_op_graphs_report_is_built_in_under_a_second(huge_run):
-    start = time.perf_counter()
-    page = saved_copy(huge_run)["text/html"]
-    CellWidget(huge_run)._repr_mimebundle_()
-    assert time.perf_counter() - start < 1.0  # drawing it would take more than 16 minutes
+    # the report's own time: not the collection of what the tests before it left alive (in
+    # the whole suite, numba's compiled loops among them, a collection took most of a second)
+    gc.collect()
+    gc.disable()
+    try:
+        start = time.perf_counter()
+        page = saved_copy(huge_run)["text/html"]
+        CellWidget(huge_run)._repr_mimebundle_()
+        took = time.perf_counter() - start
+    finally:
+        gc.enable()
+    assert took < 1.0, took  # drawing it would take more than 16 minutes
     assert only_graph(huge_run).op_count() == 9001
     assert "<svg" not in page and "not drawn: 9001 ops is more than" in page
     assert len(page) < 150_000  # the saved notebook keeps the summary and the code's head
