@@ -38,10 +38,6 @@ class Cond:
     def bodies(self) -> tuple:
         return (self.then_body, self.else_body)
 
-    def run(self, then_side, else_side, pred, *read):
-        """The branch with a backend's compiled sides, as the printed function runs it."""
-        return then_side(*read) if pred else else_side(*read)
-
 
 class SideNotTraced(Exception):
     """A cond node's side that raised when traced was taken: the graph fails, and the frame
