@@ -17,7 +17,7 @@ import numpy as np
 
 from ..fused import loop_ir as ir
 from ..fused.source_text import CodeWriter, KernelNames, numel
-from . import pointwise, ufuncs
+from . import let_bindings, pointwise, ufuncs
 
 PERSISTENT_LIMIT = 4096  # a row up to this many elements is held in one block
 
@@ -186,11 +186,12 @@ class _Generator(KernelNames):
     def _emit(self, expr: ir.Expr, text: str) -> str:
         """``name = text`` for ``expr``: before the current loop when it varies only by row."""
         name = self.fresh()
-        if self.hoist_at is not None and self._scope(expr) == "x":
-            self.w.lines.insert(self.hoist_at, "    " * (self.w.level - 1) + f"{name} = {text}")
-            self.hoist_at += 1
-        else:
-            self.w.line(f"{name} = {text}")
+        for line in let_bindings.assignments(name, text):
+            if self.hoist_at is not None and self._scope(expr) == "x":
+                self.w.lines.insert(self.hoist_at, "    " * (self.w.level - 1) + line)
+                self.hoist_at += 1
+            else:
+                self.w.line(line)
         self.memo[self._key(expr)] = name
         return name
 

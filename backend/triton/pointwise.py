@@ -4,9 +4,7 @@ Triton's interpreter.
 `triton_type` names a dtype's Triton type (`Unlowerable` where there is none); `constant` and
 `cast` follow NumPy's scalar and ``astype`` rules. The ufuncs themselves, written on these, are
 in `ufuncs`. Results are bit-for-bit NumPy's except in the libdevice transcendentals (a few ULP
-apart) when kernels are built with ``enable_fp_fusion=False`` (else ``a * b + c`` becomes one
-fma) and ``enable_reflect_ftz=False`` (else libdevice and floor/ceil flush float32 subnormals
-to zero).
+apart) when kernels are built with `EXACT_OPTIONS`.
 """
 
 from __future__ import annotations
@@ -20,6 +18,11 @@ import types
 import numpy as np
 
 from ..fused.dtypes import KERNEL_DTYPES, Unlowerable, check_kernel_dtype
+
+# What every kernel is compiled with: no ``a * b + c`` contracted into one fma (NumPy rounds
+# the product), no float32 subnormals flushed to zero in libdevice and floor/ceil. Triton's
+# defaults are the other way round; its interpreter ignores both.
+EXACT_OPTIONS = {"enable_fp_fusion": False, "enable_reflect_ftz": False}
 
 # ---------------------------------------------------------------------------------------------
 # dtypes, constants, casts
@@ -84,15 +87,17 @@ def constant(value, dtype: np.dtype) -> str:
 def cast(expr: str, src: np.dtype, dst: np.dtype) -> str:
     """``expr`` (of dtype ``src``) converted as ``ndarray.astype(dst)`` (casting="unsafe") does.
 
-    Float to integer truncates and then wraps as C does on x86 while the truncated value lies in
-    int32's range for targets under 32 bits, in [-2**31, 2**32) for uint32 and in [-2**63, 2**64)
-    for 64-bit targets: -1.0 -> uint8 is 255, 300.0 -> int8 is 44. Beyond that, and for NaN and
-    inf, NumPy's result is the platform's ("integer indefinite" on x86) and the GPU saturates.
+    Float to integer is C's conversion on x86, which NumPy's loops compile to: through int32
+    for targets under 32 bits, wrapping (-1.0 -> uint8 is 255, 300.0 -> int8 is 44), and
+    uint32 and uint64 by halves (`_x86_unsigned`). Where an integer part does not fit (NaN,
+    inf, 1e30) x86 gives the lowest integer (`_x86_truncate`), where the GPU would saturate
+    (into uint32 and uint64 NumPy's own results for those differ between its vector loop and
+    its scalar tail).
 
     >>> cast("v", np.dtype(np.float32), np.dtype(bool))
     'v != 0'
-    >>> cast("v", np.dtype(np.float64), np.dtype(np.uint8))
-    'v.to(tl.int32).to(tl.uint8)'
+    >>> cast("v", np.dtype(np.int64), np.dtype(np.float32))
+    'v.to(tl.float32)'
     """
     src, dst = np.dtype(src), np.dtype(dst)
     tt, _ = triton_type(dst), triton_type(src)
@@ -102,16 +107,49 @@ def cast(expr: str, src: np.dtype, dst: np.dtype) -> str:
     if dst.kind == "b":
         return f"{x} != 0"  # NaN is true, as in NumPy
     if src.kind == "f" and dst.kind in "iu":
-        # C compilers convert to a narrow integer through int32 (unsigned 32 through int64), so
-        # NumPy wraps in-range negatives: -1.0 -> uint8 255.
-        if dst.itemsize < 4:
-            return f"{x}.to(tl.int32).to({tt})"
-        if dst == np.uint32:
-            return f"{x}.to(tl.int64).to(tl.uint32)"
-        if dst == np.uint64:
-            low = f"{x}.to(tl.int64).to(tl.uint64)"
-            return f"tl.where({x} < 9223372036854775808.0, {low}, {x}.to(tl.uint64))"
+        wide = x if src == np.float64 else f"{x}.to(tl.float64)"  # exact, as is x - 2**31 there
+        if dst.kind == "u" and dst.itemsize >= 4:
+            return _x86_unsigned(wide, dst)
+        converted = _x86_truncate(wide, 64 if dst.itemsize == 8 else 32)
+        return converted if dst in (np.int32, np.int64) else f"{converted}.to({tt})"
     return f"{x}.to({tt})"
+
+
+def _x86_truncate(wide: str, bits: int) -> str:
+    """The float64 ``wide`` truncated to a signed integer of ``bits`` as x86 does
+    (``cvttsd2si``): the integer part, or the lowest integer where it does not fit (NaN too)."""
+    signed = np.dtype(f"i{bits // 8}")
+    info = np.iinfo(signed)
+    outside = _integer_part_outside(wide, np.dtype(np.float64), int(info.min), int(info.max))
+    return f"tl.where({outside}, {constant(info.min, signed)}, {wide}.to({triton_type(signed)}))"
+
+
+def _x86_unsigned(wide: str, dst: np.dtype) -> str:
+    """The float64 ``wide`` converted to uint32 or uint64 as C compilers do on x86: below the top
+    bit's value (NaN too) the signed conversion's bits, at or above it the signed conversion of
+    ``wide`` minus that value, with the top bit set again (-1.0 -> 2**32 - 1, 2**32 -> 0)."""
+    bits = dst.itemsize * 8
+    top, f64 = 2 ** (bits - 1), np.dtype(np.float64)
+    tt = triton_type(dst)
+    low = _x86_truncate(wide, bits)
+    high = _x86_truncate(f"({wide} - {constant(float(top), f64)})", bits)
+    return (f"tl.where({wide} >= {constant(float(top), f64)}, "
+            f"{high}.to({tt}) ^ {constant(top, dst)}, {low}.to({tt}))")  # fmt: skip
+
+
+def _integer_part_outside(expr: str, src: np.dtype, low: int, high: int) -> str:
+    """Where the integer part of the float ``expr`` lies outside [low, high], or ``expr`` is NaN:
+    the value outside (low - 1, high + 1), compared in float64 (exact for every float dtype).
+
+    >>> _integer_part_outside("v", np.dtype(np.float32), -128, 127)
+    '~((v.to(tl.float64) > tl.full([1], -129.0, tl.float64)) & (v.to(tl.float64) < tl.full([1], 128.0, tl.float64)))'
+    """
+    x = atom(expr) if src == np.float64 else f"{atom(expr)}.to(tl.float64)"
+    f64 = np.dtype(np.float64)
+    # no float64 lies between -2**63 - 1 and -2**63: there, ``>= low``
+    above = (f"{x} > {constant(low - 1, f64)}" if float(low - 1) == low - 1
+             else f"{x} >= {constant(low, f64)}")  # fmt: skip
+    return f"~(({above}) & ({x} < {constant(high + 1, f64)}))"
 
 
 def unassignable(expr: str, src: np.dtype, dst: np.dtype) -> str:
@@ -120,8 +158,6 @@ def unassignable(expr: str, src: np.dtype, dst: np.dtype) -> str:
     raises ValueError, and infinity or a value whose integer part ``dst`` cannot hold raises
     OverflowError (``x[0] = np.float64(1e300)``, ``i8[0] = np.int64(400)``).
 
-    >>> unassignable("v", np.dtype(np.float32), np.dtype(np.int8))
-    '~((v.to(tl.float64) > tl.full([1], -129.0, tl.float64)) & (v.to(tl.float64) < tl.full([1], 128.0, tl.float64)))'
     >>> unassignable("v", np.dtype(np.uint64), np.dtype(np.int64))
     'v > tl.full([1], 9223372036854775807, tl.uint64)'
     """
@@ -129,14 +165,7 @@ def unassignable(expr: str, src: np.dtype, dst: np.dtype) -> str:
     assert dst.kind == "i" and not np.can_cast(src, dst), (src, dst)
     info = np.iinfo(dst)
     if src.kind == "f":
-        x = atom(expr) if src == np.float64 else f"{atom(expr)}.to(tl.float64)"
-        f64 = np.dtype(np.float64)
-        # The integer part lies in [min, max] where the value lies in (min - 1, max + 1); no
-        # float64 lies between -2**63 - 1 and -2**63, so for int64 that is ``>= -2**63``.
-        low = info.min - 1
-        above = (f"{x} > {constant(low, f64)}" if float(low) == low
-                 else f"{x} >= {constant(info.min, f64)}")  # fmt: skip
-        return f"~(({above}) & ({x} < {constant(info.max + 1, f64)}))"
+        return _integer_part_outside(expr, src, int(info.min), int(info.max))
     x = atom(expr)
     bad = f"{x} > {constant(info.max, src)}"
     return bad if src.kind == "u" else f"({x} < {constant(info.min, src)}) | ({bad})"

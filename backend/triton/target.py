@@ -69,7 +69,7 @@ class Compiled(CompiledKernel):
         self.xnumel, self.configs = xnumel, configs
         self.chosen: autotune.Config | None = None
         self.launcher = None  # ``fn[grid]`` for the chosen configuration
-        self.options: dict = {}  # its block sizes and warps
+        self.options: dict = {}  # its block sizes and warps, and `pointwise.EXACT_OPTIONS`
         # The arguments in order: ints fixed now, buffers (and the error flag) filled per call.
         self.args = [a.value if isinstance(a, ir.Param) else None for a in source.args]
         self.slots = [(i, a) for i, a in enumerate(source.args) if not isinstance(a, ir.Param)]
@@ -103,7 +103,7 @@ class Compiled(CompiledKernel):
         """Pick the launch configuration (`autotune`), measuring on these arguments."""
 
         def run(config: autotune.Config) -> None:
-            self.fn[self.grid(config)](*args, **config.launch_options())
+            self.fn[self.grid(config)](*args, **config.launch_options(), **pointwise.EXACT_OPTIONS)
 
         written = [call.tensor(b) for b in self.writes]
         saved = [t.clone() for t in written] if len(self.configs) > 1 else []
@@ -114,5 +114,6 @@ class Compiled(CompiledKernel):
 
         key = f"{self.source.digest}:{self.xnumel}:{self.configs}:{call.device!r}"
         chosen = autotune.choose(key, self.configs, run, call.device.synchronize, restore)
-        self.chosen, self.options = chosen, chosen.launch_options()
+        self.chosen = chosen
+        self.options = chosen.launch_options() | pointwise.EXACT_OPTIONS
         self.launcher = self.fn[self.grid(chosen)]

@@ -8,6 +8,7 @@ casts of `pointwise`. Results are bit-for-bit NumPy's except in the libdevice tr
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 from collections.abc import Callable
@@ -18,6 +19,7 @@ import numpy as np
 from ..fused.dtypes import numpy_loops as _numpy_loops
 from ..fused.dtypes import operand, resolve_loop
 from ..fused.dtypes import show as _show
+from .let_bindings import let
 from .pointwise import Unlowerable, atom, constant, triton_type
 
 # ---------------------------------------------------------------------------------------------
@@ -116,16 +118,9 @@ class _Loop:
         return f"tl.uint{self.bits}"
 
     def names(self, *tags: str) -> list[str]:
-        """Fresh names for `_let`, the same for the same expression so that sources stay stable."""
+        """Fresh names for `let`, the same for the same expression so that sources stay stable."""
         key = hashlib.sha1(repr((self.ufunc, self.ins, self.args)).encode()).hexdigest()[:6]
         return [f"_{key}_{tag}" for tag in tags]
-
-
-def _let(bindings: list[tuple[str, str]], body: str) -> str:
-    """``body`` after binding each name in turn. An expression has no statements, but Triton
-    compiles the walrus operator and evaluates a tuple left to right."""
-    items = [f"({name} := {expr})" for name, expr in bindings]
-    return f"({', '.join(items + [body])})[{len(bindings)}]"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -214,7 +209,7 @@ def _float_divmod(loop, a, b):
         f"tl.where(({m} != 0) & ({b} != 0), tl.where({fix}, {m} + {b}, {m}), "
         f"tl.where({b} == 0, {m}, libdevice.copysign({zero}, {b})))"
     )
-    return _let(bindings, floordiv), _let(bindings, mod)
+    return let(bindings, floordiv), let(bindings, mod)
 
 
 def _int_power(loop, a, b):
@@ -224,7 +219,7 @@ def _int_power(loop, a, b):
     bindings = [(e, b), (s, a), (r, f"tl.where(({e} & 1) != 0, {s}, 1)")]
     for bit in range(1, loop.bits - (loop.kind == "i")):
         bindings += [(s, f"{s} * {s}"), (r, f"tl.where((({e} >> {bit}) & 1) != 0, {r} * {s}, {r})")]
-    return _let(bindings, r)
+    return let(bindings, r)
 
 
 def _int_sign(loop, a):
@@ -235,6 +230,12 @@ def _int_sign(loop, a):
 
 def _float_sign(loop, a):
     return f"tl.where({a} > 0, 1.0, tl.where({a} < 0, -1.0, tl.where({a} == 0, 0.0, {a})))"
+
+
+def _float_negative(loop, a):
+    # the sign bit flipped, as C's -x: Triton's -x is 0 - x, which makes -(0.0) +0.0
+    sign = loop.c(1 << (loop.bits - 1), np.dtype(f"u{loop.bits // 8}"))
+    return f"({a}.to({loop.uint()}, bitcast=True) ^ {sign}).to({loop.tl}, bitcast=True)"
 
 
 def _int_reciprocal(loop, a):
@@ -349,7 +350,7 @@ def _logaddexp(base2: bool) -> Rule:
             f"tl.where({t} > 0, {a} + {scale}libdevice.log1p({exp}(-{t})), "
             f"tl.where({t} <= 0, {b} + {scale}libdevice.log1p({exp}({t})), {t})))"
         )
-        return _let([(t, f"{a} - {b}")], body)
+        return let([(t, f"{a} - {b}")], body)
 
     return rule
 
@@ -360,11 +361,29 @@ def _nextafter(loop, a, b):
     bits = f"{a}.to({u}, bitcast=True)"
     tiny = f"(({b}.to({u}, bitcast=True) & {1 << (loop.bits - 1)}) | 1).to({loop.tl}, bitcast=True)"
     step = f"tl.where(({a} < {b}) == ({a} > 0), {bits} + 1, {bits} - 1).to({loop.tl}, bitcast=True)"
-    equal = a if loop.bits == 16 else b  # on x == y C returns y, NumPy's float16 x: -0.0 vs 0.0
+    # On x == y (-0.0 and 0.0) C returns y, and so does NumPy's float16 from NumPy 2.5 on
+    equal = a if loop.bits == 16 and not _float16_nextafter_returns_y() else b
     return (
         f"tl.where(({a} != {a}) | ({b} != {b}), {a} + {b}, "
         f"tl.where({a} == {b}, {equal}, tl.where({a} == 0, {tiny}, {step})))"
     )
+
+
+@functools.cache
+def _float16_nextafter_returns_y() -> bool:
+    return math.copysign(1.0, float(np.nextafter(np.float16(-0.0), np.float16(0.0)))) > 0
+
+
+def _hypot(loop, a, b):
+    # libdevice's hypot overflowed on an H200 for results near the largest float (hypot(1.8e308,
+    # 1.0) gave inf): past 2**(maxexp - 24) the operands are scaled down by a power of two, and
+    # the result back up, exactly
+    maxexp = int(np.finfo(loop.ins[0]).maxexp)
+    down, up = loop.c(2.0 ** -(maxexp // 2 - 32)), loop.c(2.0 ** (maxexp // 2 - 32))
+    big = loop.c(2.0 ** (maxexp - 24))
+    scaled = f"libdevice.hypot({a} * {down}, {b} * {down}) * {up}"
+    return (f"tl.where((tl.abs({a}) > {big}) | (tl.abs({b}) > {big}), {scaled}, "
+            f"libdevice.hypot({a}, {b}))")  # fmt: skip
 
 
 def _spacing(loop, a):
@@ -415,15 +434,15 @@ def _frexp(loop, a):
     keep = ((1 << loop.bits) - 1) ^ (mask << mant)
     mantissa = f"(({bits} & {keep}) | {bias << mant}).to({loop.tl}, bitcast=True)"
     return (
-        _let(bindings, f"tl.where({special}, {a}, {mantissa})"),
-        _let(bindings, f"tl.where({special}, 0, {exp})"),
+        let(bindings, f"tl.where({special}, {a}, {mantissa})"),
+        let(bindings, f"tl.where({special}, 0, {exp})"),
     )
 
 
 def _modf(loop, a):
     (t,) = loop.names("t")
     frac = f"libdevice.copysign(tl.where(tl.abs({a}) == {loop.c(np.inf)}, 0.0, {a} - {t}), {a})"
-    return _let([(t, _trunc(loop, a))], frac), _let([(t, _trunc(loop, a))], t)
+    return let([(t, _trunc(loop, a))], frac), let([(t, _trunc(loop, a))], t)
 
 
 def _ldexp(loop, x, n):
@@ -474,7 +493,7 @@ RULES: dict[np.ufunc, Rule] = {
     np.fmod: _by_kind(iu=_int_fmod, f=_lib("fmod")),
     np.power: _by_kind(iu=_int_power, f=_lib("pow")),
     np.float_power: _lib("pow"),
-    np.negative: lambda loop, a: f"-{a}",
+    np.negative: _by_kind(iu=lambda loop, a: f"-{a}", f=_float_negative),
     np.positive: _same,
     np.conjugate: _same,
     np.absolute: _by_kind(
@@ -512,7 +531,7 @@ RULES: dict[np.ufunc, Rule] = {
     np.arcsinh: _lib("asinh"),
     np.arccosh: _lib("acosh"),
     np.arctanh: _lib("atanh"),
-    np.hypot: _lib("hypot"),
+    np.hypot: _hypot,
     np.degrees: _times(*_RAD2DEG),
     np.rad2deg: _times(*_RAD2DEG),
     np.radians: _times(*_DEG2RAD),

@@ -260,6 +260,21 @@ def test_a_new_shape_reuses_the_kernels():
     assert len(runner.programs) == 2 and len(sources) == 1
 
 
+def test_kernels_bind_names_in_statements_not_walruses():
+    """Rules that name a value (floor division, modf) bind it with a walrus in their expression;
+    Triton's compiler (3.6 on the H200) rejects the walrus, so the kernel's source assigns it
+    in a statement of its own."""
+
+    def f(x, y):
+        return x // y, np.modf(x)[0] * np.remainder(x, y)
+
+    got, expected, report = compile_and_run(f, F, F[0] + 2.0)
+    assert_close(got, expected)
+    runner = report.compiled.fn
+    sources = [c.source.text for p in runner.programs.values() for c in p.compiled.values()]
+    assert sources and not any(":=" in text for text in sources)
+
+
 @pytest.mark.parametrize("dtype", ["f8", "f4", "i8", "i4", "i1", "u1", "u8", "?"])
 def test_dtypes_of_every_kind(dtype):
     x = (F * 10).astype(dtype)
