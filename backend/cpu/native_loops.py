@@ -64,8 +64,11 @@ class NativeLoop:
         self.metas = [getattr(n, "tensor", None) for n in returned]
         # the argument each result is, where the body gives one of its inputs back unchanged
         # (numba gives back the argument's own object for a value with its memory and layout:
-        # a view ``a[:]`` too, which must stay a view of its own)
-        self.given_back = [any(n is i for i in loop.body.inputs) for n in returned]
+        # a view ``a[:]`` too, which must stay a view of its own). A body that makes no view
+        # of its inputs gives back only the input itself so: a branch's side that leaves a
+        # carried array alone (``if c: y = y * 0.9``)
+        views = _makes_views(loop.body)
+        self.given_back = [not views or any(n is i for i in loop.body.inputs) for n in returned]
         try:
             self._build()
         except Exception as why:  # noqa: BLE001 - numba refuses in many ways (an opcode it
@@ -245,6 +248,26 @@ def _args_written(node: Node) -> list:
                 for arg, i in zip(node.args[1:], side.inputs)
                 if i in written_nodes(side, _args_written)]  # fmt: skip
     return written_args(node)
+
+
+def _makes_views(body) -> bool:
+    """Whether a body graph (or a loop's or branch's inside it) makes a view of an input."""
+    for node in body.nodes:
+        if node.tensor is not None and node.tensor.view_of is not None and not _result_of(node):
+            return True
+        inner = node.target.bodies if isinstance(node.target, Cond) else ()
+        if node.op in LOOP_OPS:
+            inner = (node.target.body,)
+        if any(_makes_views(graph) for graph in inner):
+            return True
+    return False
+
+
+def _result_of(node: Node) -> bool:
+    """An input, or an item of a loop's or branch's results (a view there is made inside)."""
+    source = node.args[0] if node.op == "getitem" and node.args else None
+    inner = isinstance(source, Node) and (source.op in LOOP_OPS or isinstance(source.target, Cond))
+    return node.op == "input" or inner
 
 
 def _snapshot(args: tuple, positions: list[int]) -> list:

@@ -13,6 +13,8 @@ import sys
 import numpy as np
 import pytest
 
+import tcompile as tc
+
 pytest.importorskip("numba", reason="the cpu backend needs numba: pip install 'tcompile[cpu]'")
 
 from test_native_loops import same  # noqa: E402
@@ -115,3 +117,22 @@ def test_an_overflow_undoes_the_writes_of_only_the_arrays_written(loops):
     loop = loops[-1]
     assert loop.dispatcher is not None and loop.may_overflow, loop.reason
     assert [loop.node.args[p].name for p in loop.written] == ["y"], loop.written  # y alone
+
+
+def damped_when_busy(x, y, n):
+    acc = np.zeros_like(x)
+    for i in range(n):
+        acc[i % 8] += x[i % 8]
+        if acc.sum() > 2.0:
+            y = y * 0.9 + acc * 0.1  # the other side leaves ``y`` as it came
+    return acc, y
+
+
+def test_a_side_that_leaves_a_carried_array_alone_gives_that_array_back(loops):
+    """numba hands back the argument's own object there: it is ``y`` itself, as in Python, not
+    a view of it (a body that makes no view of its inputs gives back only the inputs so)."""
+    x, y = RNG.random(8), RNG.random(8)
+    compiled = tc.compile(damped_when_busy, backend="cpu")
+    for n in (5, 7, 3, 0):  # the native loop runs from the third call
+        assert (compiled(x, y, n)[1] is y) == (damped_when_busy(x, y, n)[1] is y), n
+    assert loops[-1].dispatcher is not None, loops[-1].reason

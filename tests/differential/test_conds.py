@@ -140,6 +140,14 @@ def asserted_in_loop(rows):
     return out
 
 
+def side_ends_with_an_assert(x, t):
+    """The side taken ends with an assert, whose raise its passing test jumps over: traced,
+    the assert a cond of its own (it was taken for a side that always raises)."""
+    if x.sum() > 0:
+        assert x.max() < t
+    return x * 2
+
+
 def raises_when(x):
     if x.sum() > 100:
         raise ValueError("too large")
@@ -229,6 +237,11 @@ ONE_GRAPH = [  # (fn, calls, cond nodes made)
         1,
     ),
     (raises_when, [((RNG.random(4),), {}), ((np.full(4, 30.0),), {})], 1),
+    (
+        side_ends_with_an_assert,
+        [((RNG.random(4), 5.0), {}), ((RNG.random(4) + 6, 5.0), {}), ((-RNG.random(4), 5.0), {})],
+        2,
+    ),
     (both_return, [((RNG.random(6) + 0.5,), {}), ((RNG.random(6) - 0.5,), {})], 1),
     (conditional_expression, [((RNG.random(6),), {}), ((RNG.random(6) + 0.5,), {})], 2),
 ]

@@ -161,8 +161,14 @@ def _copied_tail(instrs, fall: int, jumped: int) -> tuple[int, int] | None:
 
 
 def _raises(instrs, start: int, stop: int) -> bool:
-    """Whether the side ``instrs[start:stop]`` ends raising (``assert``, ``raise``)."""
-    return stop > start and instrs[stop - 1].opname == "RAISE_VARARGS"
+    """Whether the side ``instrs[start:stop]`` always ends raising (``raise``, ``assert
+    False``): it ends with a raise that no jump in it passes over. A side that ends with an
+    ``assert`` whose test can hold jumps out of it there, past the raise."""
+    if not (stop > start and instrs[stop - 1].opname == "RAISE_VARARGS"):
+        return False
+    return not any(
+        ins.target is not None and not start <= ins.target < stop for ins in instrs[start:stop]
+    )
 
 
 def _jumps_reached(instrs, start: int, landing: int) -> list[int]:
