@@ -1,4 +1,4 @@
-"""Twelve plain NumPy kernels where a warm ``tc.compile`` call used to be far slower than the
+"""Fourteen plain NumPy kernels where a warm ``tc.compile`` call used to be far slower than the
 plain call (issue 19, "never slower than plain"), measured by ``slow_patterns.py`` and checked
 by ``tests/differential/test_slow_patterns.py``. Written in the style of NPBench and
 numpy-benchmarks, at sizes that run in well under a few milliseconds.
@@ -171,3 +171,21 @@ def print_sums(x, steps):
         x = x * 0.5 + 1.0
         print(round(float(x.sum()), 6), file=SINK)
     return x
+
+
+def radial_means(data, radius, bins):
+    """(13) NPBench's azimint_naive: the mean of the values in each ring, a boolean-mask
+    selection reduced per iteration (a break at the selection before its reductions stayed in
+    the graph)."""
+    out = np.zeros(bins)
+    for i in range(bins):
+        ring = (radius >= i) & (radius < i + 1)
+        out[i] = np.mean(data[ring])
+    return out
+
+
+def weighted_hits(x, w):
+    """(14) The positions ``np.nonzero`` finds, gathered and reduced: a size from data (a break
+    at ``np.nonzero`` before sizes from data stayed in the graph)."""
+    hits = np.nonzero(x > 0.2)[0]
+    return (x[hits] * w[hits]).sum() / (len(hits) + 1)

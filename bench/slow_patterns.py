@@ -1,4 +1,4 @@
-"""Never slower than plain (issue 19, items 11 and 12): twelve patterns whose warm compiled
+"""Never slower than plain (issue 19, items 11 and 12): fourteen patterns whose warm compiled
 call used to be far slower than the plain call, timed side by side with plain Python/NumPy.
 
 Run from the repository root::
@@ -67,6 +67,7 @@ def patterns() -> list[Pattern]:
     lengths = [rng.random((n, 32)) for n in range(40, 80, 4)]
     prefix = rng.random(200)
     x16 = rng.random(16)
+    ring_data, radius = rng.random(4000), rng.random(4000) * 40
     return [
         Pattern("count_positive", k.count_positive, lambda f: lambda: f(x2000)),
         Pattern("crc16_bits", k.crc16_bits, lambda f: lambda: f(bytes64)),
@@ -80,6 +81,8 @@ def patterns() -> list[Pattern]:
         Pattern("rows_lengths", k.row_energy, lambda f: lambda: [f(x) for x in lengths]),
         Pattern("prefix_slice", k.prefix_above, lambda f: lambda: f(prefix)),
         Pattern("print_round", k.print_sums, lambda f: lambda: f(x16, 50)),
+        Pattern("radial_means", k.radial_means, lambda f: lambda: f(ring_data, radius, 40)),
+        Pattern("weighted_hits", k.weighted_hits, lambda f: lambda: f(x2000, ring_data[:2000])),
     ]
 
 

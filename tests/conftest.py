@@ -25,6 +25,14 @@ def branches_break(monkeypatch):
 
 
 @pytest.fixture
+def sizes_break(monkeypatch):
+    """Operations whose output size follows array values (``x[mask]``, ``np.nonzero``) break
+    the graph (``tc.config.sizes_from_data = False``), as torch.compile's do by default: for
+    tests of the break machinery that such operations drive."""
+    monkeypatch.setattr(tc.config, "sizes_from_data", False)
+
+
+@pytest.fixture
 def replays(monkeypatch) -> list[bool]:
     """Whether each kept first run of a loop (tracer/ir/first_run.py) was replayed (True) or
     missed (False) by the graph's call that took it, in order."""

@@ -313,7 +313,7 @@ def test_config_accepts_right_values(config_restored):
     )
     assert repr(config_restored) == (
         "tc.config(cache_size_limit=3, automatic_dynamic_shapes=False, suppress_errors=False, "
-        "trace_numpy=True, trace_max_ops=10000, trace_max_seconds=10.0, split_loop_pay_check=True, cond_nodes=True)"
+        "trace_numpy=True, trace_max_ops=10000, trace_max_seconds=10.0, split_loop_pay_check=True, cond_nodes=True, sizes_from_data=True)"
     )
 
 

@@ -21,7 +21,7 @@ import tcompile as tc
 
 # Branches on array values break the graph here, as torch.compile's do (cond nodes off): they
 # drive the breaks these tests are about.
-pytestmark = pytest.mark.usefixtures("branches_break")
+pytestmark = pytest.mark.usefixtures("branches_break", "sizes_break")
 
 BREAKING = corpus.breaking_cases()
 

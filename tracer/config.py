@@ -12,6 +12,7 @@ _DEFAULTS = {
     "trace_max_seconds": 10.0,
     "split_loop_pay_check": True,
     "cond_nodes": True,
+    "sizes_from_data": True,
 }
 
 
@@ -31,6 +32,9 @@ class Config:
     cond_nodes               a branch on an array value whose sides trace becomes one cond node,
                              both sides in the graph and the side taken run (True); False
                              breaks the graph there, as torch.compile does
+    sizes_from_data          an operation whose output size follows array values (x[mask],
+                             np.nonzero, np.unique) stays in the graph, its sizes known when
+                             the graph runs (True); False breaks the graph there
 
     Unknown names and wrongly typed values fail at assignment; reads are plain attributes.
     """

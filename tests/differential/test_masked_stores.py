@@ -704,7 +704,9 @@ def test_a_mask_that_is_the_written_array_matches_eager():
         (different_masks, (floats(), mask_of(), mask_of()[::-1].copy())),
     ],
 )
-def test_other_uses_break_where_the_selection_is_read(fn, args):
+def test_other_uses_break_where_the_selection_is_read(fn, args, sizes_break):
+    """With sizes from data turned off (on, the first two are one graph each:
+    `test_sizes_from_data`)."""
     report = tc.explain(fn)(*args)
     assert report.graph_break_count >= 1, str(report)
     assert "boolean-mask indexing" in str(report), str(report)

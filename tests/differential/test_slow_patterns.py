@@ -73,7 +73,7 @@ def compiled_loops(counters):
     assert counters["frames_skipped"] == 0, counters
 
 
-# -- (A) the twelve benchmark patterns ------------------------------------------------------------
+# -- (A) the fourteen benchmark patterns ------------------------------------------------------------
 
 
 def nbody_args(seed, steps=40):
@@ -127,6 +127,10 @@ PATTERNS = [
       after=plain),
     C("print_round", k.print_sums, lambda: (rng(0).random(16), 50),
       lambda: (rng(1).random(8), 80), setup=sink_setup, observe=sink_observe, after=plain),
+    C("radial_means", k.radial_means, lambda: (rng(0).random(400), rng(1).random(400) * 8, 8),
+      lambda: (rng(2).random(300), rng(3).random(300) * 9, 8)),
+    C("weighted_hits", k.weighted_hits, lambda: (rng(0).standard_normal(400), rng(1).random(400)),
+      lambda: (rng(2).standard_normal(300) - 9.0, rng(3).random(300))),  # no hit
 ]  # fmt: skip
 
 

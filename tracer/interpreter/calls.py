@@ -24,7 +24,7 @@ from ..semantics import operations as ops
 from ..semantics.builtins_impl import BUILTINS, DYNAMIC_CODE_BUILTINS, IO_BUILTINS, MATH_FUNCTIONS
 from ..semantics.container_methods import call_const_method
 from ..semantics.protocol import semantics_of
-from ..state import contexts
+from ..state import contexts, data_sizes
 from ..user_code import GENERATOR_FLAGS, name_of
 from ..values.arrays import ArrayMethod, ArrayValue, NumpyValue, SymInt
 from ..values.containers import ConstMethod, DictValue, TupleValue
@@ -146,6 +146,9 @@ class CallMixin:
         kind = table.classify_method(name)
         if kind == table.PURE or (kind == table.INPLACE and isinstance(owner, ArrayValue)):
             return self.state.graph_call("method", name, (owner, *args), kwargs, name=name)
+        if kind == table.DATA_SHAPE and data_sizes.enabled():
+            return self.state.graph_call("method", name, (owner, *args), kwargs, name=name,
+                                         data_shape=True)  # fmt: skip
         self._numpy_break(kind, f"ndarray.{name}()")
 
     # -- everything else ------------------------------------------------------------------------
@@ -242,6 +245,8 @@ class CallMixin:
                 return folded
         if kind in (table.PURE, table.INPLACE):
             return state.graph_call("call", fn, tuple(args), kwargs, name=name)
+        if kind == table.DATA_SHAPE and data_sizes.enabled():
+            return state.graph_call("call", fn, tuple(args), kwargs, name=name, data_shape=True)
         self._numpy_break(kind, f"np.{name}()")
 
     def _fold_numpy(self, fn, args, kwargs) -> Value | None:

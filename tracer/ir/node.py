@@ -110,6 +110,7 @@ class Node:
     risk: str = RAISE  # how it can fail at run time: SILENT, FP or RAISE
     writes_inputs: tuple = ()  # the graph inputs whose memory it writes
     tensor: TensorMeta | None = None  # its value, where the trace had an example of it
+    sized_by_data: bool = False  # an array whose sizes follow array values (`data_sizes`)
 
     def __repr__(self) -> str:
         return f"%{self.name}"

@@ -12,7 +12,7 @@ from ..errors import UserErrorInTrace
 from ..ir import numpy_table as table
 from ..ir import operators
 from ..ir.node import Node
-from ..state import masked
+from ..state import data_sizes, masked
 from ..state.trace_state import TraceState
 from ..values.arrays import ArrayFlags, ArrayMethod, ArrayValue, NumpyValue, SymInt
 from ..values.containers import ListValue, SliceValue, TupleValue
@@ -52,9 +52,9 @@ class NumpySemantics(Semantics):
         return super().get_attr(state, v, name, tx)
 
     def get_item(self, state, obj, index, tx):
-        return state.graph_call(
-            "getitem", None, (obj, index_arg(state, index)), {}, name=f"{_hint(obj)}_item"
-        )
+        index = index_arg(state, index)
+        return state.graph_call("getitem", None, (obj, index), {}, name=f"{_hint(obj)}_item",
+                                data_shape=_selects_by_mask(index))  # fmt: skip
 
 
 @register(ArrayValue)
@@ -139,6 +139,8 @@ def array_dims(state: TraceState, v: ArrayValue) -> list[Value]:
     intermediate array while the trace has dynamic inputs."""
     if v.sym_dims is not None:
         return [Const(s) if d is None else d for s, d in zip(v.example.shape, v.sym_dims)]
+    if v.node.sized_by_data:  # known when the graph runs: its dims read there
+        return _dims_in_graph(state, v, frozenset(), (data_sizes.needed_as_number(state, v),))
     watch = state.loop_watch
     if watch is not None and watch.varies(v):  # sizes that follow the loop's index
         return _dims_in_graph(state, v, frozenset(), (watch.index_callback,))
@@ -159,6 +161,15 @@ def _dims_in_graph(state: TraceState, v: ArrayValue, deps, on_concrete: tuple) -
     return dims
 
 
+def _selects_by_mask(index: Value) -> bool:
+    """Whether the index holds a boolean array (not 0-d): its selection's size follows the
+    mask's values."""
+    parts = index.items if isinstance(index, TupleValue) else [index]
+    return any(
+        isinstance(p, ArrayValue) and p.example.dtype == np.bool_ and p.example.ndim for p in parts
+    )
+
+
 def index_arg(state: TraceState, index: Value) -> Value:
     """Check an array index; boolean masks make the shape data-dependent."""
     parts = index.items if isinstance(index, TupleValue) else [index]
@@ -171,7 +182,11 @@ def index_arg(state: TraceState, index: Value) -> Value:
                 "a slice bound computed from array values: the result's shape depends on it",
                 "Keep slice bounds static (constants or shapes).",
             )
-        if isinstance(part, ArrayValue) and part.example.dtype == np.bool_:
+        if (
+            isinstance(part, ArrayValue)
+            and part.example.dtype == np.bool_
+            and not (data_sizes.enabled() and part.example.ndim)
+        ):  # a mask's selection has a size from data (`data_sizes`): a 0-d one adds a dim
             raise state.graph_break("data_dependent_shape", masked.EXPLANATION, masked.HINT)
         if isinstance(part, ListValue) and any(isinstance(i, ArrayValue) for i in part.items):
             raise state.graph_break("unsupported_numpy", "a list of arrays used as an index")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ..state import masked
 from ..state.masked import MaskedValue
+from ..values.arrays import ArrayMethod
 from ..values.core import Const
 from .protocol import Semantics, register
 
@@ -26,6 +27,8 @@ class MaskedSemantics(Semantics):
     def get_attr(self, state, v, name, tx):  # its dtype and rank are known, not its length
         if name == "dtype":
             return Const(v.dtype)
+        if name in masked.WHOLE_METHODS:  # ``x[m].sum()``: made in the graph when called
+            return ArrayMethod(v, name)
         if name == "ndim":
             return Const(v.full.example.ndim - v.mask.example.ndim + 1)
         raise masked.escape(v)

@@ -263,6 +263,25 @@ def value_dependent_shape(op: str, target, args: tuple, kwargs: dict, result, le
     return True
 
 
+def sizes_follow_data(op: str, target, args: tuple, kwargs: dict, result, leaves) -> bool:
+    """Whether, where the result's layout follows the traced numbers ``leaves``
+    (`value_dependent_shape`), only its sizes do: one array whose dtype and rank stay. Not a
+    list whose length follows them (``np.array_split(x, n[0])``), nor a dtype."""
+    if type(result) is not np.ndarray:
+        return False
+    nudged = [v for v in leaves if _is_size_like(as_example(v))]
+    for step in (1, 2, -1):
+        replace = {id(v): _nudge(as_example(v), step) for v in nudged}
+        try:
+            other = apply(op, target, as_example(args, replace), as_example(kwargs, replace))
+        except Exception:  # noqa: S112 - these values are invalid here; try others
+            continue
+        return (
+            type(other) is np.ndarray and other.dtype == result.dtype and other.ndim == result.ndim
+        )
+    return False
+
+
 def _layout(result):
     """What of a result the graph takes as fixed: its structure, shapes and dtypes."""
     if isinstance(result, (np.ndarray, np.generic)):

@@ -16,18 +16,24 @@ from ..values.arrays import ArrayValue, NumpyValue, ScalarValue, SymFloat, SymIn
 from ..values.containers import ListValue, SliceValue, TupleValue, rebuild
 from ..values.core import Const, NotGraphArgument, Value
 from ..values.source import AttrSource
-from . import effects, masked
-from .examples import run_with_stand_ins, traced_leaves, value_dependent_shape
+from . import data_sizes, effects, masked
+from .examples import (
+    run_with_stand_ins,
+    sizes_follow_data,
+    traced_leaves,
+    value_dependent_shape,
+)
 
 
 def graph_call(state, op: str, target, args: tuple, kwargs: dict, *, name: str,
-               writes: list | None = None, example_fn=None) -> Value:  # fmt: skip
+               writes: list | None = None, example_fn=None, data_shape: bool = False) -> Value:  # fmt: skip
     """Add ``target(*args, **kwargs)`` (or a method/attr/getitem) and return its value.
 
     The operation runs on the examples, writes included (see `examples.ExampleMemory`):
     ``writes`` are the arguments it writes into, found from NumPy's signatures
     (``out=``, in-place methods and functions) unless given (custom ops). A masked value
-    among the arguments (``z[m]``) goes to `masked.call`.
+    among the arguments (``z[m]``) goes to `masked.call`. ``data_shape``: NumPy's table says
+    the output size follows array values (``np.nonzero``): a size from data (`data_sizes`).
     """
     if masked.first_masked((args, kwargs)) is not None:
         return masked.call(state, op, target, args, kwargs, name)
@@ -49,8 +55,15 @@ def graph_call(state, op: str, target, args: tuple, kwargs: dict, *, name: str,
         state.note_write(w.example)
     example = run_with_stand_ins(op, example_fn or target, args, kwargs, writes)
     leaves = traced_leaves((args, kwargs))
-    varies = not writes and _check_static_shape(state, what, op, example_fn or target, args,
-                                                kwargs, example, leaves)  # fmt: skip
+    if data_shape and not data_sizes.takes(example):
+        raise state.graph_break("data_dependent_shape", f"{what}: its output shape depends on "
+                                f"array values, and it returns a {type(example).__name__}")  # fmt: skip
+    sized_by_data = data_sizes.follows(leaves) or data_shape or (
+        not writes and _shape_from_data(state, what, op, example_fn or target, args, kwargs,
+                                        example, leaves)
+    )  # fmt: skip
+    varies = not writes and _check_static_shape(state, op, example_fn or target, args, kwargs,
+                                                example, leaves)  # fmt: skip
     node = state.graph.add(*canonicalize(op, target, g_args, g_kwargs), name=name,
                           stack=state.user_stack())  # fmt: skip
     node.mutates = bool(writes)
@@ -74,6 +87,8 @@ def graph_call(state, op: str, target, args: tuple, kwargs: dict, *, name: str,
         watch.varying.add(id(node))
         node.tensor = TensorMeta.of(example, symbolic=True)
     node.meta = node.tensor.text()
+    if sized_by_data:
+        data_sizes.mark(node, example)
     return value_of(state, node, example, writes) if op != "inplace" else writes[0]
 
 
@@ -124,23 +139,32 @@ def tensor_meta(state, example) -> TensorMeta:
     return meta
 
 
-def _check_static_shape(state, what: str, op: str, target, args, kwargs, example,
-                        leaves: list) -> bool:  # fmt: skip
-    """A result shape that follows array values is a break; one that follows a dynamic int or
-    float argument pins its value instead (``np.arange(step)``, ``a[:n]``). True when it
-    follows the index of the loop whose body is traced (``a[:k]``: it varies per iteration),
-    or a slice bound read from an array there.
-    ``leaves``: the arguments' `traced_leaves`."""
+def _shape_from_data(state, what: str, op: str, target, args, kwargs, example,
+                     leaves: list) -> bool:  # fmt: skip
+    """Whether the result's shape follows array values (``np.repeat(x, counts)``,
+    ``np.zeros(counts.max())``): a size from data (`data_sizes`), or, where those are turned
+    off, a break. ``leaves``: the arguments' `traced_leaves`."""
     data = [v for v in leaves if isinstance(v, NumpyValue)]
     # An element-wise operation's or an index's shape follows shapes, not array values; the
     # numbers in a slice (``a[:n]``) still make it.
-    if not effects.shape_from_meta(op, target) and value_dependent_shape(
+    if effects.shape_from_meta(op, target) or not value_dependent_shape(
         op, target, args, kwargs, example, data
     ):
+        return False
+    if not (data_sizes.enabled() and sizes_follow_data(op, target, args, kwargs, example, data)):
         raise state.graph_break(
             "data_dependent_shape", f"{what}: its output shape depends on array values",
             "Keep sizes static, or compute them outside the compiled function.",
         )  # fmt: skip
+    return True
+
+
+def _check_static_shape(state, op: str, target, args, kwargs, example, leaves: list) -> bool:
+    """A result shape that follows a dynamic int or float argument pins its value
+    (``np.arange(step)``, ``a[:n]``). True when it follows the index of the loop whose body is
+    traced (``a[:k]``: it varies per iteration), or a slice bound read from an array there.
+    ``leaves``: the arguments' `traced_leaves`."""
+    data = [v for v in leaves if isinstance(v, NumpyValue)]
     watch = state.loop_watch
     index = [v for v in leaves if watch is not None and watch.follows_index(v)]
     numbers = [
@@ -228,6 +252,8 @@ def value_of(state, node: Node, example: object, writes=()) -> Value:
             item = state.graph.add("getitem", None, (node, i), name=f"{node.name}_{i}",
                                   meta=describe_value(ex), stack=node.stack, risk="silent")  # fmt: skip
             item.tensor = tensor_meta(state, ex)
+            if node.sized_by_data:
+                data_sizes.mark(item, ex)
             items.append(value_of(state, item, ex))
         return TupleValue(items) if isinstance(example, tuple) else ListValue(items)
     if example is None:

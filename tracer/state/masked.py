@@ -15,11 +15,13 @@ computes), and a store ``z[m] = value`` writes the selected elements back. ``z[m
 
 and a store that casts (or of a number) is ``np.copyto(z, value, casting='unsafe', where=m)``.
 
-Any other use of a masked value (a reduction, ``len``, its shape, a branch, another mask, a
+A reduction of the whole value (``z[m].sum()``, ``np.mean(z[m])``: `reduce`) makes the
+selection in the graph, an array whose length is known only at run time, and reduces it as
+eager code does. Any other use of a masked value (``len``, its shape, a branch, another mask, a
 read after ``z`` or ``m`` was written...) is the graph break reading it always was: at the read,
 so the frame resumes there with ``z[m]`` made eagerly. A read is kept lazy only where the
-bytecode after it shows the value used up by the end of its statement (`_used_up`), so a value
-that is returned or kept for later breaks where it is read, as before.
+bytecode after it shows the value used up by the end of its statement (`_used_up`; a reduction
+uses it up), so a value that is returned or kept for later breaks where it is read, as before.
 
 Exactness: the selected elements are computed by the same ufunc loops as eager code's gathered
 arrays (float16 and long doubles, whose loops differ between strided and contiguous operands,
@@ -45,7 +47,10 @@ from ..values.containers import leaves
 from ..values.core import Const, Value
 
 EXPLANATION = "boolean-mask indexing: the result's shape depends on the mask's values"
-HINT = "Use np.where(mask, x, 0) (or a masked reduction) to keep shapes static."
+HINT = (
+    "Reduce the selection where it is read (x[mask].sum(), np.mean(x[mask])) to keep it "
+    "in the graph, or use np.where(mask, x, 0) to keep shapes static."
+)
 _NUMBERS = (bool, int, float, complex)
 _SCAN_LIMIT = 400  # instructions looked at after a read to see its value used up
 
@@ -287,11 +292,58 @@ def unary(state, fn, v: MaskedValue) -> Value:
 
 def call(state, op: str, target, args: tuple, kwargs: dict, name: str) -> Value:
     """A graph operation with a masked value among its arguments: an element-wise ufunc of
-    masked values and numbers stays masked; anything else makes the value (the break)."""
+    masked values and numbers stays masked; a reduction of the whole value (`reduce`) makes
+    it in the graph; anything else makes the value where it was read (the break)."""
     ufunc = table.elementwise_ufunc(target) if op == "call" else None
-    if ufunc is None or kwargs or len(args) != ufunc.nin:
-        raise escape(first_masked((args, kwargs)))
-    return apply(state, ufunc, list(args), name=name)
+    if ufunc is not None and not kwargs and len(args) == ufunc.nin:
+        return apply(state, ufunc, list(args), name=name)
+    if _reduces_whole(op, target, args, kwargs):
+        return reduce(state, op, target, args, kwargs, name)
+    raise escape(first_masked((args, kwargs)))
+
+
+# -- reductions of the whole selection ------------------------------------------------------
+
+# Reductions to one number, as methods and as NumPy functions: ``x[m].sum()``, ``np.mean(x[m])``
+WHOLE_METHODS = frozenset(("sum", "mean", "prod", "max", "min", "any", "all", "var", "std",
+                           "argmax", "argmin"))  # fmt: skip
+_WHOLE_FUNCTIONS = {np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.any, np.all,
+                    np.var, np.std, np.argmax, np.argmin, np.count_nonzero, np.median,
+                    np.nansum, np.nanmean, np.nanmax, np.nanmin, np.nanprod}  # fmt: skip
+_SIZE_FREE_KWARGS = frozenset(("dtype", "ddof"))  # options that do not depend on the size
+
+
+def _reduces_whole(op: str, target, args: tuple, kwargs: dict) -> bool:
+    """``args[0]``, a masked value, reduced to one number (no axis), nothing else masked."""
+    known = target in WHOLE_METHODS if op == "method" else op == "call" and _hashable_in(target)
+    return (
+        known
+        and len(args) == 1
+        and isinstance(args[0], MaskedValue)
+        and set(kwargs) <= _SIZE_FREE_KWARGS
+        and first_masked(kwargs) is None
+    )
+
+
+def _hashable_in(target) -> bool:
+    try:
+        return target in _WHOLE_FUNCTIONS
+    except TypeError:  # an unhashable callable
+        return False
+
+
+def reduce(state, op: str, target, args: tuple, kwargs: dict, name: str) -> Value:
+    """``x[m].sum()``: the selection made in the graph, an array whose length is known only at
+    run time (its meta says so), then the reduction as eager code runs it, so its result is
+    eager's bit for bit. A selection that is empty at run time may make the reduction raise
+    (``max``) where the example's did not: the node's risk says so, and then the frame runs
+    again eagerly, where the user sees NumPy's error."""
+    selection = args[0]
+    if selection.stale:
+        raise escape(selection)
+    made = state.graph_call("getitem", None, (selection.full, selection.mask), {},
+                            name=f"{name}_selected", data_shape=True)  # fmt: skip
+    return state.graph_call(op, target, (made,), kwargs, name=name)  # its risk: RAISE
 
 
 def apply(state, ufunc: np.ufunc, operands: list, *, name: str, into: MaskedValue | None = None):
@@ -481,9 +533,19 @@ def _follow(tx) -> bool:
             frame, ip, names = parent, parent.ip, set()
             stack = [*parent.stack, returned]
             continue
-        if not stack_effects.step(inst, stack, names, _opaque):
+        if not stack_effects.step(inst, stack, names, _opaque, _UsesUp()):
             return False
     return False
+
+
+class _UsesUp:
+    """What uses a masked value up whole (`stack_effects.step`): its reduction methods, and a
+    NumPy reduction already on the stack called on it (``np.mean(x[m])``)."""
+
+    methods = WHOLE_METHODS
+
+    def __call__(self, slot) -> bool:
+        return isinstance(slot, Value) and _hashable_in(getattr(slot, "value", None))
 
 
 def _live_locals(frame, ip: int) -> frozenset:

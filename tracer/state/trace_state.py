@@ -66,10 +66,10 @@ class TraceState:
         return self.inputs.wrap(obj, source)
 
     def graph_call(self, op: str, target, args: tuple, kwargs: dict, *, name: str,
-                   writes: list | None = None, example_fn=None) -> Value:  # fmt: skip
+                   writes: list | None = None, example_fn=None, data_shape: bool = False) -> Value:  # fmt: skip
         """Add ``target(*args, **kwargs)`` (or a method/attr/getitem) and return its value."""
         return graph_calls.graph_call(self, op, target, args, kwargs, name=name, writes=writes,
-                                      example_fn=example_fn)  # fmt: skip
+                                      example_fn=example_fn, data_shape=data_shape)  # fmt: skip
 
     def graph_break(self, kind: str, explanation: str, *hints: str) -> GraphBreak:
         """Build (the caller raises) a break located at the current instruction."""

@@ -43,6 +43,9 @@ def lower(graph: Graph, inputs: list[InputMeta], target) -> Plan:
         # its sides would be programs of their own, and its results may be its arguments
         raise WholeGraphInNumPy("it holds a cond node (a branch on data): the kernels' "
                                 "runtime does not lower those yet")  # fmt: skip
+    if any(node.sized_by_data for node in graph.nodes):
+        raise WholeGraphInNumPy("it makes an array whose size follows array values (x[mask], "
+                                "np.nonzero): the kernels' plans fix sizes from the inputs'")  # fmt: skip
     return GraphLowering(graph, inputs, target).run()
 
 
