@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -345,3 +346,58 @@ def test_predicate_of_several_values_raises_numpys_error():
     check_same_calls(several_values, [((np.ones(3),), {})], fullgraph=False)  # ValueError both
     with pytest.raises(Exception, match="several values"):
         tc.compile(several_values, fullgraph=True)(np.ones(3))
+
+
+def asserts_ending_sides(x, y, n):
+    """Found by the property test (3.12): each side ending with an assert; the loop splits."""
+    N = x.shape[0]
+    acc = np.zeros_like(x)
+    s = np.float64(0.0)
+    for i in range(n):
+        if x[i % N] > 0:
+            assert abs(s) < 40.0
+        else:
+            acc = acc + x * i
+        if x[i % N] > 0:
+            assert abs(s) < 40.0
+        else:
+            acc = acc + x * i
+    return acc
+
+
+def stores_before_an_assert(x, y, n):
+    """Found by the property test (3.12, a segfault): a side that stores ``acc`` and ``s`` and
+    then raises is not traced, and its stores must not unbind those locals for the code after
+    the branch (a resume function then lacked them)."""
+    N = x.shape[0]
+    acc = np.zeros_like(x)
+    s = np.float64(0.0)
+    i = 0
+    for i in range(n):
+        if np.count_nonzero(acc > 0) > 3:
+            assert abs(s) < 40.0
+            acc = acc + x * i
+        else:
+            x[i % N] = y[i % N] * 2.0
+        if x[i % N] > 0:
+            if s > 1.0 or x.max() > 1.5:
+                acc = acc * 0.5 + y
+                s = s * 0.5
+                assert abs(s) < 40.0
+            else:
+                x[i % N] = y[i % N] * 2.0
+                s = s + 1.0 if x[i % N] > 0 else s - 1.0
+    if x[i % N] > 0:
+        acc = acc + x * i
+    return acc, s, x, y
+
+
+@pytest.mark.parametrize("fn", [asserts_ending_sides, stores_before_an_assert])
+def test_branches_the_property_test_found_match_eager(fn):
+    calls = []
+    for k, n in enumerate((5, 7, 3, 0)):
+        rng = np.random.default_rng(k)
+        calls.append(((rng.standard_normal(8), rng.random(8), n), {}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_same_calls(fn, calls, fullgraph=False)

@@ -163,7 +163,8 @@ def _copied_tail(instrs, fall: int, jumped: int) -> tuple[int, int] | None:
 def _raises(instrs, start: int, stop: int) -> bool:
     """Whether the side ``instrs[start:stop]`` always ends raising (``raise``, ``assert
     False``): it ends with a raise that no jump in it passes over. A side that ends with an
-    ``assert`` whose test can hold jumps out of it there, past the raise."""
+    ``assert`` whose test can hold jumps out of it there, past the raise (to the code after
+    the branch, or on 3.12 back to a loop's head), and is traced: its assert a cond of its own."""
     if not (stop > start and instrs[stop - 1].opname == "RAISE_VARARGS"):
         return False
     return not any(
@@ -296,7 +297,8 @@ def _capture(tx, shape: IfShape, pred: NumpyValue) -> None:
             if local in outputs:
                 graph_calls.name_value(state, value, local)
             tx.locals[local] = value
-    stored = {name for s in sides for name in s.body.stored}
+    # (an untraced side's stores never reach the code after the branch: it raises)
+    stored = {name for s in sides if not s.untraced for name in s.body.stored}
     for local in stored - set(outputs) - set(constants):
         tx.locals[local] = UNBOUND  # a temporary of a side no one reads after the branch
     _name_apart(state.graph, cond)  # after the items took the user's names
