@@ -506,3 +506,14 @@ def check_same(
 def compile_and_call_twice(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """`check_same(..., calls=2)`: the second call must hit the cache and still match eager."""
     return check_same(fn, *args, calls=2, **kwargs)
+
+
+def check_one_graph(fn: Callable[..., Any], calls: list, backend: Any = "eager") -> None:
+    """`check_same_calls` with later calls from the cache, and ``fn`` one graph without a break
+    on the first call's arguments (`tc.explain`, on fresh copies)."""
+    import tcompile as tc
+
+    check_same_calls(fn, calls, backend=backend, later_calls_hit_cache=True)
+    args = [a.copy() if isinstance(a, np.ndarray) else a for a in calls[0][0]]
+    explained = tc.explain(fn)(*args)
+    assert (explained.graph_count, explained.graph_break_count) == (1, 0), explained

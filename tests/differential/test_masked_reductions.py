@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from harness import check_same_calls
+from harness import check_one_graph, check_same_calls
 
 import tcompile as tc
 
@@ -67,10 +67,7 @@ ONE_GRAPH = [
 def test_a_reduction_of_a_selection_stays_in_the_graph(fn, calls, backend):
     if backend == "cpu":
         pytest.importorskip("numba", reason="the cpu backend needs numba")
-    check_same_calls(fn, calls, backend=backend, later_calls_hit_cache=True)
-    args = [a.copy() if isinstance(a, np.ndarray) else a for a in calls[0][0]]
-    explained = tc.explain(fn)(*args)
-    assert (explained.graph_count, explained.graph_break_count) == (1, 0), explained
+    check_one_graph(fn, calls, backend)
 
 
 def largest_above(x, t):

@@ -248,19 +248,11 @@ def value_dependent_shape(op: str, target, args: tuple, kwargs: dict, result, le
     """Whether the result's shape or dtype changes when the traced numbers ``leaves`` among
     the arguments change (``np.arange(n[0])``, ``np.zeros(counts.max())``, ``np.repeat(x,
     counts)``): such a size must not be baked into the graph. Checked by running the operation
-    again on nudged values (+1, else +2, else -1 where the others make it raise: an index at
-    the end)."""
-    nudged = [v for v in leaves if _is_size_like(as_example(v))]
-    if not nudged:
+    again on nudged values (`_nudged_result`)."""
+    if not any(_is_size_like(as_example(v)) for v in leaves):
         return False
-    for step in (1, 2, -1):
-        replace = {id(v): _nudge(as_example(v), step) for v in nudged}
-        try:
-            other = apply(op, target, as_example(args, replace), as_example(kwargs, replace))
-        except Exception:  # noqa: S112 - these values are invalid here; try others
-            continue
-        return _layout(other) != _layout(result)
-    return True
+    other = _nudged_result(op, target, args, kwargs, leaves)
+    return other is _RAISED or _layout(other) != _layout(result)
 
 
 def sizes_follow_data(op: str, target, args: tuple, kwargs: dict, result, leaves) -> bool:
@@ -269,17 +261,24 @@ def sizes_follow_data(op: str, target, args: tuple, kwargs: dict, result, leaves
     list whose length follows them (``np.array_split(x, n[0])``), nor a dtype."""
     if type(result) is not np.ndarray:
         return False
+    other = _nudged_result(op, target, args, kwargs, leaves)
+    return type(other) is np.ndarray and other.dtype == result.dtype and other.ndim == result.ndim
+
+
+_RAISED = object()  # every nudge made the operation raise
+
+
+def _nudged_result(op: str, target, args: tuple, kwargs: dict, leaves):
+    """The operation run again with the size-like ``leaves`` nudged (+1, else +2, else -1
+    where the others make it raise: an index at the end), or `_RAISED`."""
     nudged = [v for v in leaves if _is_size_like(as_example(v))]
     for step in (1, 2, -1):
         replace = {id(v): _nudge(as_example(v), step) for v in nudged}
         try:
-            other = apply(op, target, as_example(args, replace), as_example(kwargs, replace))
+            return apply(op, target, as_example(args, replace), as_example(kwargs, replace))
         except Exception:  # noqa: S112 - these values are invalid here; try others
             continue
-        return (
-            type(other) is np.ndarray and other.dtype == result.dtype and other.ndim == result.ndim
-        )
-    return False
+    return _RAISED
 
 
 def _layout(result):
