@@ -92,3 +92,53 @@ def test_other_shapes_give_numpys_results():
     for shape in [(5, 4), (6, 7), (3, 3), (9, 4)]:
         x = RNG.standard_normal(shape)
         np.testing.assert_array_equal(compiled(x), local_maxima(x))
+
+
+# -- np.ndenumerate: each position with its element, read as the loop runs ------------------
+
+
+def weighted_by_position(x):
+    s = 0.0
+    for (i, j), v in np.ndenumerate(x):
+        s += v * i - j
+    return s
+
+
+def kept_above(x):
+    out = np.zeros_like(x)
+    for index, v in np.ndenumerate(x):
+        if v > 0.5:
+            out[index] = v
+    return out
+
+
+def adds_forward(x):
+    """Each element read after the iteration before wrote it: a running sum, as NumPy's flat
+    iterator gives (items made up front would give the old values: no loop node here, and
+    the loop breaks rather than unroll)."""
+    for (i,), v in np.ndenumerate(x):
+        if i + 1 < x.shape[0]:
+            x[i + 1] += v
+    return x
+
+
+@pytest.mark.parametrize("backend", ["eager", "cpu"])
+@pytest.mark.parametrize("fn", [weighted_by_position, kept_above])
+def test_ndenumerate_loops_are_one_graph(fn, backend):
+    if backend == "cpu":
+        pytest.importorskip("numba", reason="the cpu backend needs numba")
+    rng = np.random.default_rng(5)
+    calls = [((rng.random((3, 4)),), {}), ((rng.random((3, 4)),), {})]
+    check_same_calls(fn, calls, backend=backend, later_calls_hit_cache=True)
+    explained = tc.explain(fn)(rng.random((3, 4)))
+    assert (explained.graph_count, explained.graph_break_count) == (1, 0), explained
+    assert [loop.captured for loop in explained.loops] == [True], explained
+
+
+def test_ndenumerate_reads_each_element_as_the_loop_runs():
+    rng = np.random.default_rng(6)
+    check_same_calls(
+        adds_forward, [((rng.random(6),), {}), ((rng.random(6),), {})], fullgraph=False
+    )
+    check_same_calls(lambda x: next(iter(np.ndenumerate(x))), [((np.array(2.5),), {})],
+                     fullgraph=False)  # fmt: skip

@@ -222,6 +222,24 @@ class CallMixin:
         return iteration.iterator(self.state, iteration.IndexItems(shape), lambda: [
             folding.const_to_value(index) for index in np.ndindex(*shape)])  # fmt: skip
 
+    def _ndenumerate(self, args: list[Value], kwargs: dict) -> Value:
+        """``np.ndenumerate(x)`` over an array of a shape known at trace time: as
+        ``np.ndindex(*x.shape)``, each position with its element (`iteration.EnumeratedItems`).
+        Over a dynamic dim it breaks, as ``np.ndindex`` does."""
+        if kwargs or len(args) != 1 or not isinstance(args[0], ArrayValue):
+            raise self.state.graph_break("unsupported_numpy", "np.ndenumerate of other than "
+                                         "one array")  # fmt: skip
+        dims = ops.get_attr(self.state, args[0], "shape", self).items
+        if not all(isinstance(d, Const) for d in dims):
+            raise self.state.graph_break("unsupported_numpy", "np.ndenumerate over a dynamic dim")
+        origin = iteration.EnumeratedItems(tuple(d.value for d in dims), args[0])
+
+        def unrolled():  # items made up front would read elements before the loop writes them
+            raise self.state.graph_break("unsupported_numpy", "np.ndenumerate in a loop that is "
+                                         "no loop node: its elements are read as it runs")  # fmt: skip
+
+        return iteration.iterator(self.state, origin, unrolled)
+
     def call_numpy(self, fn, kind: str, args: list[Value], kwargs: dict) -> Value:
         state = self.state
         name = getattr(fn, "__name__", "np_call")
@@ -392,4 +410,5 @@ def _kwdefault(tx, fn: UserFunction, name: str) -> Value:
 
 
 # NumPy classes called as functions whose calls the tracer models itself: method name, by id
-_NUMPY_SPECIAL = {id(np.ndarray): "_ndarray_constructor", id(np.ndindex): "_ndindex"}
+_NUMPY_SPECIAL = {id(np.ndarray): "_ndarray_constructor", id(np.ndindex): "_ndindex",
+                  id(np.ndenumerate): "_ndenumerate"}  # fmt: skip

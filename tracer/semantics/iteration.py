@@ -150,6 +150,25 @@ class IndexItems:
         return TupleValue(indices[::-1])
 
 
+@dataclass(frozen=True)
+class EnumeratedItems(IndexItems):
+    """``np.ndenumerate(x)`` over an array of a shape known at trace time: the k-th item is
+    ``(position, x[position])``, the element read when the iteration runs (the loop's writes
+    to ``x`` show, as through NumPy's flat iterator)."""
+
+    array: ArrayValue | None = None
+
+    def values(self) -> list[Value]:
+        return [self.array]
+
+    def iterable_text(self, rb) -> str:
+        return f"{rb.bind(np.ndenumerate)}({rb.expr(self.array)})"
+
+    def item(self, state, k: Value) -> Value:
+        position = super().item(state, k)
+        return TupleValue([position, ops.get_item(state, self.array, position, None)])
+
+
 class FromInner:
     """Items made by those of ``inner``: its count, arguments and taken iterators."""
 
