@@ -13,7 +13,7 @@ import sys
 
 import numpy as np
 import pytest
-from harness import check_same_calls
+from harness import check_one_graph, check_same_calls
 
 import tcompile as tc
 
@@ -90,10 +90,7 @@ ONE_GRAPH = [
 def test_numbers_from_data_stay_in_the_graph(fn, calls, backend):
     if backend == "cpu":
         pytest.importorskip("numba", reason="the cpu backend needs numba")
-    check_same_calls(fn, calls, backend=backend, later_calls_hit_cache=True)
-    args = calls[0][0]
-    explained = tc.explain(fn)(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
-    assert (explained.graph_count, explained.graph_break_count) == (1, 0), explained
+    check_one_graph(fn, calls, backend)
 
 
 def needed_as_a_size(x):

@@ -112,3 +112,10 @@ def test_the_graph_shows_the_selection_and_its_reduction():
     graph = explained.graphs[0]
     selected = [n for n in graph.nodes if n.op == "getitem" and n.name.endswith("_selected")]
     assert len(selected) == 1 and selected[0].tensor.shape == (None,), graph
+
+
+def test_with_sizes_from_data_off_a_reduced_selection_breaks_at_its_read(sizes_break):
+    check_same_calls(total_above, [((X, 0.5), {})], fullgraph=False)
+    explained = tc.explain(total_above)(X.copy(), 0.5)
+    assert explained.graph_break_count == 1, explained
+    assert "boolean-mask indexing" in explained.break_reasons[0].reason

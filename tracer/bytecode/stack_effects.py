@@ -100,22 +100,6 @@ def _swap(inst, stack: list, names: set, opaque) -> bool:
     return True
 
 
-def _uses_up(inst, stack: list, uses_up) -> bool:
-    """The method of the value loaded to be called, or a call that passes the value alone to
-    a callable that uses it up: the stack after it."""
-    if inst.opname == "LOAD_ATTR" and inst.push_null is not None and inst.arg in uses_up.methods:
-        if stack[-1] is TRACKED:  # the method itself, called next (NULL below it)
-            stack.pop()
-            stack.extend([UNTRACKED, BOUND])
-            return True
-    if inst.opname == "CALL" and inst.arg == 1 and stack[-1] is TRACKED:
-        if any(map(uses_up, stack[-3:-1])):
-            del stack[-3:]
-            stack.append(UNTRACKED)
-            return True
-    return False
-
-
 def _call(inst, stack: list, names: set, opaque) -> bool:
     """A call: its result is taken to hold the value passed to it; the value called, a method
     of it, or the value passed to a callable that would see it itself (``opaque``), is lost."""
@@ -150,15 +134,16 @@ _ROLES = {
 }  # fmt: skip
 
 
-def step(inst, stack: list, names: set, opaque, uses_up=None) -> bool:
+def step(inst, stack: list, names: set, opaque, methods: frozenset = frozenset()) -> bool:
     """Run the normalised ``inst`` on a scan's ``stack``; ``names``: the locals holding the
     value. ``opaque(slot)``: whether a callable would see the value itself rather than what
-    it holds. ``uses_up``: what uses the value up whole, its result new (``x[m].sum()``,
-    ``np.mean(x[m])``): ``uses_up.methods``, names of the value's methods, and
-    ``uses_up(slot)``, whether a callable already on the stack does. False where the value
-    would go somewhere this does not follow (a jump, a store elsewhere, an instruction
-    without a role)."""
-    if uses_up is not None and _uses_up(inst, stack, uses_up):
-        return True
+    it holds; ``methods``: the value's methods whose call uses it up whole, its result new
+    (``x[m].sum()``). False where the value would go somewhere this does not follow (a jump,
+    a store elsewhere, an instruction without a role)."""
+    if inst.opname == "LOAD_ATTR" and inst.push_null is not None and inst.arg in methods:
+        if stack[-1] is TRACKED:  # the method itself, called next (NULL below it)
+            stack.pop()
+            stack.extend([UNTRACKED, BOUND])
+            return True
     role = _ROLES.get(inst.opname)
     return role is not None and role(inst, stack, names, opaque)

@@ -15,9 +15,9 @@ computes), and a store ``z[m] = value`` writes the selected elements back. ``z[m
 
 and a store that casts (or of a number) is ``np.copyto(z, value, casting='unsafe', where=m)``.
 
-A reduction of the whole value (``z[m].sum()``, ``np.mean(z[m])``: `reduce`) makes the
-selection in the graph, an array whose length is known only at run time, and reduces it as
-eager code does. Any other use of a masked value (``len``, its shape, a branch, another mask, a
+Other operations on it (``z[m].sum()``, ``np.mean(z[m])``) take the selection made in the graph
+(`made`), an array whose length is known only at run time, where sizes from data are on
+(`data_sizes`). Any other use of a masked value (``len``, its shape, a branch, another mask, a
 read after ``z`` or ``m`` was written...) is the graph break reading it always was: at the read,
 so the frame resumes there with ``z[m]`` made eagerly. A read is kept lazy only where the
 bytecode after it shows the value used up by the end of its statement (`_used_up`; a reduction
@@ -45,6 +45,7 @@ from ..ir import operators, quiet
 from ..values.arrays import ArrayValue, ScalarValue, SymFloat, SymInt
 from ..values.containers import leaves
 from ..values.core import Const, Value
+from . import data_sizes
 
 EXPLANATION = "boolean-mask indexing: the result's shape depends on the mask's values"
 HINT = (
@@ -292,58 +293,35 @@ def unary(state, fn, v: MaskedValue) -> Value:
 
 def call(state, op: str, target, args: tuple, kwargs: dict, name: str) -> Value:
     """A graph operation with a masked value among its arguments: an element-wise ufunc of
-    masked values and numbers stays masked; a reduction of the whole value (`reduce`) makes
-    it in the graph; anything else makes the value where it was read (the break)."""
+    masked values and numbers stays masked; anything else takes the selections made in the
+    graph (`made`), where sizes from data are on; else it makes the value where it was read
+    (the break)."""
     ufunc = table.elementwise_ufunc(target) if op == "call" else None
     if ufunc is not None and not kwargs and len(args) == ufunc.nin:
         return apply(state, ufunc, list(args), name=name)
-    if _reduces_whole(op, target, args, kwargs):
-        return reduce(state, op, target, args, kwargs, name)
-    raise escape(first_masked((args, kwargs)))
+    made_args = tuple(made(state, v, name) if isinstance(v, MaskedValue) else v for v in args)
+    made_kwargs = {k: made(state, v, name) if isinstance(v, MaskedValue) else v
+                   for k, v in kwargs.items()}  # fmt: skip
+    if first_masked((made_args, made_kwargs)) is not None:  # one inside a container
+        raise escape(first_masked((made_args, made_kwargs)))
+    return state.graph_call(op, target, made_args, made_kwargs, name=name)
 
 
-# -- reductions of the whole selection ------------------------------------------------------
-
-# Reductions to one number, as methods and as NumPy functions: ``x[m].sum()``, ``np.mean(x[m])``
+# Methods that use a selection up whole (``x[m].sum()``): its read stays lazy until the call
 WHOLE_METHODS = frozenset(("sum", "mean", "prod", "max", "min", "any", "all", "var", "std",
                            "argmax", "argmin"))  # fmt: skip
-_WHOLE_FUNCTIONS = {np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.any, np.all,
-                    np.var, np.std, np.argmax, np.argmin, np.count_nonzero, np.median,
-                    np.nansum, np.nanmean, np.nanmax, np.nanmin, np.nanprod}  # fmt: skip
-_SIZE_FREE_KWARGS = frozenset(("dtype", "ddof"))  # options that do not depend on the size
 
 
-def _reduces_whole(op: str, target, args: tuple, kwargs: dict) -> bool:
-    """``args[0]``, a masked value, reduced to one number (no axis), nothing else masked."""
-    known = target in WHOLE_METHODS if op == "method" else op == "call" and _hashable_in(target)
-    return (
-        known
-        and len(args) == 1
-        and isinstance(args[0], MaskedValue)
-        and set(kwargs) <= _SIZE_FREE_KWARGS
-        and first_masked(kwargs) is None
-    )
-
-
-def _hashable_in(target) -> bool:
-    try:
-        return target in _WHOLE_FUNCTIONS
-    except TypeError:  # an unhashable callable
-        return False
-
-
-def reduce(state, op: str, target, args: tuple, kwargs: dict, name: str) -> Value:
-    """``x[m].sum()``: the selection made in the graph, an array whose length is known only at
-    run time (its meta says so), then the reduction as eager code runs it, so its result is
-    eager's bit for bit. A selection that is empty at run time may make the reduction raise
-    (``max``) where the example's did not: the node's risk says so, and then the frame runs
-    again eagerly, where the user sees NumPy's error."""
-    selection = args[0]
-    if selection.stale:
+def made(state, selection: MaskedValue, name: str) -> Value:
+    """The selection ``full[mask]`` made in the graph: an array whose length is known only
+    when the graph runs (`data_sizes`), which what follows uses as eager code does (a
+    reduction of it is eager's bit for bit; one that raises on an empty selection makes the
+    frame run again eagerly). With sizes from data off, or once ``full`` or ``mask`` was
+    written, the break at its read."""
+    if selection.stale or not data_sizes.enabled():
         raise escape(selection)
-    made = state.graph_call("getitem", None, (selection.full, selection.mask), {},
+    return state.graph_call("getitem", None, (selection.full, selection.mask), {},
                             name=f"{name}_selected", data_shape=True)  # fmt: skip
-    return state.graph_call(op, target, (made,), kwargs, name=name)  # its risk: RAISE
 
 
 def apply(state, ufunc: np.ufunc, operands: list, *, name: str, into: MaskedValue | None = None):
@@ -533,19 +511,9 @@ def _follow(tx) -> bool:
             frame, ip, names = parent, parent.ip, set()
             stack = [*parent.stack, returned]
             continue
-        if not stack_effects.step(inst, stack, names, _opaque, _UsesUp()):
+        if not stack_effects.step(inst, stack, names, _opaque, WHOLE_METHODS):
             return False
     return False
-
-
-class _UsesUp:
-    """What uses a masked value up whole (`stack_effects.step`): its reduction methods, and a
-    NumPy reduction already on the stack called on it (``np.mean(x[m])``)."""
-
-    methods = WHOLE_METHODS
-
-    def __call__(self, slot) -> bool:
-        return isinstance(slot, Value) and _hashable_in(getattr(slot, "value", None))
 
 
 def _live_locals(frame, ip: int) -> frozenset:
