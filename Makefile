@@ -34,8 +34,8 @@ test:
 	@status=0; summary=""; \
 	for v in $(PYTHONS); do \
 	    echo "=== Python $$v ==="; \
-	    extras=test,cpu; browser=0; \
-	    if [[ " $(E2E_PYTHONS) " == *" $$v "* ]]; then extras=e2e,cpu; browser=1; fi; \
+	    extras=test,cpu,dask; browser=0; \
+	    if [[ " $(E2E_PYTHONS) " == *" $$v "* ]]; then extras=e2e,cpu,dask; browser=1; fi; \
 	    if [[ " $(GPU_PYTHONS) " == *" $$v "* ]]; then extras=$$extras,gpu; fi; \
 	    if ! scripts/venv.sh $$v $$extras; then \
 	        result="FAILED: could not set up .venv/$$v"; \

@@ -4,7 +4,8 @@ A backend is ``(graph, example_inputs) -> callable``; the callable takes the gra
 positionally and returns the tuple the graph's output node lists. ``lookup_backend`` accepts a
 registered name or any such callable. Of the tracer a backend reads only the graph IR
 (`tcompile.tracer.ir`; tests/test_layering.py checks it): `eager` (the graph's printed Python,
-with a `memory_plan`), `cpu` (machine code by numba), `triton` (fused kernels), `source_files`
+with a `memory_plan`), `cpu` (machine code by numba), `triton` (fused kernels), `dask` (graphs
+on Dask arrays, each backend's kernels run chunk by chunk), `source_files`
 (generated code as modules in files), and `lowering_kinds`, how each canonical operation lowers
 to a kernel kind.
 """
@@ -16,10 +17,12 @@ from dataclasses import dataclass
 
 from . import cpu as _cpu
 from . import triton as _triton
+from .dask import OnDask
 from .eager import eager_backend
 
-BACKENDS: dict[str, Callable] = {"eager": eager_backend, "cpu": _cpu.cpu_backend,
-                                 "triton": _triton.triton_backend}  # fmt: skip
+# Each also runs graphs on Dask arrays, chunk by chunk (`dask`).
+BACKENDS: dict[str, Callable] = {"eager": OnDask(eager_backend), "cpu": OnDask(_cpu.cpu_backend),
+                                 "triton": OnDask(_triton.triton_backend)}  # fmt: skip
 _WHY_NOT = {"cpu": _cpu.unavailable, "triton": _triton.unavailable}
 
 
@@ -52,6 +55,7 @@ def auto_backend(graph, example_inputs):
 
 
 auto_backend.loop_nodes = True  # both backends it picks from run loop nodes
+auto_backend.dask_arrays = True
 
 
 def lookup_backend(backend) -> Callable:

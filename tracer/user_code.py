@@ -21,15 +21,21 @@ _STDLIB = tuple({sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstd
 
 
 def is_user_function(fn: types.FunctionType) -> bool:
-    """Functions tcompile inlines: not NumPy's, not tcompile's, not the standard library's."""
+    """Functions tcompile inlines: not NumPy's, Dask's or tcompile's, not the standard
+    library's."""
     return _is_user_code(getattr(fn, "__module__", None) or "", fn.__code__.co_filename)
+
+
+# Libraries whose code is never traced: NumPy's, and Dask's, whose arrays a trace models as
+# NumPy arrays (its functions called on one would see an ndarray, not a Dask array).
+_LIBRARIES = ("numpy", "tcompile", "dask", "distributed")
 
 
 @functools.lru_cache(maxsize=4096)
 def _is_user_code(module: str, filename: str) -> bool:
     top = module.partition(".")[0]
     if (
-        top in ("numpy", "tcompile")
+        top in _LIBRARIES
         or top in sys.stdlib_module_names
         or filename.startswith("<frozen")
     ):

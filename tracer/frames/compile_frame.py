@@ -25,6 +25,7 @@ from ..errors import BreakRecord, GraphBreak, RestartTrace, StopTrace, UserError
 from ..glue.continuation import Continuation, plan
 from ..glue.function import GlueFunction, live_example_inputs
 from ..interpreter.translator import Translator
+from ..ir import device_arrays
 from ..ir.compiled_graph import CompiledGraph
 from ..ir.first_run import replay_first_calls
 from ..ir.graph import Graph, loop_function_name
@@ -75,15 +76,16 @@ class FrameOptions:
 
 
 def trace(fn: types.FunctionType, args: tuple, kwargs: dict, dynamic: DynamicPolicy, name: str,
-          stop_at: int | None = None, root: bool = True, device_arrays: bool = False,
+          stop_at: int | None = None, root: bool = True, array_kinds: frozenset = frozenset(),
           loop_nodes: bool = False, phases: report.Phases | None = None):  # fmt: skip
     """Run the translator over one call: (state, result) or (state, StopTrace) or a break.
-    ``device_arrays``: the backend runs on torch/CuPy arrays, which are traced as arrays;
+    ``array_kinds``: the kinds of arrays besides NumPy's the backend runs on (torch, CuPy,
+    Dask: `device_arrays.array_kind`), which are traced as arrays;
     ``loop_nodes``: it runs loop nodes (`loops`), so loops are captured instead of unrolled;
     ``phases``: where the time of loops run on the examples goes."""
     arguments = bind(fn, args, kwargs)
     state = TraceState(name, dynamic, fn.__globals__, hatches.current_error_on_graph_break(),
-                       device_arrays=device_arrays, loop_nodes=loop_nodes,
+                       array_kinds=array_kinds, loop_nodes=loop_nodes,
                        per_iteration=runs_per_iteration(fn.__code__), phases=phases)  # fmt: skip
     if root:  # a user's function: its code and defaults can be replaced between calls
         function = FunctionSource(fn.__qualname__)
@@ -117,7 +119,7 @@ def compile_frame(fn, args, kwargs, options: FrameOptions, phases: report.Phases
             with phases.time("trace"):
                 state, outcome = trace(fn, args, kwargs, dynamic, name, stop_at,
                                        root=not options.closure_param,
-                                       device_arrays=_backend_has(options.backend, "device_arrays"),
+                                       array_kinds=_array_kinds(options.backend),
                                        loop_nodes=_backend_has(options.backend, "loop_nodes"),
                                        phases=phases)  # fmt: skip
             break
@@ -189,6 +191,12 @@ def compile_frame(fn, args, kwargs, options: FrameOptions, phases: report.Phases
                   phases=phases, compiled=compiled_graph, loops=tuple(state.loops),
                   conds=tuple(state.conds))  # fmt: skip
     return entry, record
+
+
+def _array_kinds(backend) -> frozenset:
+    """The kinds of arrays besides NumPy's that a backend runs on, as it declares them."""
+    kinds = device_arrays.DEVICE_KINDS if _backend_has(backend, "device_arrays") else frozenset()
+    return kinds | {"dask"} if _backend_has(backend, "dask_arrays") else kinds
 
 
 def _backend_has(backend, feature: str) -> bool:

@@ -46,7 +46,8 @@ class TensorMeta:
     symbolic, ``order`` keeps the layout of an example whose elements are dense (its
     `memory_order`: a transposed result stays Fortran-ordered at every size). ``view_of``
     names the graph input whose memory the value shares, if any; ``placement`` says where an
-    input that is not a NumPy array lives (a torch tensor, a CuPy array: see `device_arrays`).
+    input that is not a NumPy array lives (a torch tensor, a CuPy array, a Dask array: see
+    `device_arrays`), and ``chunks`` how a Dask array is cut.
     """
 
     kind: str
@@ -57,6 +58,7 @@ class TensorMeta:
     type_name: str = ""
     placement: str | None = None  # where a graph input lives when it is not NumPy ("torch")
     order: tuple[int, ...] | None = None
+    chunks: tuple | None = None  # a Dask array input's chunk sizes, per dim
 
     @staticmethod
     def of(value, symbolic: bool = False) -> TensorMeta:

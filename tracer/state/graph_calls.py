@@ -11,7 +11,7 @@ import dataclasses
 import numpy as np
 
 from ..ir.canonical import canonicalize
-from ..ir.node import FP, RAISE, Node, TensorMeta, describe_value
+from ..ir.node import FP, RAISE, Node, TensorMeta, describe_value, nodes_in
 from ..values.arrays import ArrayValue, NumpyValue, ScalarValue, SymFloat, SymInt
 from ..values.containers import ListValue, SliceValue, TupleValue, rebuild
 from ..values.core import Const, NotGraphArgument, Value
@@ -47,6 +47,11 @@ def graph_call(state, op: str, target, args: tuple, kwargs: dict, *, name: str,
     for w in writes:
         if not isinstance(w, ArrayValue):
             raise state.graph_break("unsupported_numpy", f"{what} writing into {w.describe()}")
+        if writes_dask(state, w.node):
+            raise state.graph_break("unsupported_mutation", f"{what} writes into an array "
+                                    "computed from a Dask array: a Dask array is never written "
+                                    "in place (x[i] = v makes a new graph for x alone, x += 1 "
+                                    "a new array), so this part runs as plain Dask code")  # fmt: skip
     g_args, g_kwargs = as_graph_arg(state, args), as_graph_arg(state, kwargs)
     if writes:
         masked.note_writes(state, writes)
@@ -200,6 +205,27 @@ def _slice_numbers(obj) -> list:
     return []
 
 
+def writes_dask(state, node: Node) -> bool:
+    """Whether a write into ``node``'s array could write a Dask array's data, where NumPy's
+    in-place semantics (views share memory) and Dask's (a new graph) part: ``node`` derives
+    from a Dask input, or is in a loop body of a frame that has one (a body's inputs stand
+    for values made outside it)."""
+    if not state.inputs.has_dask:
+        return False
+    if state.graph is not state.root_graph:
+        return True
+    seen, todo = set(), [node]
+    while todo:
+        n = todo.pop()
+        if n.op == "input" and n.tensor is not None and n.tensor.placement == "dask":
+            return True
+        for used in nodes_in((n.args, n.kwargs)):
+            if id(used) not in seen:
+                seen.add(id(used))
+                todo.append(used)
+    return False
+
+
 def _prepare_writes(state, writes: list) -> tuple:
     """Make the written examples private; the graph inputs whose memory gets written and
     that are writeable at this point (what a graph that fails puts back, `graph_failure`).
@@ -279,6 +305,8 @@ def name_value(state, value: Value, name: str) -> None:
 
 
 def _op_text(op: str, target) -> str:
+    if op == "setitem":
+        return "an item assignment"
     if op == "method":
         return f"ndarray.{target}()"
     return getattr(target, "__name__", str(target)) + "()"

@@ -74,7 +74,9 @@ def _const_condition(v: str, k: str, e: object) -> str:
 
 
 def _device_describe(n: str, e: tuple) -> str:
-    (kind, device), dtype = e
+    (kind, device), dtype, *chunks = e
+    if chunks:
+        return f"{n} is a {kind} array of {np.dtype(dtype)} in chunks {chunks[0]}"
     where = f"on device {device}" if device is not None else "on the CPU"
     return f"{n} is a {kind} array of {np.dtype(dtype)} {where}"
 

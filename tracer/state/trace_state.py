@@ -29,7 +29,7 @@ from .wrapping import DynamicPolicy, Inputs
 
 class TraceState:
     def __init__(self, graph_name: str, dynamic: DynamicPolicy, root_globals: dict,
-                 error_on_graph_break: bool = False, device_arrays: bool = False,
+                 error_on_graph_break: bool = False, array_kinds: frozenset = frozenset(),
                  loop_nodes: bool = False, per_iteration: bool = False,
                  phases: Phases | None = None):  # fmt: skip
         # where operations go (a loop body's, while it is traced)
@@ -37,7 +37,7 @@ class TraceState:
         self.root_graph = self.graph  # the frame's graph: its inputs are the frame's
         self.root_globals = root_globals
         self.guards = GuardList()
-        self.inputs = Inputs(self, dynamic, self.guards, device_arrays)
+        self.inputs = Inputs(self, dynamic, self.guards, array_kinds)
         self.effects = SideEffects()
         self.breaks = BreakPolicy(error_on_graph_break)
         self.contexts = OpenContexts(self.breaks)

@@ -58,15 +58,16 @@ class Inputs:
     """The values read from sources so far, and the graph inputs among them (``nodes``, with
     their ``sources`` and example ``examples``, in the order the graph takes them)."""
 
-    def __init__(self, state, dynamic: DynamicPolicy, guards: GuardList, device_arrays: bool):
+    def __init__(self, state, dynamic: DynamicPolicy, guards: GuardList, array_kinds: frozenset):
         self.state = state  # the TraceState: its graph, memory and breaks
         self.dynamic = dynamic
         self.guards = guards
-        self.device_arrays = device_arrays  # the backend runs on torch/CuPy arrays as they are
+        self.array_kinds = array_kinds  # the backend runs on these (torch, Dask...) as they are
         self.examples: list = []
         self.sources: list[Source] = []
         self.nodes: list[Node] = []
         self.has_dynamic_dims = False
+        self.has_dask = False  # a Dask array is among the inputs (`graph_calls.writes_dask`)
         self._wrapped: dict[str, Value] = {}
         self._mutables: dict[int, tuple] = {}  # id -> (object, its value): lists, dicts, objects
 
@@ -119,10 +120,14 @@ class Inputs:
         return self._wrap_by_identity(obj, source, t)
 
     def _wrap_numpy(self, obj: object, source: Source, t: type) -> Value | None:
-        """Arrays and NumPy scalars; arrays on a device, where the backend takes them."""
+        """Arrays and NumPy scalars; device and Dask arrays, where the backend takes them."""
         if t is np.ndarray:
             return self._wrap_array(obj, source)
-        if self.device_arrays and device_arrays.numpy_meta(obj) is not None:
+        if (
+            self.array_kinds
+            and device_arrays.array_kind(obj) in self.array_kinds
+            and device_arrays.numpy_meta(obj) is not None
+        ):
             return self._wrap_device_array(obj, source)
         # What the object is, asked of its type: isinstance() would read obj.__class__, which
         # may be the user's code (a property, __getattribute__) and must run only when theirs does
@@ -267,11 +272,13 @@ class Inputs:
         self.guards.add(source, "shape", shape)
         example = np.zeros(shape, dtype)
         node = self._input_node(example, source)
-        node.tensor = TensorMeta("array", dtype, shape, None,
-                                 placement=device_arrays.placement(obj)[0])  # fmt: skip
+        kind = device_arrays.placement(obj)[0]
+        node.tensor = TensorMeta("array", dtype, shape, None, placement=kind,
+                                 chunks=obj.chunks if kind == "dask" else None)  # fmt: skip
         node.meta = node.tensor.text()
         value = ArrayValue(node, example, source)
         value.device = True
+        self.has_dask = self.has_dask or node.tensor.placement == "dask"
         self.state.memory.add_input(value)
         return value
 

@@ -1,0 +1,226 @@
+"""A graph run on Dask arrays: each call builds one Dask graph, whose chunk-local regions are
+tasks of the per-chunk backend's kernels and whose other nodes are Dask's own operations; the
+results are lazy Dask arrays, computed by whatever scheduler the caller uses.
+
+The plan is made once per compiled entry, from stand-ins of the inputs (``da.zeros`` chunked as
+the traced inputs: the chunks are guarded, so every call that reaches the entry has them).
+"""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+from types import MappingProxyType
+
+import numpy as np
+
+from tcompile.tracer.ir.cond_nodes import Cond
+from tcompile.tracer.ir.compiled_graph import CompiledGraph, KernelInfo
+from tcompile.tracer.ir.node import Node, nodes_in, user_lines
+
+from ..fused.host_nodes import run_node
+from .chunk_kernels import ChunkKernel, region_graph
+from .regions import Region, is_dask_array, regions
+
+
+class RegionStep:
+    """A region as one ``map_blocks`` task per chunk of its sink."""
+
+    def __init__(self, region: Region, kernel: ChunkKernel, sink_value):
+        self.region = region
+        self.kernel = kernel
+        self.chunks = sink_value.chunks
+        self.meta = sink_value._meta
+        self.dtype = sink_value.dtype
+
+    def run(self, env: dict) -> None:
+        import dask.array as da
+
+        args = [_value(env, node) for node in self.region.inputs]
+        if not any(is_dask_array(a) for a in args):  # every input a constant: one chunk
+            env[self.region.sink] = da.from_array(self.kernel(*args), chunks=self.chunks)
+            return
+        env[self.region.sink] = da.map_blocks(self.kernel, *args, chunks=self.chunks,
+                                              dtype=self.dtype, meta=self.meta)  # fmt: skip
+
+    def info(self, index: int) -> KernelInfo:
+        nodes = self.region.nodes
+        blocks = " x ".join(str(len(c)) for c in self.chunks) or "1"
+        notes = (f"one task per chunk: {blocks} chunks of {_chunk_text(self.chunks)}",
+                 f"its kernel: {len(nodes)} ops by the {self.kernel.backend.__name__.removesuffix('_backend')} backend")  # fmt: skip
+        kind = "reduction" if any(_is_reduction(n) for n in nodes) else "pointwise"
+        return KernelInfo(f"chunk_kernel_{index}", kind, self.kernel.graph.python_code(),
+                          user_lines(nodes), notes)  # fmt: skip
+
+
+class NodeStep:
+    """A node run as its NumPy call on Dask arrays (Dask's implementation of it)."""
+
+    def __init__(self, node: Node):
+        self.node = node
+
+    def run(self, env: dict) -> None:
+        node = self.node
+        args = [_value(env, a) for a in node.args]
+        kwargs = {k: _value(env, v) for k, v in node.kwargs.items()}
+        if getattr(node.target, "__objclass__", None) is np.ndarray and is_dask_array(args[0]):
+            # a method the graph names by NumPy's descriptor (np.ndarray.copy): Dask's own
+            env[node] = getattr(args[0], node.target.__name__)(*args[1:], **kwargs)
+            return
+        if node.op == "call" and kwargs:
+            args, kwargs = _positional(node.target, args, kwargs)
+        env[node] = run_node(node, args, kwargs)
+
+    def info(self, index: int) -> KernelInfo:
+        del index
+        node = self.node
+        text = node.graph.format_node(node)
+        return KernelInfo(node.name, "extern", text, user_lines(node),
+                          ("run by dask.array as written (Dask's own tasks)",))  # fmt: skip
+
+
+def _positional(target, args: list, kwargs: dict) -> tuple[list, dict]:
+    """``args, kwargs`` with the keywords that NumPy's signature also takes by position moved
+    there: the graph names arguments (``np.clip(x, a_min=0, a_max=1)``) by NumPy's names, which
+    Dask's implementations do not all share (``da.clip(x, min, max)``)."""
+    try:
+        parameters = list(inspect.signature(target).parameters.values())
+    except (TypeError, ValueError):  # a ufunc, a builtin: its keywords are the same for Dask
+        return args, kwargs
+    args, kwargs = list(args), dict(kwargs)
+    for parameter in parameters[len(args) :]:
+        if parameter.kind is not parameter.POSITIONAL_OR_KEYWORD or parameter.name not in kwargs:
+            break
+        args.append(kwargs.pop(parameter.name))
+    return args, kwargs
+
+
+def _value(env: dict, obj):
+    if isinstance(obj, Node):
+        return env[obj]
+    if isinstance(obj, (tuple, list)):
+        return type(obj)(_value(env, o) for o in obj)
+    if isinstance(obj, dict):
+        return {k: _value(env, v) for k, v in obj.items()}
+    return obj
+
+
+def _is_reduction(node: Node) -> bool:
+    from .. import lowering_kinds
+
+    return lowering_kinds.lowering_kind(node.op, node.target, node.args) == "reduction"
+
+
+def _chunk_text(chunks: tuple) -> str:
+    return "(" + ", ".join(str(c[0]) for c in chunks) + ")" if chunks else "()"
+
+
+class DaskGraph:
+    """The compiled graph's callable on Dask inputs (and constants)."""
+
+    def __init__(self, graph, steps: list, name: str):
+        self.graph = graph
+        self.steps = steps
+        self.name = name
+
+    def __call__(self, *inputs):
+        env = dict(zip(self.graph.inputs, inputs))
+        for step in self.steps:
+            step.run(env)
+        return _value(env, self.graph.output.args[0])
+
+
+def plan(graph, stand_ins: list, chunk_backend) -> tuple[list, dict]:
+    """The steps that run ``graph``, and the values a plain run over ``stand_ins`` gave every
+    node (Dask arrays whose chunks decide the regions; nothing is computed)."""
+    values: dict = dict(zip(graph.inputs, stand_ins))
+    body = [n for n in graph.nodes if n.op not in ("input", "output")]
+    for node in body:
+        if node.op == Cond.op or not all(u in values for u in nodes_in((node.args, node.kwargs))):
+            continue  # a cond reads its predicate's value: never computed while planning
+        NodeStep(node).run(values)
+    found = regions(body, values)
+    sinks = {id(r.sink): r for r in found}
+    inside = {id(n) for r in found for n in r.nodes}
+    steps = []
+    for node in body:
+        region = sinks.get(id(node))
+        if region is not None:
+            chunk_of = _chunk_examples(region, values)
+            kernel_graph = region_graph(f"{graph.name}_chunk_{len(steps)}", region.inputs,
+                                        region.nodes, chunk_of)  # fmt: skip
+            kernel = ChunkKernel(kernel_graph, chunk_backend)
+            kernel.build([chunk_of[n] for n in region.inputs])
+            steps.append(RegionStep(region, kernel, values[node]))
+        elif id(node) not in inside:
+            steps.append(NodeStep(node))
+    return steps, values
+
+
+def _chunk_examples(region: Region, values: dict) -> dict:
+    """An example of each region value for the first chunk: zeros for Dask arrays, computed
+    through the region's nodes (errors and warnings of the zeros are not the user's)."""
+    examples = {}
+    for node in region.inputs:
+        value = values[node]
+        if is_dask_array(value):
+            value = np.zeros(tuple(c[0] for c in value.chunks), value.dtype)
+        examples[node] = value
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for node in region.nodes:
+            NodeStep(node).run(examples)
+    return examples
+
+
+def compile_dask_graph(graph, example_inputs, chunk_backend) -> CompiledGraph:
+    """``graph`` (some of its inputs Dask arrays) as a CompiledGraph that builds Dask graphs."""
+    import dask.array as da
+
+    stand_ins = []
+    for node, example in zip(graph.inputs, example_inputs):
+        meta = node.tensor
+        if meta is not None and meta.placement == "dask":
+            stand_ins.append(da.zeros(meta.shape, dtype=meta.dtype, chunks=meta.chunks))
+        else:
+            stand_ins.append(example)
+    steps, plain = plan(graph, stand_ins, chunk_backend)
+    runner = DaskGraph(graph, steps, graph.name)
+    infos = tuple(step.info(i) for i, step in enumerate(steps))
+    backend = getattr(chunk_backend, "__name__", "").removesuffix("_backend")
+    tasks = ""
+    if not any(n.op == Cond.op for n in graph.nodes):  # building them computes no predicate
+        ours = task_count(runner(*stand_ins))
+        theirs = task_count(_value(plain, graph.output.args[0]))
+        tasks = (f"# {ours} tasks after Dask's optimizer (plain dask.array: {theirs}), on inputs "
+                 "made in one task per chunk\n")  # fmt: skip
+    sources = {"dask": tasks + _describe(steps, backend)}
+    kernels = [s.kernel for s in steps if isinstance(s, RegionStep)]
+    for kernel in kernels:
+        sources.update({f"{kernel.graph.name} {k}": v for k, v in kernel.compiled.sources.items()})
+    return CompiledGraph(runner, f"dask+{backend}", MappingProxyType(sources), infos)
+
+
+def task_count(results) -> int:
+    """The tasks Dask runs to compute the Dask arrays among ``results`` (after its optimizer
+    fuses neighbouring tasks)."""
+    import dask
+
+    keys: set = set()
+    for array in dask.optimize(*[r for r in results if is_dask_array(r)]):
+        keys.update(dict(array.__dask_graph__()))
+    return len(keys)
+
+
+def _describe(steps: list, backend: str) -> str:
+    """The plan as text (the Code tab): a line per step."""
+    lines = [f"# on Dask arrays: chunk kernels by the {backend} backend, one task per chunk"]
+    for step in steps:
+        if isinstance(step, RegionStep):
+            names = ", ".join(n.name for n in step.region.inputs)
+            lines.append(f"{step.region.sink.name} = da.map_blocks({step.kernel.graph.name}, "
+                         f"{names})  # chunks {_chunk_text(step.chunks)}")  # fmt: skip
+        else:
+            lines.append(f"{step.node.graph.format_node(step.node)}  # dask.array")
+    return "\n".join(lines) + "\n"
+

@@ -1,0 +1,273 @@
+"""Compiled functions on Dask arrays, differentially: each case runs plainly on the same Dask
+arrays (Dask's own operations) and compiled (chunk kernels where the graph is chunk-local);
+results must be lazy Dask arrays, bitwise equal to plain Dask's with the eager per-chunk backend
+and within tolerance with the CPU backend, equal to NumPy's on the same data, and built from no
+more tasks than plain Dask's."""
+
+from __future__ import annotations
+
+import warnings
+
+import dask
+import dask.array as da
+import numpy as np
+import pytest
+
+import tcompile as tc
+from tcompile.backend.dask.runner import task_count
+
+
+def softmax_rows(x):
+    m = x.max(axis=1, keepdims=True)
+    e = np.exp(x - m)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def transcendental_chain(x, y):
+    return np.sqrt(np.sin(x) ** 2 + np.cos(y) ** 2 * 0.5) + np.arctan2(x, 1.5)
+
+
+def column_sums(x):
+    return np.sum(np.abs(x) * 2.0 + 1.0, axis=0)
+
+
+def row_norms(x):
+    return np.sqrt((x * x).sum(axis=1, keepdims=True))
+
+
+def broadcast_affine(x, w, c):
+    return x * w + c
+
+
+def scaled(x, alpha):
+    return np.tanh(x * alpha) - alpha
+
+
+def mean_and_matmul(x):
+    centred = x - x.mean(axis=0, keepdims=True)
+    return centred, centred.T @ centred
+
+
+def roll_stencil(u, steps):
+    for _ in range(steps):
+        u = 0.25 * (np.roll(u, 1, 0) + 2 * u + np.roll(u, -1, 0))
+    return u
+
+
+def masked_total(x):
+    return x[x > 0].sum() + x.max()
+
+
+def int_chain(x):
+    return (x * 3 + 7) // 2 % 5
+
+
+def where_clip(x):
+    return np.where(x > 0, np.clip(x, 0, 0.5), x * 0.1)
+
+
+def branch_on_data(x):
+    if x.sum() > 0:
+        return x * 2
+    return x - 1
+
+
+RNG = np.random.default_rng(7)
+A = RNG.standard_normal((240, 90))
+B = RNG.standard_normal((240, 90))
+EVEN = ((60, 60, 60, 60), (90,))
+UNEVEN = ((100, 80, 60), (50, 40))
+
+
+def _dask(a, chunks):
+    return da.from_array(a, chunks=chunks)
+
+
+CASES = {
+    "softmax_rows": (softmax_rows, lambda c: (_dask(A, c),)),
+    "transcendental_chain": (transcendental_chain, lambda c: (_dask(A, c), _dask(B, c))),
+    "column_sums": (column_sums, lambda c: (_dask(A, c),)),
+    "row_norms": (row_norms, lambda c: (_dask(A, c),)),
+    "broadcast_affine": (broadcast_affine, lambda c: (
+        _dask(A, c), _dask(B[:1], ((1,), c[1])), _dask(B[:, :1], (c[0], (1,))))),
+    "scaled": (scaled, lambda c: (_dask(A, c), 0.75)),
+    "mean_and_matmul": (mean_and_matmul, lambda c: (_dask(A, c),)),
+    "roll_stencil": (roll_stencil, lambda c: (_dask(A, c), 3)),
+    "masked_total": (masked_total, lambda c: (_dask(A, c),)),
+    "int_chain": (int_chain, lambda c: (_dask((A * 100).astype(np.int64), c),)),
+    "where_clip": (where_clip, lambda c: (_dask(A.astype(np.float32), c),)),
+    "branch_on_data": (branch_on_data, lambda c: (_dask(A, c),)),
+}  # fmt: skip
+
+
+def _as_tuple(result):
+    return result if isinstance(result, tuple) else (result,)
+
+
+def _numpy_args(args):
+    return tuple(np.asarray(a) if isinstance(a, da.Array) else a for a in args)
+
+
+@pytest.mark.parametrize("chunks", [EVEN, UNEVEN], ids=["even", "uneven"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_eager_chunks_equal_plain_dask_bitwise(name, chunks):
+    fn, make = CASES[name]
+    args = make(chunks)
+    compiled = tc.compile(fn, backend="eager")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no internal error, no fallback warning
+        got = _as_tuple(compiled(*args))
+        got_again = _as_tuple(compiled(*make(chunks)))
+    plain = _as_tuple(fn(*args))
+    numpy = _as_tuple(fn(*_numpy_args(args)))
+    for g, again, p, n in zip(got, got_again, plain, numpy):
+        assert type(g) is type(p)
+        g, again, p = dask.compute(g, again, p)
+        assert np.asarray(g).dtype == np.asarray(p).dtype
+        np.testing.assert_array_equal(g, p, strict=True)
+        np.testing.assert_array_equal(again, p, strict=True)
+        np.testing.assert_allclose(g, n, rtol=1e-12, atol=1e-12)
+    assert tc.counters()["graphs"] >= 1 and tc.counters()["recompiles"] == 0
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_no_more_tasks_than_plain_dask(name):
+    fn, make = CASES[name]
+    args = make(EVEN)
+    got, plain = _as_tuple(tc.compile(fn)(*args)), _as_tuple(fn(*args))
+    assert task_count(got) <= task_count(plain)
+
+
+def test_chunk_local_graphs_become_one_task_per_chunk():
+    x = _dask(A, EVEN)
+    got, plain = softmax_rows_compiled(x), softmax_rows(x)
+    assert task_count((got,)) == 4 + 4  # the input's chunks, one kernel task per chunk
+    assert task_count((plain,)) > task_count((got,))
+
+
+def softmax_rows_compiled(x):
+    return tc.compile(softmax_rows)(x)
+
+
+@pytest.mark.parametrize("name", ["softmax_rows", "transcendental_chain", "column_sums",
+                                  "row_norms", "int_chain", "where_clip"])  # fmt: skip
+def test_cpu_chunk_kernels_match_within_tolerance(name):
+    pytest.importorskip("numba")
+    fn, make = CASES[name]
+    args = make(UNEVEN)
+    got, plain = dask.compute(_as_tuple(tc.compile(fn, backend="cpu")(*args)), _as_tuple(fn(*args)))
+    for g, p in zip(got, plain):
+        assert g.dtype == p.dtype and g.shape == p.shape
+        if g.dtype.kind == "f":
+            np.testing.assert_allclose(g, p, rtol=1e-6, atol=1e-12)
+        else:
+            np.testing.assert_array_equal(g, p, strict=True)
+
+
+def test_calling_builds_a_lazy_graph_and_computes_nothing():
+    computed = []
+
+    class Counter(dask.callbacks.Callback):
+        def _start(self, dsk):
+            computed.append(len(dsk))
+
+    x = _dask(A, EVEN)
+    compiled = tc.compile(transcendental_chain)
+    with Counter():
+        result = compiled(x, x)
+    assert isinstance(result, da.Array) and computed == []
+    with Counter():
+        result.compute()
+    assert computed
+
+
+def test_new_chunks_recompile_and_same_chunks_do_not():
+    compiled = tc.compile(softmax_rows)
+    for _ in range(2):
+        compiled(_dask(A, EVEN))
+    assert (tc.counters()["graphs"], tc.counters()["recompiles"]) == (1, 0)
+    got = compiled(_dask(A, UNEVEN))
+    assert (tc.counters()["graphs"], tc.counters()["recompiles"]) == (2, 1)
+    np.testing.assert_array_equal(got.compute(), softmax_rows(_dask(A, UNEVEN)).compute())
+
+
+def test_guard_names_the_chunks():
+    text = str(tc.explain(softmax_rows)(_dask(A, EVEN)))
+    assert "x is a dask array of float64 in chunks ((60, 60, 60, 60), (90,))" in text
+
+
+def test_plan_names_kernels_tasks_and_chunks():
+    compiled = tc.explain(softmax_rows)(_dask(A, EVEN)).reports[0].compiled
+    plan = compiled.sources["dask"]
+    assert "4 tasks after Dask's optimizer (plain dask.array: 28)" in plan
+    assert "truediv = da.map_blocks(softmax_rows_graph_chunk_0, x)  # chunks (60, 90)" in plan
+    (kernel,) = compiled.details
+    assert kernel.kind == "reduction"
+    assert "one task per chunk: 4 x 1 chunks of (60, 90)" in kernel.notes
+
+
+# -- what a Dask array is not: writes, unknown sizes, objects ---------------------------------
+
+
+def add_in_place(x):
+    x += 1
+    return x * 2
+
+
+def item_write(x):
+    y = x * 1.0
+    y[0] = 5.0
+    return y + 1
+
+
+def view_write(x):
+    y = x + 0.0
+    v = y[:10]
+    v[:] = 0.0
+    return y.sum(axis=0)
+
+
+@pytest.mark.parametrize("fn", [add_in_place, item_write, view_write])
+def test_writes_run_as_plain_dask(fn):
+    x, y = _dask(A, EVEN), _dask(A, EVEN)
+    got = fn_compiled = tc.compile(fn)(x)
+    np.testing.assert_array_equal(fn_compiled.compute(), fn(y).compute(), strict=True)
+    np.testing.assert_array_equal(x.compute(), A)  # as plain Dask: the caller's x unchanged
+    assert isinstance(got, da.Array)
+    (record,) = tc.explain(fn)(_dask(A, EVEN)).break_reasons[:1]
+    assert "writes into an array computed from a Dask array" in record.explanation
+
+
+def test_unknown_chunk_sizes_run_as_plain_dask():
+    x = _dask(A, EVEN)
+    selected = x[x > 0]  # chunk sizes unknown until computed
+    got = tc.compile(row_norms_1d)(selected)
+    np.testing.assert_array_equal(got.compute(), row_norms_1d(selected).compute(), strict=True)
+
+
+def row_norms_1d(v):
+    return np.sqrt(v * v) + 1
+
+
+def test_object_arrays_run_as_plain_dask():
+    x = da.from_array(np.array([1, "a", 2.5], dtype=object), chunks=2)
+    got = tc.compile(lambda v: v * 2)(x)
+    assert list(got.compute()) == [2, "aa", 5.0]
+
+
+def test_a_mix_of_dask_and_numpy_arrays():
+    x = _dask(A, EVEN)
+    got = tc.compile(broadcast_affine)(x, B[0], B[:, :1])
+    plain = broadcast_affine(x, B[0], B[:, :1])
+    assert isinstance(got, da.Array)
+    np.testing.assert_array_equal(got.compute(), plain.compute(), strict=True)
+
+
+def test_calling_dask_functions_breaks_and_runs_them():
+    def uses_dask(x):
+        return da.exp(x) + np.sin(x)
+
+    x = _dask(A, EVEN)
+    got = tc.compile(uses_dask)(x)
+    assert isinstance(got, da.Array)
+    np.testing.assert_array_equal(got.compute(), uses_dask(x).compute(), strict=True)
