@@ -2,10 +2,11 @@
 
 A node is *chunk-local* when each chunk of its result is computed from the same chunk of each
 array it reads: an element-wise operation whose Dask operands are chunked exactly as its result
-(on the dims they share, aligned from the right), or a reduction with ``keepdims=True`` over
-axes that each lie in one chunk. A region is a group of chunk-local nodes whose values are only
-used inside it, but for its last node (the *sink*): the region runs as one ``map_blocks`` task
-per chunk of the sink, its kernel the per-chunk backend's code of the region's nodes. Every
+(on the dims they share, aligned from the right), or a reduction over axes that each lie in one
+chunk. A region is a group of chunk-local nodes whose values are only used inside it, but for
+its last node (the *sink*): the region runs as one ``map_blocks`` task per chunk of the sink,
+its kernel the per-chunk backend's code of the region's nodes. A reduction that drops its axes
+(no ``keepdims``) is always a sink: its tasks drop those axes of the region's chunks. Every
 other node runs as the same NumPy call on Dask arrays (Dask's own implementation of it, a tree
 reduction for a reduction across chunks), which Dask's optimizer fuses with the tasks next to
 it.
@@ -78,21 +79,33 @@ def _operands_aligned(node: Node, values: dict, chunks: tuple) -> bool:
 
 
 def _reduction_in_chunks(node: Node, values: dict, result) -> bool:
-    if len(node.args) != 1 or node.kwargs.get("keepdims") is not True:
-        return False
-    if set(node.kwargs) - {"axis", "keepdims", "dtype"}:
+    if len(node.args) != 1 or set(node.kwargs) - {"axis", "keepdims", "dtype"}:
         return False
     source = values.get(node.args[0])
     if not is_dask_array(source) or not source.ndim:
         return False
+    axes = reduced_axes(node, source.ndim)
+    kept = [source.chunks[d] for d in range(source.ndim) if d not in axes]
+    if node.kwargs.get("keepdims") is True:
+        kept = [c for d, c in enumerate(result.chunks) if d not in axes] == kept
+    else:
+        kept = list(result.chunks) == kept
+    return kept and all(len(source.chunks[a]) == 1 for a in axes)
+
+
+def reduced_axes(node: Node, ndim: int) -> tuple[int, ...]:
+    """The axes a reduction node reduces, each in ``range(ndim)``."""
     axis = node.kwargs.get("axis")
-    axes = range(source.ndim) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
-    axes = {a % source.ndim for a in axes}
-    whole = all(len(source.chunks[a]) == 1 for a in axes)
-    same_grid = all(
-        source.chunks[d] == result.chunks[d] for d in range(source.ndim) if d not in axes
+    axes = range(ndim) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
+    return tuple(sorted({a % ndim for a in axes}))
+
+
+def drops_axes(node: Node) -> bool:
+    """A reduction without ``keepdims``: its result has fewer dims than its operand."""
+    return (
+        lowering_kinds.lowering_kind(node.op, node.target, node.args) == lowering_kinds.REDUCTION
+        and node.kwargs.get("keepdims") is not True
     )
-    return whole and same_grid
 
 
 _UNKNOWN = object()
@@ -111,7 +124,8 @@ def regions(nodes: list[Node], values: dict) -> list[Region]:
         if not chunk_local(node, values):
             continue
         joined = {id(region_of.get(u)) for u in users.get(node, ())}
-        region = region_of.get(users[node][0]) if node in users and len(joined) == 1 else None
+        joins = node in users and len(joined) == 1 and not drops_axes(node)
+        region = region_of.get(users[node][0]) if joins else None
         if region is None:
             region = Region()
             found.append(region)

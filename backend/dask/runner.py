@@ -2,8 +2,8 @@
 tasks of the per-chunk backend's kernels and whose other nodes are Dask's own operations; the
 results are lazy Dask arrays, computed by whatever scheduler the caller uses.
 
-The plan is made once per compiled entry, from stand-ins of the inputs (``da.zeros`` chunked as
-the traced inputs: the chunks are guarded, so every call that reaches the entry has them).
+The plan is made once per compiled entry, from stand-ins of the inputs (zeros chunked as the
+traced inputs: the chunks are guarded, so every call that reaches the entry has them).
 """
 
 from __future__ import annotations
@@ -20,18 +20,21 @@ from tcompile.tracer.ir.node import Node, nodes_in, user_lines
 
 from ..fused.host_nodes import run_node
 from .chunk_kernels import ChunkKernel, region_graph
-from .regions import Region, is_dask_array, regions
+from .regions import Region, drops_axes, is_dask_array, reduced_axes, regions
 
 
 class RegionStep:
     """A region as one ``map_blocks`` task per chunk of its sink."""
 
-    def __init__(self, region: Region, kernel: ChunkKernel, sink_value):
+    def __init__(self, region: Region, kernel: ChunkKernel, values: dict):
         self.region = region
         self.kernel = kernel
-        self.chunks = sink_value.chunks
-        self.meta = sink_value._meta
-        self.dtype = sink_value.dtype
+        sink = region.sink
+        self.chunks = values[sink].chunks
+        self.meta = values[sink]._meta
+        self.dtype = values[sink].dtype
+        # a reduction that drops axes: its tasks drop them from the region's chunks
+        self.drop_axis = reduced_axes(sink, values[sink.args[0]].ndim) if drops_axes(sink) else ()
 
     def run(self, env: dict) -> None:
         import dask.array as da
@@ -41,7 +44,8 @@ class RegionStep:
             env[self.region.sink] = da.from_array(self.kernel(*args), chunks=self.chunks)
             return
         env[self.region.sink] = da.map_blocks(self.kernel, *args, chunks=self.chunks,
-                                              dtype=self.dtype, meta=self.meta)  # fmt: skip
+                                              drop_axis=self.drop_axis, dtype=self.dtype,
+                                              meta=self.meta)  # fmt: skip
 
     def info(self, index: int) -> KernelInfo:
         nodes = self.region.nodes
@@ -112,7 +116,8 @@ def _is_reduction(node: Node) -> bool:
 
 
 def _chunk_text(chunks: tuple) -> str:
-    return "(" + ", ".join(str(c[0]) for c in chunks) + ")" if chunks else "()"
+    """The first chunk's shape: ``(60, 90)``."""
+    return str(tuple(c[0] for c in chunks))
 
 
 class DaskGraph:
@@ -151,7 +156,7 @@ def plan(graph, stand_ins: list, chunk_backend) -> tuple[list, dict]:
                                         region.nodes, chunk_of)  # fmt: skip
             kernel = ChunkKernel(kernel_graph, chunk_backend)
             kernel.build([chunk_of[n] for n in region.inputs])
-            steps.append(RegionStep(region, kernel, values[node]))
+            steps.append(RegionStep(region, kernel, values))
         elif id(node) not in inside:
             steps.append(NodeStep(node))
     return steps, values
@@ -181,7 +186,9 @@ def compile_dask_graph(graph, example_inputs, chunk_backend) -> CompiledGraph:
     for node, example in zip(graph.inputs, example_inputs):
         meta = node.tensor
         if meta is not None and meta.placement == "dask":
-            stand_ins.append(da.zeros(meta.shape, dtype=meta.dtype, chunks=meta.chunks))
+            # zeros that take no memory, read in one task per chunk as a loaded array is
+            zeros = np.broadcast_to(np.zeros((), meta.dtype), meta.shape)
+            stand_ins.append(da.from_array(zeros, chunks=meta.chunks))
         else:
             stand_ins.append(example)
     steps, plain = plan(graph, stand_ins, chunk_backend)

@@ -35,6 +35,10 @@ def row_norms(x):
     return np.sqrt((x * x).sum(axis=1, keepdims=True))
 
 
+def row_sums(x, w):
+    return (np.exp(x * 0.5) * w).sum(axis=1), np.max(x + 1.0, axis=-1)
+
+
 def broadcast_affine(x, w, c):
     return x * w + c
 
@@ -90,6 +94,7 @@ CASES = {
     "row_norms": (row_norms, lambda c: (_dask(A, c),)),
     "broadcast_affine": (broadcast_affine, lambda c: (
         _dask(A, c), _dask(B[:1], ((1,), c[1])), _dask(B[:, :1], (c[0], (1,))))),
+    "row_sums": (row_sums, lambda c: (_dask(A, c), _dask(B[0], c[1]))),
     "scaled": (scaled, lambda c: (_dask(A, c), 0.75)),
     "mean_and_matmul": (mean_and_matmul, lambda c: (_dask(A, c),)),
     "roll_stencil": (roll_stencil, lambda c: (_dask(A, c), 3)),
@@ -199,7 +204,7 @@ def test_guard_names_the_chunks():
 def test_plan_names_kernels_tasks_and_chunks():
     compiled = tc.explain(softmax_rows)(_dask(A, EVEN)).reports[0].compiled
     plan = compiled.sources["dask"]
-    assert "4 tasks after Dask's optimizer (plain dask.array: 28)" in plan
+    assert "8 tasks after Dask's optimizer (plain dask.array: 28)" in plan
     assert "truediv = da.map_blocks(softmax_rows_graph_chunk_0, x)  # chunks (60, 90)" in plan
     (kernel,) = compiled.details
     assert kernel.kind == "reduction"
