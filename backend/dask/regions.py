@@ -2,8 +2,9 @@
 
 A node is *chunk-local* when each chunk of its result is computed from the same chunk of each
 array it reads: an element-wise operation whose Dask operands are chunked exactly as its result
-(on the dims they share, aligned from the right), or a reduction over axes that each lie in one
-chunk. A region is a group of chunk-local nodes whose values are only used inside it, but for
+(on the dims they share, aligned from the right); a reduction, or an operation along an axis
+(``np.roll``, ``np.cumsum``, ``np.diff``...), over axes that each lie in one chunk; slicing
+(``u[:, 1:-1]``) that cuts only dims in one chunk. A region is a group of chunk-local nodes whose values are only used inside it, but for
 its last node (the *sink*): the region runs as one ``map_blocks`` task per chunk of the sink,
 its kernel the per-chunk backend's code of the region's nodes. A reduction that drops its axes
 (no ``keepdims``) is always a sink: its tasks drop those axes of the region's chunks. Every
@@ -26,6 +27,10 @@ from .. import lowering_kinds
 # an axis in one chunk, bit for bit (NumPy's var and std take another path than Dask's moments).
 _REGION_REDUCTIONS = frozenset(id(f) for f in (np.sum, np.prod, np.max, np.min, np.mean, np.any,
                                                np.all))  # fmt: skip
+# Operations along their ``axis`` argument, each line of it on its own: chunk by chunk where the
+# axis lies in one chunk.
+# (Not np.sort: Dask runs it in NumPy, and returns a NumPy array.)
+_ALONG_AXIS = frozenset(id(f) for f in (np.roll, np.cumsum, np.cumprod, np.diff, np.flip))
 # Element-wise by the lowering table, yet not so chunk by chunk (they join or reshape arrays).
 _NOT_ELEMENTWISE = frozenset(id(f) for f in (np.concatenate, np.stack, np.outer,
                                              np.ndarray.flatten))  # fmt: skip
@@ -44,53 +49,105 @@ class Region:
         return self.nodes[-1]
 
 
+_UNKNOWN = object()
+
+
 def is_dask_array(value) -> bool:
     return type(value).__module__.partition(".")[0] == "dask" and hasattr(value, "chunks")
 
 
 def chunk_local(node: Node, values: dict) -> bool:
-    """Whether each chunk of ``node``'s value (in ``values``, Dask arrays made by the plain
-    run) comes from the same chunks of the Dask arrays it reads."""
-    result = values.get(node)
-    if not is_dask_array(result) or node.op != "call":
+    """Whether each chunk of ``node``'s value comes from the same chunks of the Dask arrays it
+    reads (``values``: what is known of the nodes before it: Dask arrays chunked as the regions
+    make them, constants)."""
+    if node.op not in ("call", "getitem"):
         return False
+    operands = [values.get(u, _UNKNOWN) for u in nodes_in((node.args, node.kwargs))]
+    if any(v is _UNKNOWN for v in operands) or not any(is_dask_array(v) for v in operands):
+        return False
+    if node.op == "getitem":
+        return _slices_in_chunks(node, values)
+    if id(node.target) in _ALONG_AXIS:
+        return _along_axis_in_chunks(node, values)
     kind = lowering_kinds.lowering_kind(node.op, node.target, node.args)
     if kind == lowering_kinds.POINTWISE and id(node.target) not in _NOT_ELEMENTWISE:
-        return _operands_aligned(node, values, result.chunks)
+        return _operands_aligned(operands)
     if kind == lowering_kinds.REDUCTION and id(node.target) in _REGION_REDUCTIONS:
-        return _reduction_in_chunks(node, values, result)
+        return _reduction_in_chunks(node, values)
     return False
 
 
-def _operands_aligned(node: Node, values: dict, chunks: tuple) -> bool:
-    """Every array operand is a Dask array chunked as ``chunks`` on its dims (from the right),
-    or of size 1 in one chunk on a dim it broadcasts along (each task gets that chunk)."""
-    for used in nodes_in((node.args, node.kwargs)):
-        value = values.get(used, _UNKNOWN)
-        if value is _UNKNOWN:
+def _operands_aligned(operands: list) -> bool:
+    """The array operands are Dask arrays chunked alike on each dim they share (aligned from
+    the right), but for a dim of size 1 in one chunk that one broadcasts along (each task gets
+    that chunk)."""
+    if any(isinstance(v, np.ndarray) and v.ndim for v in operands):
+        return False  # a NumPy array among Dask ones: Dask chunks it its own way
+    arrays = [v for v in operands if is_dask_array(v)]
+    ndim = max(a.ndim for a in arrays)
+    for d in range(1, ndim + 1):  # from the last dim
+        found = {a.chunks[-d] for a in arrays if a.ndim >= d and a.chunks[-d] != (1,)}
+        if len(found) > 1:
             return False
-        if is_dask_array(value):
-            mine = zip(value.chunks, chunks[len(chunks) - value.ndim :])
-            if not all(c == r or c == (1,) for c, r in mine):
-                return False
-        elif isinstance(value, np.ndarray) and value.ndim:
-            return False  # a NumPy array among Dask ones: Dask chunks it its own way
     return True
 
 
-def _reduction_in_chunks(node: Node, values: dict, result) -> bool:
+def _reduction_in_chunks(node: Node, values: dict) -> bool:
     if len(node.args) != 1 or set(node.kwargs) - {"axis", "keepdims", "dtype"}:
         return False
     source = values.get(node.args[0])
     if not is_dask_array(source) or not source.ndim:
         return False
-    axes = reduced_axes(node, source.ndim)
-    kept = [source.chunks[d] for d in range(source.ndim) if d not in axes]
-    if node.kwargs.get("keepdims") is True:
-        kept = [c for d, c in enumerate(result.chunks) if d not in axes] == kept
+    return all(len(source.chunks[a]) == 1 for a in reduced_axes(node, source.ndim))
+
+
+def _along_axis_in_chunks(node: Node, values: dict) -> bool:
+    source = values.get(node.args[0]) if node.args else None
+    axis = node.kwargs.get("axis")
+    if not is_dask_array(source) or axis is None or not isinstance(node.args[0], Node):
+        return False
+    if nodes_in((node.args[1:], node.kwargs)):
+        return False  # a shift or an n that is an array of the graph
+    axes = {a % source.ndim for a in (axis if isinstance(axis, tuple) else (axis,))}
+    return all(len(source.chunks[d]) == 1 for d in axes)
+
+
+def _slices_in_chunks(node: Node, values: dict) -> bool:
+    """``x[slices]`` whose slices cut only dims that lie in one chunk (``...`` and ``:`` keep
+    the others): each chunk of the result is the same slice of a chunk of ``x``."""
+    source, index = values.get(node.args[0]), node.args[1]
+    index = index if isinstance(index, tuple) else (index,)
+    if not is_dask_array(source):
+        return False
+    if not all(i is Ellipsis or isinstance(i, slice) for i in index):
+        return False
+    if sum(i is Ellipsis for i in index) > 1 or nodes_in(index):
+        return False  # bounds computed in the graph
+    if any(i is Ellipsis for i in index):
+        at = next(n for n, i in enumerate(index) if i is Ellipsis)
+        fill = (slice(None),) * (source.ndim - len(index) + 1)
+        index = index[:at] + fill + index[at + 1 :]
+    index += (slice(None),) * (source.ndim - len(index))
+    return all(len(source.chunks[d]) == 1 for d, cut in enumerate(index) if cut != slice(None))
+
+
+def region_chunks(node: Node, values: dict, block) -> tuple:
+    """The chunks of a chunk-local node's value, given ``block``, its value for the first chunk:
+    a dim cut into several chunks keeps its operands' chunks (no chunk-local operation changes
+    one), a dim in one chunk is as long as the block's."""
+    arrays = [values[u] for u in nodes_in((node.args, node.kwargs)) if is_dask_array(values[u])]
+    dims: list[list] = [[] for _ in range(block.ndim)]
+    if drops_axes(node) and block.ndim < arrays[0].ndim:
+        axes = reduced_axes(node, arrays[0].ndim)
+        kept = [c for d, c in enumerate(arrays[0].chunks) if d not in axes]
+        dims = [[c] for c in kept]
     else:
-        kept = list(result.chunks) == kept
-    return kept and all(len(source.chunks[a]) == 1 for a in axes)
+        for array in arrays:
+            for d in range(1, min(array.ndim, block.ndim) + 1):
+                dims[-d].append(array.chunks[-d])
+    return tuple(
+        next((c for c in found if len(c) > 1), (block.shape[d],)) for d, found in enumerate(dims)
+    )
 
 
 def reduced_axes(node: Node, ndim: int) -> tuple[int, ...]:
@@ -108,12 +165,10 @@ def drops_axes(node: Node) -> bool:
     )
 
 
-_UNKNOWN = object()
-
-
-def regions(nodes: list[Node], values: dict) -> list[Region]:
-    """Chunk-local nodes grouped from the last node back: a node joins the region of its users
-    when they are all in one region; else it is the sink of a region of its own."""
+def regions(nodes: list[Node], local: set[int]) -> list[Region]:
+    """The chunk-local nodes (their ids in ``local``) grouped from the last node back: a node
+    joins the region of its users when they are all in one region; else it is the sink of a
+    region of its own."""
     users: dict[Node, list[Node]] = {}
     for node in nodes:
         for used in nodes_in((node.args, node.kwargs)):
@@ -121,7 +176,7 @@ def regions(nodes: list[Node], values: dict) -> list[Region]:
     region_of: dict[Node, Region] = {}
     found: list[Region] = []
     for node in reversed(nodes):
-        if not chunk_local(node, values):
+        if id(node) not in local:
             continue
         joined = {id(region_of.get(u)) for u in users.get(node, ())}
         joins = node in users and len(joined) == 1 and not drops_axes(node)

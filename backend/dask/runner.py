@@ -20,7 +20,16 @@ from tcompile.tracer.ir.node import Node, nodes_in, user_lines
 
 from ..fused.host_nodes import run_node
 from .chunk_kernels import ChunkKernel, region_graph
-from .regions import Region, drops_axes, is_dask_array, reduced_axes, regions
+from .regions import (
+    Region,
+    chunk_local,
+    drops_axes,
+    is_dask_array,
+    reduced_axes,
+    region_chunks,
+    regions,
+)
+from .unrolling import unrolled
 
 
 class RegionStep:
@@ -121,84 +130,120 @@ def _chunk_text(chunks: tuple) -> str:
 
 
 class DaskGraph:
-    """The compiled graph's callable on Dask inputs (and constants)."""
+    """The compiled graph's callable on Dask inputs (and constants): ``steps`` compute the
+    values that ``outputs`` (the graph's output tuple, of nodes and constants) names;
+    ``nodes`` are the graph's, its for loops unrolled, which the steps run."""
 
-    def __init__(self, graph, steps: list, name: str):
-        self.graph = graph
+    def __init__(self, inputs: list[Node], nodes: list[Node], steps: list, outputs: tuple):
+        self.inputs = inputs
+        self.nodes = nodes
         self.steps = steps
-        self.name = name
+        self.outputs = outputs
 
     def __call__(self, *inputs):
-        env = dict(zip(self.graph.inputs, inputs))
+        env = dict(zip(self.inputs, inputs))
         for step in self.steps:
             step.run(env)
-        return _value(env, self.graph.output.args[0])
+        return _value(env, self.outputs)
 
 
-def plan(graph, stand_ins: list, chunk_backend) -> tuple[list, dict]:
-    """The steps that run ``graph``, and the values a plain run over ``stand_ins`` gave every
-    node (Dask arrays whose chunks decide the regions; nothing is computed)."""
+def plan(graph, stand_ins: list, chunk_backend) -> DaskGraph:
+    """The runner of ``graph`` on inputs like ``stand_ins``. For loops of a constant count are
+    unrolled first (`unrolling`). A pass over the nodes finds each one's chunks without
+    computing anything: a chunk-local node's from its value for the first chunk (of zeros),
+    any other's by Dask's operation on the stand-ins."""
+    nodes, outputs = unrolled(graph)
     values: dict = dict(zip(graph.inputs, stand_ins))
-    body = [n for n in graph.nodes if n.op not in ("input", "output")]
-    for node in body:
-        if node.op == Cond.op or not all(u in values for u in nodes_in((node.args, node.kwargs))):
-            continue  # a cond reads its predicate's value: never computed while planning
-        NodeStep(node).run(values)
-    found = regions(body, values)
+    blocks: dict = {}  # a chunk-local node -> its value for the first chunk
+    local: set[int] = set()
+    for node in nodes:
+        if chunk_local(node, values):
+            block = _first_block(node, values, blocks)
+            values[node] = _zeros(block.dtype, region_chunks(node, values, block))
+            blocks[node] = block
+            local.add(id(node))
+        else:
+            _plain(node, values)
+    found = regions(nodes, local)
     sinks = {id(r.sink): r for r in found}
     inside = {id(n) for r in found for n in r.nodes}
     steps = []
-    for node in body:
+    for node in nodes:
         region = sinks.get(id(node))
         if region is not None:
-            chunk_of = _chunk_examples(region, values)
+            examples = [blocks.get(n, _block_of(values[n])) for n in region.inputs]
+            chunk_of = {**dict(zip(region.inputs, examples)), **blocks}
             kernel_graph = region_graph(f"{graph.name}_chunk_{len(steps)}", region.inputs,
                                         region.nodes, chunk_of)  # fmt: skip
             kernel = ChunkKernel(kernel_graph, chunk_backend)
-            kernel.build([chunk_of[n] for n in region.inputs])
+            kernel.build(examples)
             steps.append(RegionStep(region, kernel, values))
         elif id(node) not in inside:
             steps.append(NodeStep(node))
-    return steps, values
+    return DaskGraph(graph.inputs, nodes, steps, outputs)
 
 
-def _chunk_examples(region: Region, values: dict) -> dict:
-    """An example of each region value for the first chunk: zeros for Dask arrays, computed
-    through the region's nodes (errors and warnings of the zeros are not the user's)."""
-    examples = {}
-    for node in region.inputs:
-        value = values[node]
-        if is_dask_array(value):
-            value = np.zeros(tuple(c[0] for c in value.chunks), value.dtype)
-        examples[node] = value
+def _plain(node: Node, values: dict) -> None:
+    """``node``'s value by Dask's own operation, where it can be known without computing."""
+    if node.op == Cond.op or any(u not in values for u in nodes_in((node.args, node.kwargs))):
+        return  # a cond reads its predicate's value: never computed while planning
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # Dask's, about functions it runs in NumPy: at the call
+        try:
+            NodeStep(node).run(values)
+        except Exception:  # noqa: BLE001 - the call raises it again, as plain Dask does
+            return
+
+
+def _first_block(node: Node, values: dict, blocks: dict):
+    """``node``'s value for the first chunk of its operands (zeros; their errors and warnings
+    are not the user's)."""
+    env = {u: blocks[u] if u in blocks else _block_of(values[u])
+           for u in nodes_in((node.args, node.kwargs))}  # fmt: skip
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for node in region.nodes:
-            NodeStep(node).run(examples)
-    return examples
+        NodeStep(node).run(env)
+    return np.asarray(env[node])
+
+
+def _block_of(value):
+    """A Dask array's first chunk as zeros; anything else as it is."""
+    if is_dask_array(value):
+        return np.zeros(tuple(c[0] for c in value.chunks), value.dtype)
+    return value
+
+
+def _zeros(dtype, chunks: tuple):
+    """A Dask array of zeros that takes no memory, read in one task per chunk as a loaded
+    array is (the stand-in of an input, or of a value the regions make)."""
+    import dask.array as da
+
+    shape = tuple(sum(c) for c in chunks)
+    return da.from_array(np.broadcast_to(np.zeros((), dtype), shape), chunks=chunks)
 
 
 def compile_dask_graph(graph, example_inputs, chunk_backend) -> CompiledGraph:
     """``graph`` (some of its inputs Dask arrays) as a CompiledGraph that builds Dask graphs."""
-    import dask.array as da
-
     stand_ins = []
     for node, example in zip(graph.inputs, example_inputs):
         meta = node.tensor
         if meta is not None and meta.placement == "dask":
-            # zeros that take no memory, read in one task per chunk as a loaded array is
-            zeros = np.broadcast_to(np.zeros((), meta.dtype), meta.shape)
-            stand_ins.append(da.from_array(zeros, chunks=meta.chunks))
+            stand_ins.append(_zeros(meta.dtype, meta.chunks))
         else:
             stand_ins.append(example)
-    steps, plain = plan(graph, stand_ins, chunk_backend)
-    runner = DaskGraph(graph, steps, graph.name)
+    runner = plan(graph, stand_ins, chunk_backend)
+    steps = runner.steps
     infos = tuple(step.info(i) for i, step in enumerate(steps))
     backend = getattr(chunk_backend, "__name__", "").removesuffix("_backend")
     tasks = ""
     if not any(n.op == Cond.op for n in graph.nodes):  # building them computes no predicate
-        ours = task_count(runner(*stand_ins))
-        theirs = task_count(_value(plain, graph.output.args[0]))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # Dask's: the call shows them
+            ours = task_count(runner(*stand_ins))
+        plain = dict(zip(graph.inputs, stand_ins))
+        for node in runner.nodes:
+            _plain(node, plain)
+        theirs = task_count(_value(plain, runner.outputs))
         tasks = (f"# {ours} tasks after Dask's optimizer (plain dask.array: {theirs}), on inputs "
                  "made in one task per chunk\n")  # fmt: skip
     sources = {"dask": tasks + _describe(steps, backend)}

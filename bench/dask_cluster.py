@@ -1,0 +1,128 @@
+"""Compiled functions on Dask arrays against plain ``dask.array``, on a LocalCluster of worker
+processes with a memory limit, on arrays larger than one worker's limit: side by side in one
+run, warm medians.
+
+    python bench/dask_cluster.py                 # 1.5 GiB arrays, 2 workers of 1 GiB
+    python bench/dask_cluster.py --quick         # 128 MiB arrays (a check that it all runs)
+    python bench/dask_cluster.py --only soft     # the workloads whose names start so
+
+Each workload runs three ways on the same lazily generated input (its chunks made by the
+workers from a seed, so no array crosses from this process): the plain function on Dask arrays
+(Dask's own operations), and ``tc.compile(fn, backend=B)`` with B = eager (NumPy chunk kernels)
+and cpu (numba chunk kernels, one thread each: the workers have one thread each). Columns: wall
+time of ``.compute()`` of a reduction of the result (max |result|, so results stay on the
+workers), its ratio to plain Dask's, tasks after Dask's optimizer, the cluster's peak process
+memory (distributed's MemorySampler), and max |compiled - plain| (0 is bitwise).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+
+import numpy as np
+
+os.environ.setdefault("NUMBA_NUM_THREADS", "1")  # the workers inherit it: one thread per task
+
+import dask  # noqa: E402
+import dask.array as da  # noqa: E402
+from distributed import Client, LocalCluster  # noqa: E402
+from distributed.diagnostics import MemorySampler  # noqa: E402
+
+import tcompile as tc  # noqa: E402
+from tcompile.backend.dask.runner import task_count  # noqa: E402
+
+
+def transcendental_chain(x):
+    return np.sqrt(np.sin(x) ** 2 + np.cos(x) ** 2 * 0.5) + np.arctan2(x, 1.5)
+
+
+def stencil_steps(u):
+    for _ in range(4):
+        u = 0.25 * (np.roll(u, 1, 1) + 2 * u + np.roll(u, -1, 1))
+    return u
+
+
+def column_reduction(x):
+    return np.sum(np.sqrt(np.abs(x)) * 2.0 + 1.0, axis=0)
+
+
+def softmax_rows(x):
+    m = x.max(axis=1, keepdims=True)
+    e = np.exp(x - m)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+WORKLOADS = {
+    "chain": transcendental_chain,
+    "stencil": stencil_steps,
+    "reduction": column_reduction,
+    "softmax": softmax_rows,
+}
+
+
+def _input(rows: int, cols: int, chunk_rows: int):
+    return da.random.default_rng(0).standard_normal((rows, cols), chunks=(chunk_rows, cols))
+
+
+def _timed(client, result, repeat: int, sampler: MemorySampler, label: str) -> float:
+    summary = abs(result).max()
+    times = []
+    with sampler.sample(label, measure="process", interval=0.05):
+        for _ in range(repeat):
+            start = time.perf_counter()
+            client.compute(summary, sync=True)
+            times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="128 MiB arrays")
+    parser.add_argument("--only", default="", help="comma-separated name prefixes")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    rows, cols, chunk_rows, limit = (24576, 8192, 1024, "1GiB")
+    if args.quick:
+        rows, cols, chunk_rows, limit = (4096, 4096, 512, "512MiB")
+    prefixes = [p for p in args.only.split(",") if p]
+    names = [n for n in WORKLOADS if not prefixes or any(n.startswith(p) for p in prefixes)]
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                           memory_limit=limit, dashboard_address=None)  # fmt: skip
+    client = Client(cluster)
+    size = rows * cols * 8 / 2**20
+    print(f"# 2 worker processes x 1 thread, memory limit {limit} each; input {rows}x{cols} "
+          f"float64 ({size:.0f} MiB) in {rows // chunk_rows} chunks of {chunk_rows} rows; "
+          f"dask {dask.__version__}; medians of {args.repeat}")  # fmt: skip
+    print("| workload | plain dask s | tc eager s | ratio | tc cpu s | ratio | tasks plain / "
+          "eager / cpu | peak MiB plain / eager / cpu | max abs diff eager / cpu |")
+    print("| --- | --: | --: | --: | --: | --: | --- | --- | --- |")
+    for name in names:
+        fn = WORKLOADS[name]
+        x = _input(rows, cols, chunk_rows)
+        sampler = MemorySampler()
+        plain = fn(x)
+        row = {"plain": _timed(client, plain, args.repeat, sampler, "plain")}
+        tasks, diffs = [task_count((plain,))], []
+        for backend in ("eager", "cpu"):
+            compiled = tc.compile(fn, backend=backend)
+            result = compiled(x)
+            client.compute(abs(result).max(), sync=True)  # first call: plan, kernels built
+            row[backend] = _timed(client, compiled(x), args.repeat, sampler, backend)
+            tasks.append(task_count((result,)))
+            diffs.append(float(client.compute(abs(result - plain).max(), sync=True)))
+        peaks = {label: max(b for _, b in samples) / 2**20
+                 for label, samples in sampler.samples.items()}  # fmt: skip
+        print(f"| {name} | {row['plain']:.2f} | {row['eager']:.2f} | "
+              f"{row['eager'] / row['plain']:.2f}x | {row['cpu']:.2f} | "
+              f"{row['cpu'] / row['plain']:.2f}x | {' / '.join(map(str, tasks))} | "
+              f"{peaks['plain']:.0f} / {peaks['eager']:.0f} / {peaks['cpu']:.0f} | "
+              f"{diffs[0]:.1e} / {diffs[1]:.1e} |", flush=True)  # fmt: skip
+    client.close()
+    cluster.close()
+
+
+if __name__ == "__main__":
+    main()
