@@ -96,6 +96,13 @@ BREAK_KINDS: dict[str, BreakKind] = {
             "the same way on every iteration becomes one loop node instead.",
         ),
         _kind(
+            "dask_size",
+            "a Dask array's size used as a Python number",
+            "Use the size in array arithmetic (x / x.shape[0] stays in the graph), or pass it "
+            "to the compiled function as an argument; code that needs it as a Python int (a "
+            "range, a branch, a new array's shape) runs as plain Dask code.",
+        ),
+        _kind(
             "data_dependent_shape",
             "NumPy op whose output shape depends on data",
             "Keep shapes fixed: np.where(mask, x, 0) or a masked reduction such as "

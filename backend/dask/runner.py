@@ -207,19 +207,33 @@ def _first_block(node: Node, values: dict, blocks: dict):
 
 
 def _block_of(value):
-    """A Dask array's first chunk as zeros; anything else as it is."""
+    """A Dask array's first chunk as zeros, at most 2 long on dims cut into several chunks (no
+    chunk-local operation reads or changes their length: the chunks may be large); anything
+    else as it is."""
     if is_dask_array(value):
-        return np.zeros(tuple(c[0] for c in value.chunks), value.dtype)
+        return np.zeros(tuple(c[0] if len(c) == 1 else min(c[0], 2) for c in value.chunks),
+                        value.dtype)  # fmt: skip
     return value
 
 
 def _zeros(dtype, chunks: tuple):
     """A Dask array of zeros that takes no memory, read in one task per chunk as a loaded
     array is (the stand-in of an input, or of a value the regions make)."""
-    import dask.array as da
+    import itertools
 
-    shape = tuple(sum(c) for c in chunks)
-    return da.from_array(np.broadcast_to(np.zeros((), dtype), shape), chunks=chunks)
+    import dask.array as da
+    from dask.base import tokenize
+    from dask.highlevelgraph import HighLevelGraph
+
+    # (not da.zeros, whose tasks Dask's optimizer fuses into their users; nor da.from_array,
+    # which copies its array: a stand-in may be larger than this process's memory)
+    name = f"zeros-{tokenize(dtype.str, chunks)}"
+    tasks = {
+        (name, *place): (np.zeros, tuple(c[i] for c, i in zip(chunks, place)), dtype)
+        for place in itertools.product(*(range(len(c)) for c in chunks))
+    }
+    graph = HighLevelGraph.from_collections(name, tasks, dependencies=())
+    return da.Array(graph, name, chunks, dtype=dtype, meta=np.empty((0,) * len(chunks), dtype))
 
 
 def compile_dask_graph(graph, example_inputs, chunk_backend) -> CompiledGraph:

@@ -300,3 +300,49 @@ def test_what_dask_runs_in_numpy_comes_back_as_plain_dask_returns_it():
         plain = sorted_rows(x)
     assert type(got) is type(plain)
     np.testing.assert_array_equal(got, plain, strict=True)
+
+
+# -- arrays larger than this process: the trace never computes on their sizes ----------------
+
+
+def test_an_array_far_larger_than_memory_compiles_from_its_meta():
+    import resource
+
+    x = da.zeros((10**6, 10**5), chunks=(10**4, 10**5))  # 800 GB of float64, chunks of 8 GB
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    result = tc.compile(softmax_rows)(x)
+    grown_mib = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert isinstance(result, da.Array) and result.shape == x.shape
+    assert result.chunks == x.chunks
+    assert grown_mib < 200  # the trace's examples are 2 x 3, the chunk kernel's 2 x 10**5
+    text = str(tc.explain(softmax_rows)(x))
+    assert "x is a dask array of float64 in chunks (100 x 10000, (100000,))" in text
+
+
+def test_a_size_needed_as_a_python_int_breaks_and_runs_as_plain_dask():
+    def by_length(x):
+        y = x * 2.0
+        if x.shape[0] > 100:
+            return y.sum(axis=1)
+        return y
+
+    x = _dask(A, EVEN)
+    got = tc.compile(by_length)(x)
+    np.testing.assert_array_equal(got.compute(), by_length(x).compute(), strict=True)
+    (record,) = tc.explain(by_length)(x).break_reasons
+    assert record.kind.id == "dask_size"
+    assert "the size of dim 0 of x is needed as a Python int here" in record.explanation
+
+
+def test_sizes_in_array_arithmetic_stay_in_the_graph():
+    def normalised(x):
+        head = x.sum(axis=1) * 2.0
+        return x / x.shape[0] - x.mean(axis=1, keepdims=True) * x.shape[1], np.zeros(
+            x.shape[0]
+        ) + head
+
+    x = _dask(A, UNEVEN)
+    got = tc.compile(normalised)(x)
+    assert tc.counters()["graph_breaks"] == 0
+    for g, p in zip(got, normalised(x)):
+        np.testing.assert_array_equal(g.compute(), p.compute(), strict=True)

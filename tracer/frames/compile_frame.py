@@ -87,6 +87,8 @@ def trace(fn: types.FunctionType, args: tuple, kwargs: dict, dynamic: DynamicPol
     state = TraceState(name, dynamic, fn.__globals__, hatches.current_error_on_graph_break(),
                        array_kinds=array_kinds, loop_nodes=loop_nodes,
                        per_iteration=runs_per_iteration(fn.__code__), phases=phases)  # fmt: skip
+    if "dask" in array_kinds:
+        state.inputs.dask_sizes.prepare(_dask_arrays((args, kwargs)))
     if root:  # a user's function: its code and defaults can be replaced between calls
         function = FunctionSource(fn.__qualname__)
         for attr in ("__code__", "__defaults__", "__kwdefaults__"):
@@ -191,6 +193,16 @@ def compile_frame(fn, args, kwargs, options: FrameOptions, phases: report.Phases
                   phases=phases, compiled=compiled_graph, loops=tuple(state.loops),
                   conds=tuple(state.conds))  # fmt: skip
     return entry, record
+
+
+def _dask_arrays(obj) -> list:
+    """The Dask arrays among a call's arguments (in lists, tuples and dicts too)."""
+    if isinstance(obj, (tuple, list)):
+        return [a for item in obj for a in _dask_arrays(item)]
+    if isinstance(obj, dict):
+        return _dask_arrays(list(obj.values()))
+    dask = device_arrays.array_kind(obj) == "dask" and device_arrays.numpy_meta(obj) is not None
+    return [obj] if dask else []
 
 
 def _array_kinds(backend) -> frozenset:

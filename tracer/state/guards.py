@@ -73,10 +73,21 @@ def _const_condition(v: str, k: str, e: object) -> str:
     return f"__tc_same({v}, {k})"  # -0.0 is not 0.0, NaN is NaN
 
 
+def _dim_chunks(sizes: tuple) -> str:
+    """One dim's chunk sizes, short: ``(60, 60, 60)``, or ``24 x 1024`` for many."""
+    if len(sizes) <= 4:
+        return str(sizes)
+    if len(set(sizes[:-1])) == 1:
+        last = f" + {sizes[-1]}" if sizes[-1] != sizes[0] else ""
+        return f"{len(sizes) - bool(last)} x {sizes[0]}{last}"
+    return f"{len(sizes)} chunks of {min(sizes)} to {max(sizes)}"
+
+
 def _device_describe(n: str, e: tuple) -> str:
     (kind, device), dtype, *chunks = e
     if chunks:
-        return f"{n} is a {kind} array of {np.dtype(dtype)} in chunks {chunks[0]}"
+        dims = ", ".join(map(_dim_chunks, chunks[0]))
+        return f"{n} is a {kind} array of {np.dtype(dtype)} in chunks ({dims})"
     where = f"on device {device}" if device is not None else "on the CPU"
     return f"{n} is a {kind} array of {np.dtype(dtype)} {where}"
 

@@ -54,6 +54,29 @@ class DynamicPolicy:
         return {d for d in dims if d < len(shape) and shape[d] >= 2}  # sizes 0 and 1 stay static
 
 
+class DaskSizes:
+    """Small example sizes for Dask arrays' dims: a trace computes on examples, and a Dask
+    array may not fit in this process. Sizes of 2 and more are symbolic in the trace; their
+    examples keep the order of the real sizes (equal sizes get equal examples: ``x + y`` of
+    equal shapes broadcasts as it will), sizes 0 and 1 are their own."""
+
+    def __init__(self):
+        self.examples: dict[int, int] = {}  # real size -> its example size
+        self.sources: set[str] = set()
+
+    def prepare(self, arrays) -> None:
+        """Example sizes for the dims of ``arrays`` (a call's Dask arguments), in order."""
+        for size in sorted({n for a in arrays for n in a.shape if n >= 2}):
+            self.examples.setdefault(size, len(self.examples) + 2)
+
+    def example_shape(self, source: Source, shape: tuple) -> tuple:
+        self.sources.add(source.name())
+        for n in shape:  # a Dask array not among the arguments (a global): equal sizes equal
+            if n >= 2:
+                self.examples.setdefault(n, len(self.examples) + 2)
+        return tuple(self.examples[n] if n >= 2 else n for n in shape)
+
+
 class Inputs:
     """The values read from sources so far, and the graph inputs among them (``nodes``, with
     their ``sources`` and example ``examples``, in the order the graph takes them)."""
@@ -68,6 +91,7 @@ class Inputs:
         self.nodes: list[Node] = []
         self.has_dynamic_dims = False
         self.has_dask = False  # a Dask array is among the inputs (`graph_calls.writes_dask`)
+        self.dask_sizes = DaskSizes()
         self._wrapped: dict[str, Value] = {}
         self._mutables: dict[int, tuple] = {}  # id -> (object, its value): lists, dicts, objects
 
@@ -265,21 +289,40 @@ class Inputs:
     def _wrap_device_array(self, obj, source: Source) -> ArrayValue:
         """A torch tensor, CuPy array... traced as the NumPy array of its data; the example is
         zeros of its dtype and shape (the data stays on its device; values never decide a
-        trace: a value-dependent shape or branch is a break)."""
+        trace: a value-dependent shape or branch is a break). A Dask array's dims are
+        symbolic, its example small (`DaskSizes`): it may not fit in this process."""
         dtype, shape = device_arrays.numpy_meta(obj)
+        kind = device_arrays.placement(obj)[0]
         self.guards.add(source, "type", type(obj))
         self.guards.add(source, "device_array", device_arrays.guard_key(obj))
+        if kind == "dask":
+            return self._wrap_dask_array(obj, source, dtype, shape)
         self.guards.add(source, "shape", shape)
         example = np.zeros(shape, dtype)
         node = self._input_node(example, source)
-        kind = device_arrays.placement(obj)[0]
-        node.tensor = TensorMeta("array", dtype, shape, None, placement=kind,
-                                 chunks=obj.chunks if kind == "dask" else None)  # fmt: skip
+        node.tensor = TensorMeta("array", dtype, shape, None, placement=kind)
         node.meta = node.tensor.text()
         value = ArrayValue(node, example, source)
         value.device = True
-        self.has_dask = self.has_dask or node.tensor.placement == "dask"
         self.state.memory.add_input(value)
+        return value
+
+    def _wrap_dask_array(self, obj, source: Source, dtype, shape: tuple) -> ArrayValue:
+        dyn = {d for d, n in enumerate(shape) if n >= 2}  # sizes 0 and 1 stay static
+        self.guards.add(source, "shape", tuple(None if d in dyn else n for d, n in enumerate(shape)))
+        example = np.zeros(self.dask_sizes.example_shape(source, shape), dtype)
+        node = self._input_node(example, source)
+        node.tensor = TensorMeta("array", dtype, tuple(f"s{d}" if d in dyn else n
+                                                       for d, n in enumerate(shape)),
+                                 None, placement="dask", chunks=obj.chunks)  # fmt: skip
+        node.meta = node.tensor.text()
+        value = ArrayValue(node, example, source)
+        value.device = True
+        self.has_dask = self.has_dynamic_dims = True
+        self.state.memory.add_input(value)
+        value.sym_dims = tuple(
+            self._input_dim(value, source, d) if d in dyn else None for d in range(len(shape))
+        )
         return value
 
     def _input_number(self, obj: int | float, source: Source) -> SymInt | SymFloat:
@@ -341,7 +384,11 @@ class Inputs:
                            bool(example.flags.writeable))  # fmt: skip
 
     def specialize_dim(self, source_name: str, dim: int) -> None:
-        """A dynamic input dim was used as a Python int: guard its exact size from now on."""
+        """A dynamic input dim was used as a Python int: guard its exact size from now on. A
+        Dask array's dim cannot be (its example is smaller than it): that is a break."""
+        if source_name in self.dask_sizes.sources:
+            raise self.state.graph_break("dask_size", f"the size of dim {dim} of "
+                                         f"{source_name} is needed as a Python int here")  # fmt: skip
         for source, example in zip(self.sources, self.examples):
             if source.name() == source_name:
                 self.guards.specialize_dim(source_name, dim, int(example.shape[dim]))
