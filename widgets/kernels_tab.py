@@ -27,11 +27,15 @@ KIND_BADGES = {  # a kernel's kind -> its badge; an extern step is no kernel: Nu
     "loop": "loop: its body's kernels, per iteration",
     "native loop": "loop: machine code, no Python between iterations",
     "python loop": "loop: runs as Python",
+    "chunk kernel": "chunk kernel: one Dask task per chunk",
+    "dask": "dask: dask.array's own tasks",
 }
 
 # else: fusions
 NOTES_HEADS = {"extern": "Runs in NumPy because:", "loop": "How it runs:",
-               "native loop": "How it runs:", "python loop": "Runs as Python because:"}  # fmt: skip
+               "native loop": "How it runs:", "python loop": "Runs as Python because:",
+               "chunk kernel": "How it runs:", "dask": "How it runs:"}  # fmt: skip
+NOT_KERNELS = ("extern", "dask")  # steps the array library runs as it is
 
 EAGER_NOTE = (
     "The eager backend runs the graph's Python as shown in the Graphs and Code tabs: no kernels."
@@ -56,15 +60,18 @@ def kernel_counts(compiled: CompiledGraph) -> str:
         return "none (the graph's Python runs as shown)"
     if not kernels and not decisions:
         return "none reported"
-    launched = [k for k in kernels if k.kind != "extern"]
+    launched = [k for k in kernels if k.kind not in NOT_KERNELS]
     # a generated kernel's notes are what was fused into it
     kinds = Counter(f"{'fused ' if k.notes and k.kind in GENERATED_KINDS else ''}{k.kind}"
                     for k in launched)  # fmt: skip
     text = str(len(launched))
     if kinds:
         text += " (" + ", ".join(_kind_count(n, kind) for kind, n in kinds.items()) + ")"
-    if len(launched) < len(kernels):
-        text += f", {len(kernels) - len(launched)} extern"
+    steps = Counter(k.kind for k in kernels if k.kind in NOT_KERNELS)
+    if steps["extern"]:
+        text += f", {steps['extern']} extern"
+    if steps["dask"]:
+        text += f", {steps['dask']} run by dask.array"
     if decisions:
         made = sum(d.fused for d in decisions)
         text += f"; fusions: {made} made, {len(decisions) - made} refused"

@@ -3,7 +3,8 @@
 A node is *chunk-local* when each chunk of its result is computed from the same chunk of each
 array it reads: an element-wise operation whose Dask operands are chunked exactly as its result
 (on the dims they share, aligned from the right); a reduction, or an operation along an axis
-(``np.roll``, ``np.cumsum``, ``np.diff``...), over axes that each lie in one chunk; slicing
+(``np.roll``, ``np.cumsum``, ``np.diff``...), over axes that each lie in one chunk (a roll
+across chunks too, its tasks given a halo: `halos`); slicing
 (``u[:, 1:-1]``) that cuts only dims in one chunk. A region is a group of chunk-local nodes whose values are only used inside it, but for
 its last node (the *sink*): the region runs as one ``map_blocks`` task per chunk of the sink,
 its kernel the per-chunk backend's code of the region's nodes. A reduction that drops its axes
@@ -108,6 +109,8 @@ def _along_axis_in_chunks(node: Node, values: dict) -> bool:
         return False
     if nodes_in((node.args[1:], node.kwargs)):
         return False  # a shift or an n that is an array of the graph
+    if node.target is np.roll:
+        return True  # across chunks too, each chunk given a halo (`halos`)
     axes = {a % source.ndim for a in (axis if isinstance(axis, tuple) else (axis,))}
     return all(len(source.chunks[d]) == 1 for d in axes)
 

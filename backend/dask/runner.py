@@ -29,15 +29,18 @@ from .regions import (
     region_chunks,
     regions,
 )
+from .halos import Halos, region_depth
 from .unrolling import unrolled
 
 
 class RegionStep:
-    """A region as one ``map_blocks`` task per chunk of its sink."""
+    """A region as one ``map_blocks`` task per chunk of its sink (``map_overlap``, where its
+    rolls cross chunks: ``depth`` elements of halo per axis)."""
 
     def __init__(self, region: Region, kernel: ChunkKernel, values: dict):
         self.region = region
         self.kernel = kernel
+        self.depth = region_depth(region.nodes, values)
         sink = region.sink
         self.chunks = values[sink].chunks
         self.meta = values[sink]._meta
@@ -49,8 +52,14 @@ class RegionStep:
         import dask.array as da
 
         args = [_value(env, node) for node in self.region.inputs]
-        if not any(is_dask_array(a) for a in args):  # every input a constant: one chunk
-            env[self.region.sink] = da.from_array(self.kernel(*args), chunks=self.chunks)
+        if self.depth:
+            arrays = [a for a in args if is_dask_array(a)]
+            kernel = ArraysFirst(self.kernel, [(is_dask_array(a), a) for a in args])
+            periodic = dict.fromkeys(self.depth, "periodic")  # np.roll wraps around
+            env[self.region.sink] = da.map_overlap(kernel, *arrays, depth=self.depth,
+                                                   boundary=periodic, trim=True,
+                                                   allow_rechunk=False, dtype=self.dtype,
+                                                   meta=self.meta)  # fmt: skip
             return
         env[self.region.sink] = da.map_blocks(self.kernel, *args, chunks=self.chunks,
                                               drop_axis=self.drop_axis, dtype=self.dtype,
@@ -61,9 +70,29 @@ class RegionStep:
         blocks = " x ".join(str(len(c)) for c in self.chunks) or "1"
         notes = (f"one task per chunk: {blocks} chunks of {_chunk_text(self.chunks)}",
                  f"its kernel: {len(nodes)} ops by the {self.kernel.backend.__name__.removesuffix('_backend')} backend")  # fmt: skip
-        kind = "reduction" if any(_is_reduction(n) for n in nodes) else "pointwise"
-        return KernelInfo(f"chunk_kernel_{index}", kind, self.kernel.graph.python_code(),
+        if self.depth:
+            halo = ", ".join(f"{d} along axis {a}" for a, d in sorted(self.depth.items()))
+            notes += (f"each chunk with a periodic halo of its neighbours' elements ({halo}): "
+                      "da.map_overlap",)  # fmt: skip
+        return KernelInfo(self.kernel.graph.name, "chunk kernel", self.kernel.graph.python_code(),
                           user_lines(nodes), notes)  # fmt: skip
+
+
+class ArraysFirst:
+    """A kernel called by ``map_overlap``, which passes the Dask arrays alone: ``slots`` are
+    the region's inputs in order, ``(True, _)`` where an array goes, ``(False, value)`` for a
+    constant."""
+
+    def __init__(self, kernel: ChunkKernel, slots: list):
+        self.kernel = kernel
+        self.constants = [(is_array, None if is_array else v) for is_array, v in slots]
+
+    def __call__(self, *arrays):
+        it = iter(arrays)
+        return self.kernel(*[next(it) if is_array else v for is_array, v in self.constants])
+
+    def __dask_tokenize__(self):
+        return (self.kernel.key, repr(self.constants))
 
 
 class NodeStep:
@@ -88,8 +117,8 @@ class NodeStep:
         del index
         node = self.node
         text = node.graph.format_node(node)
-        return KernelInfo(node.name, "extern", text, user_lines(node),
-                          ("run by dask.array as written (Dask's own tasks)",))  # fmt: skip
+        return KernelInfo(node.name, "dask", text, user_lines(node),
+                          ("not chunk-local: dask.array's own operation, as plain Dask runs it",))  # fmt: skip
 
 
 def _positional(target, args: list, kwargs: dict) -> tuple[list, dict]:
@@ -116,12 +145,6 @@ def _value(env: dict, obj):
     if isinstance(obj, dict):
         return {k: _value(env, v) for k, v in obj.items()}
     return obj
-
-
-def _is_reduction(node: Node) -> bool:
-    from .. import lowering_kinds
-
-    return lowering_kinds.lowering_kind(node.op, node.target, node.args) == "reduction"
 
 
 def _chunk_text(chunks: tuple) -> str:
@@ -156,11 +179,13 @@ def plan(graph, stand_ins: list, chunk_backend) -> DaskGraph:
     values: dict = dict(zip(graph.inputs, stand_ins))
     blocks: dict = {}  # a chunk-local node -> its value for the first chunk
     local: set[int] = set()
+    halos = Halos()
     for node in nodes:
-        if chunk_local(node, values):
+        if chunk_local(node, values) and halos.admits(node, values):
             block = _first_block(node, values, blocks)
             values[node] = _zeros(block.dtype, region_chunks(node, values, block))
             blocks[node] = block
+            halos.add(node, values)
             local.add(id(node))
         else:
             _plain(node, values)
@@ -260,7 +285,7 @@ def compile_dask_graph(graph, example_inputs, chunk_backend) -> CompiledGraph:
         theirs = task_count(_value(plain, runner.outputs))
         tasks = (f"# {ours} tasks after Dask's optimizer (plain dask.array: {theirs}), on inputs "
                  "made in one task per chunk\n")  # fmt: skip
-    sources = {"dask": tasks + _describe(steps, backend)}
+    sources = {"plan": tasks + _describe(steps, backend)}
     kernels = [s.kernel for s in steps if isinstance(s, RegionStep)]
     for kernel in kernels:
         sources.update({f"{kernel.graph.name} {k}": v for k, v in kernel.compiled.sources.items()})
@@ -284,8 +309,10 @@ def _describe(steps: list, backend: str) -> str:
     for step in steps:
         if isinstance(step, RegionStep):
             names = ", ".join(n.name for n in step.region.inputs)
-            lines.append(f"{step.region.sink.name} = da.map_blocks({step.kernel.graph.name}, "
-                         f"{names})  # chunks {_chunk_text(step.chunks)}")  # fmt: skip
+            call = "map_overlap" if step.depth else "map_blocks"
+            halo = f", depth={step.depth}, boundary='periodic'" if step.depth else ""
+            lines.append(f"{step.region.sink.name} = da.{call}({step.kernel.graph.name}, "
+                         f"{names}{halo})  # chunks {_chunk_text(step.chunks)}")  # fmt: skip
         else:
             lines.append(f"{step.node.graph.format_node(step.node)}  # dask.array")
     return "\n".join(lines) + "\n"

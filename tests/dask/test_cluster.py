@@ -16,7 +16,14 @@ import pytest
 import tcompile as tc
 from tcompile.backend.dask import chunk_kernels
 
-from test_dask_arrays import A, UNEVEN, column_sums, softmax_rows, transcendental_chain
+from test_dask_arrays import (
+    A,
+    UNEVEN,
+    column_sums,
+    periodic_heat,
+    softmax_rows,
+    transcendental_chain,
+)
 
 
 def built_kernels() -> dict[str, int]:
@@ -33,7 +40,9 @@ def test_results_on_worker_processes_equal_plain_dask(cluster_client, backend):
     if backend == "cpu":
         pytest.importorskip("numba")
     x, y = da.from_array(A, chunks=UNEVEN), da.from_array(A[::-1].copy(), chunks=UNEVEN)
-    for fn, args in [(softmax_rows, (x,)), (transcendental_chain, (x, y)), (column_sums, (x,))]:
+    cases = [(softmax_rows, (x,)), (transcendental_chain, (x, y)), (column_sums, (x,)),
+             (periodic_heat, (x, 0.1))]  # fmt: skip
+    for fn, args in cases:
         got, plain = cluster_client.compute([tc.compile(fn, backend=backend)(*args), fn(*args)],
                                             sync=True)  # fmt: skip
         if backend == "eager":

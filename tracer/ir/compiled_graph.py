@@ -54,7 +54,8 @@ GENERATED_KINDS = ("pointwise", "reduction", "scatter")
 class KernelInfo:
     """One generated kernel (or another step) as the Kernels tab shows it: ``kind`` is one of
     `GENERATED_KINDS`, or "library", "loop", "extern" ("native loop", "python loop": the cpu
-    backend's loop nodes, compiled whole or not); ``lines`` the user's lines it computes;
+    backend's loop nodes, compiled whole or not; "chunk kernel", "dask": on Dask arrays, a
+    region's task per chunk, a step Dask runs as it is); ``lines`` the user's lines it computes;
     ``notes`` what was fused into it, or for another step how or why it runs so."""
 
     name: str
