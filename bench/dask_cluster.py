@@ -97,8 +97,10 @@ def main() -> None:
     print(f"# 2 worker processes x 1 thread, memory limit {limit} each; input {rows}x{cols} "
           f"float64 ({size:.0f} MiB) in {rows // chunk_rows} chunks of {chunk_rows} rows; "
           f"dask {dask.__version__}; medians of {args.repeat}")  # fmt: skip
-    print("| workload | plain dask s | tc eager s | ratio | tc cpu s | ratio | tasks plain / "
-          "eager / cpu | peak MiB plain / eager / cpu | max abs diff eager / cpu |")
+    print(
+        "| workload | plain dask s | tc eager s | ratio | tc cpu s | ratio | tasks plain / "
+        "eager / cpu | peak MiB plain / eager / cpu | max abs diff eager / cpu |"
+    )
     print("| --- | --: | --: | --: | --: | --: | --- | --- | --- |")
     for name in names:
         fn = WORKLOADS[name]

@@ -34,11 +34,7 @@ _LIBRARIES = ("numpy", "tcompile", "dask", "distributed")
 @functools.lru_cache(maxsize=4096)
 def _is_user_code(module: str, filename: str) -> bool:
     top = module.partition(".")[0]
-    if (
-        top in _LIBRARIES
-        or top in sys.stdlib_module_names
-        or filename.startswith("<frozen")
-    ):
+    if top in _LIBRARIES or top in sys.stdlib_module_names or filename.startswith("<frozen"):
         return False
     path = os.path.abspath(filename)
     if path.startswith(OWN_DIR):

@@ -14,12 +14,13 @@ from types import MappingProxyType
 
 import numpy as np
 
-from tcompile.tracer.ir.cond_nodes import Cond
 from tcompile.tracer.ir.compiled_graph import CompiledGraph, KernelInfo
+from tcompile.tracer.ir.cond_nodes import Cond
 from tcompile.tracer.ir.node import Node, nodes_in, user_lines
 
 from ..fused.host_nodes import run_node
 from .chunk_kernels import ChunkKernel, region_graph
+from .halos import Halos, region_depth
 from .regions import (
     Region,
     chunk_local,
@@ -29,7 +30,6 @@ from .regions import (
     region_chunks,
     regions,
 )
-from .halos import Halos, region_depth
 from .unrolling import unrolled
 
 
@@ -316,4 +316,3 @@ def _describe(steps: list, backend: str) -> str:
         else:
             lines.append(f"{step.node.graph.format_node(step.node)}  # dask.array")
     return "\n".join(lines) + "\n"
-

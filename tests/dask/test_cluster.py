@@ -12,18 +12,17 @@ import time
 import dask.array as da
 import numpy as np
 import pytest
-
-import tcompile as tc
-from tcompile.backend.dask import chunk_kernels
-
 from test_dask_arrays import (
-    A,
     UNEVEN,
+    A,
     column_sums,
     periodic_heat,
     softmax_rows,
     transcendental_chain,
 )
+
+import tcompile as tc
+from tcompile.backend.dask import chunk_kernels
 
 
 def built_kernels() -> dict[str, int]:

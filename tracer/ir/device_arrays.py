@@ -93,7 +93,7 @@ def numpy_meta(obj) -> tuple[np.dtype, tuple[int, ...]] | None:
             dtype = np.dtype(obj.__cuda_array_interface__["typestr"])
         else:
             dtype = np.dtype(obj.dtype)
-        if kind == "dask" and (dtype == object or not _known_sizes(obj.chunks)):
+        if kind == "dask" and (dtype.kind == "O" or not _known_sizes(obj.chunks)):
             return None
         shape = tuple(int(d) for d in obj.shape)
     except (TypeError, AttributeError, KeyError):

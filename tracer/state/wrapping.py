@@ -309,7 +309,9 @@ class Inputs:
 
     def _wrap_dask_array(self, obj, source: Source, dtype, shape: tuple) -> ArrayValue:
         dyn = {d for d, n in enumerate(shape) if n >= 2}  # sizes 0 and 1 stay static
-        self.guards.add(source, "shape", tuple(None if d in dyn else n for d, n in enumerate(shape)))
+        self.guards.add(
+            source, "shape", tuple(None if d in dyn else n for d, n in enumerate(shape))
+        )
         example = np.zeros(self.dask_sizes.example_shape(source, shape), dtype)
         node = self._input_node(example, source)
         node.tensor = TensorMeta("array", dtype, tuple(f"s{d}" if d in dyn else n
