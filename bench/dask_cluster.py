@@ -68,15 +68,41 @@ def _input(rows: int, cols: int, chunk_rows: int):
     return da.random.default_rng(0).standard_normal((rows, cols), chunks=(chunk_rows, cols))
 
 
-def _timed(client, result, repeat: int, sampler: MemorySampler, label: str) -> float:
+def _timed(client, result, repeat: int, sampler: MemorySampler, label: str, limit: float):
+    """Median seconds of computing max |result| (one run, when it took over a minute), or
+    None where a run did not finish within ``limit`` seconds (the cluster is then restarted)."""
     summary = abs(result).max()
     times = []
     with sampler.sample(label, measure="process", interval=0.05):
         for _ in range(repeat):
             start = time.perf_counter()
-            client.compute(summary, sync=True)
+            future = client.compute(summary)
+            try:
+                future.result(timeout=limit)
+            except TimeoutError:
+                client.cancel(future)
+                _fresh_workers(client)
+                return None
             times.append(time.perf_counter() - start)
+            if times[-1] > 60:
+                break
     return statistics.median(times)
+
+
+def _fresh_workers(client) -> None:
+    """Restart the workers (what a workload left in their memory goes) and wait for both."""
+    client.restart(wait_for_workers=False)
+    client.wait_for_workers(2, timeout=120)
+
+
+def _seconds(t) -> str:
+    return "did not finish" if t is None else f"{t:.2f}"
+
+
+def _ratio(t, plain) -> str:
+    if t is None:
+        return "-"
+    return f"{t / plain:.2f}x" if plain is not None else "finished"
 
 
 def main() -> None:
@@ -84,6 +110,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="128 MiB arrays")
     parser.add_argument("--only", default="", help="comma-separated name prefixes")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--limit", type=float, default=180, help="seconds a run may take")
     args = parser.parse_args()
     rows, cols, chunk_rows, limit = (24576, 8192, 1024, "1GiB")
     if args.quick:
@@ -107,22 +134,24 @@ def main() -> None:
         x = _input(rows, cols, chunk_rows)
         sampler = MemorySampler()
         plain = fn(x)
-        row = {"plain": _timed(client, plain, args.repeat, sampler, "plain")}
+        row = {"plain": _timed(client, plain, args.repeat, sampler, "plain", args.limit)}
         tasks, diffs = [task_count((plain,))], []
         for backend in ("eager", "cpu"):
             compiled = tc.compile(fn, backend=backend)
             result = compiled(x)
             client.compute(abs(result).max(), sync=True)  # first call: plan, kernels built
-            row[backend] = _timed(client, compiled(x), args.repeat, sampler, backend)
+            row[backend] = _timed(client, compiled(x), args.repeat, sampler, backend, args.limit)
             tasks.append(task_count((result,)))
-            diffs.append(float(client.compute(abs(result - plain).max(), sync=True)))
+            diff = abs(result - plain).max() if row["plain"] is not None else None
+            diffs.append("-" if diff is None else f"{float(client.compute(diff, sync=True)):.1e}")
         peaks = {label: max(b for _, b in samples) / 2**20
                  for label, samples in sampler.samples.items()}  # fmt: skip
-        print(f"| {name} | {row['plain']:.2f} | {row['eager']:.2f} | "
-              f"{row['eager'] / row['plain']:.2f}x | {row['cpu']:.2f} | "
-              f"{row['cpu'] / row['plain']:.2f}x | {' / '.join(map(str, tasks))} | "
+        print(f"| {name} | {_seconds(row['plain'])} | {_seconds(row['eager'])} | "
+              f"{_ratio(row['eager'], row['plain'])} | {_seconds(row['cpu'])} | "
+              f"{_ratio(row['cpu'], row['plain'])} | {' / '.join(map(str, tasks))} | "
               f"{peaks['plain']:.0f} / {peaks['eager']:.0f} / {peaks['cpu']:.0f} | "
-              f"{diffs[0]:.1e} / {diffs[1]:.1e} |", flush=True)  # fmt: skip
+              f"{diffs[0]} / {diffs[1]} |", flush=True)  # fmt: skip
+        _fresh_workers(client)  # the next workload starts on fresh workers
     client.close()
     cluster.close()
 

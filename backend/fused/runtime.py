@@ -25,6 +25,7 @@ from ..eager import eager_backend
 from . import fusion
 from . import loop_ir as ir
 from .host_nodes import replay_view
+from .lifetimes import frees_after
 from .lowering import lower, written_nodes
 from .plan import (
     HostValue,
@@ -55,6 +56,7 @@ class Program:
     decisions: list = field(default_factory=list)
     bodies: dict = field(default_factory=dict)  # id(DeviceLoop) -> the Runner of its body
     loop_runners: dict = field(default_factory=dict)  # id(DeviceLoop) -> the target's runner
+    frees: dict | None = None  # step position -> buffers a call lets go of after it
 
     def compile(self, kernel: ir.Kernel) -> None:
         self.compiled[id(kernel)] = self.target.compile(kernel)
@@ -84,7 +86,8 @@ def make_program(graph: Graph, metas: list[InputMeta], target: Target) -> Progra
                          contiguous_strides(tuple(shape)))  # fmt: skip
 
     steps, decisions = fusion.schedule(plan.steps, make_buffer)
-    program = Program(plan, steps, target, decisions=decisions)
+    program = Program(plan, steps, target, decisions=decisions,
+                      frees=frees_after(plan, steps))  # fmt: skip
     for step in steps:
         step.prepare(program)
     plan.kernels = [s.kernel for s in steps if isinstance(s, Launch)]
@@ -236,8 +239,12 @@ class Call:
         plan = self.program.plan
         if plan.checks and self.error is None:
             self.new_error_flag()
-        for step in self.program.steps:
+        frees = self.program.frees or {}
+        for position, step in enumerate(self.program.steps):
             step.run(self)
+            for buffer in frees.get(position, ()):
+                self.tensors.pop(buffer, None)
+                self.host.pop(buffer, None)
         if self.checks_error and self.error is not None and self.device.error_raised(self.error):
             raise GraphRuntimeError("a kernel found a value NumPy raises for")
         for position in plan.written_inputs:

@@ -8,6 +8,7 @@ than plain Dask's."""
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import dask
@@ -375,3 +376,34 @@ def test_rolls_across_chunks_run_with_a_halo_as_long_as_the_time_loop_reaches():
     assert "u_1 = da.map_overlap(periodic_heat_graph_chunk_0, u, depth={0: 4}, " in plan
     far = tc.explain(far_roll)(x).reports[0].compiled.sources["plan"]
     assert "roll = np.roll(u, shift=70, axis=0)  # dask.array" in far  # longer than a chunk
+
+
+def selected_length(x):
+    y = x[x > 0.5]
+    return y.sum() + len(y)
+
+
+def concatenated_rows(x):
+    y = np.concatenate([x, x])
+    if y.shape[0] > 5:  # a size of an array made in the graph, as a Python int
+        return y * 2
+    return y
+
+
+def unpacked_rows(x):
+    a, b = x[:2]
+    return a + b
+
+
+@pytest.mark.parametrize("fn", [selected_length, concatenated_rows, unpacked_rows])
+def test_sizes_dask_knows_only_when_computing_run_as_plain_dask(fn):
+    x = _dask(A, EVEN)
+    try:
+        expected = fn(x)
+    except ValueError as error:  # len() of unknown chunks: plain Dask raises, so must this
+        with pytest.raises(ValueError, match=re.escape(str(error).splitlines()[0])):
+            tc.compile(fn)(x)
+        return
+    got = tc.compile(fn)(x)
+    np.testing.assert_array_equal(got.compute(), expected.compute(), strict=True)
+    assert tc.explain(fn)(x).break_reasons  # a break, not an internal error

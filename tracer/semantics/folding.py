@@ -67,6 +67,9 @@ def concretize(state: TraceState, v: SymInt) -> int:
     """Use a dynamic size as a Python int: specialise the input dims it comes from."""
     for callback in v.on_concrete:
         callback()
+    if v.deps is None and state.inputs.has_dask:  # static shapes would not help: no example
+        raise state.graph_break("dask_size", f"a size of an array made from a Dask array "
+                                f"({v.node.name}) is needed as a Python int here")  # fmt: skip
     if v.deps is None:
         raise RestartTrace(
             f"a size of an intermediate array ({v.node.name}) was used as a Python int"

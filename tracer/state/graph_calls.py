@@ -38,6 +38,11 @@ def graph_call(state, op: str, target, args: tuple, kwargs: dict, *, name: str,
     if masked.first_masked((args, kwargs)) is not None:
         return masked.call(state, op, target, args, kwargs, name)
     what = _op_text(op, target)
+    if data_shape and state.inputs.has_dask:
+        raise state.graph_break("data_dependent_shape", f"{what}: its output size follows array "
+                                "values, which a Dask array has only once computed (its chunk "
+                                "sizes are unknown until then), so this part runs as plain "
+                                "Dask code")  # fmt: skip
     if writes is None:
         try:
             writes = effects.written_values(op, target, args, kwargs)
