@@ -19,6 +19,7 @@ from tcompile.tracer.ir.cond_nodes import Cond
 from tcompile.tracer.ir.node import Node, nodes_in, user_lines
 
 from ..fused.host_nodes import run_node
+from ..fused.plan import map_leaves
 from .chunk_kernels import ChunkKernel, region_graph
 from .halos import Halos, region_depth
 from .regions import (
@@ -138,13 +139,8 @@ def _positional(target, args: list, kwargs: dict) -> tuple[list, dict]:
 
 
 def _value(env: dict, obj):
-    if isinstance(obj, Node):
-        return env[obj]
-    if isinstance(obj, (tuple, list)):
-        return type(obj)(_value(env, o) for o in obj)
-    if isinstance(obj, dict):
-        return {k: _value(env, v) for k, v in obj.items()}
-    return obj
+    """``obj`` (a node's argument) with the values of the nodes in it."""
+    return map_leaves(obj, lambda v: env[v] if isinstance(v, Node) else v)
 
 
 def _chunk_text(chunks: tuple) -> str:

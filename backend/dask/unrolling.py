@@ -16,6 +16,8 @@ import dataclasses
 from tcompile.tracer.ir.loop_nodes import ForLoop
 from tcompile.tracer.ir.node import Node
 
+from ..fused.plan import map_leaves
+
 MAX_ITERATIONS = 64  # beyond this, a task graph per iteration costs more than it saves
 
 
@@ -77,12 +79,4 @@ def _unroll(loop: ForLoop, args: tuple, nodes: list) -> _Unrolled:
 
 
 def _renamed(obj, rename: dict):
-    if isinstance(obj, Node):
-        return rename.get(id(obj), obj)
-    if isinstance(obj, (tuple, list)):
-        return type(obj)(_renamed(o, rename) for o in obj)
-    if isinstance(obj, dict):
-        return {k: _renamed(v, rename) for k, v in obj.items()}
-    if isinstance(obj, slice):
-        return slice(*(_renamed(p, rename) for p in (obj.start, obj.stop, obj.step)))
-    return obj
+    return map_leaves(obj, lambda v: rename.get(id(v), v) if isinstance(v, Node) else v)

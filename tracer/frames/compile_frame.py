@@ -196,10 +196,11 @@ def compile_frame(fn, args, kwargs, options: FrameOptions, phases: report.Phases
 
 
 def _dask_arrays(obj) -> list:
-    """The Dask arrays among a call's arguments (in lists, tuples and dicts too)."""
-    if isinstance(obj, (tuple, list)):
+    """The Dask arrays among a call's arguments (in lists, tuples and dicts too). Asked of
+    types alone: isinstance() would read a user object's ``__class__``, which may be code."""
+    if type(obj) in (tuple, list):
         return [a for item in obj for a in _dask_arrays(item)]
-    if isinstance(obj, dict):
+    if type(obj) is dict:
         return _dask_arrays(list(obj.values()))
     dask = device_arrays.array_kind(obj) == "dask" and device_arrays.numpy_meta(obj) is not None
     return [obj] if dask else []

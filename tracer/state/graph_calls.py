@@ -49,14 +49,7 @@ def graph_call(state, op: str, target, args: tuple, kwargs: dict, *, name: str,
         except effects.UnknownWrites:
             raise state.graph_break("unsupported_numpy", f"{what}: NumPy does not say "
                                    "whether it writes into its arguments") from None  # fmt: skip
-    for w in writes:
-        if not isinstance(w, ArrayValue):
-            raise state.graph_break("unsupported_numpy", f"{what} writing into {w.describe()}")
-        if writes_dask(state, w.node):
-            raise state.graph_break("unsupported_mutation", f"{what} writes into an array "
-                                    "computed from a Dask array: a Dask array is never written "
-                                    "in place (x[i] = v makes a new graph for x alone, x += 1 "
-                                    "a new array), so this part runs as plain Dask code")  # fmt: skip
+    _check_writes(state, what, writes)
     g_args, g_kwargs = as_graph_arg(state, args), as_graph_arg(state, kwargs)
     if writes:
         masked.note_writes(state, writes)
@@ -208,6 +201,18 @@ def _slice_numbers(obj) -> list:
     if isinstance(obj, SliceValue):
         return list(obj.parts())
     return []
+
+
+def _check_writes(state, what: str, writes: list) -> None:
+    """Break where an operation writes into something the graph cannot write."""
+    for w in writes:
+        if not isinstance(w, ArrayValue):
+            raise state.graph_break("unsupported_numpy", f"{what} writing into {w.describe()}")
+        if writes_dask(state, w.node):
+            raise state.graph_break("unsupported_mutation", f"{what} writes into an array "
+                                    "computed from a Dask array: a Dask array is never written "
+                                    "in place (x[i] = v makes a new graph for x alone, x += 1 "
+                                    "a new array), so this part runs as plain Dask code")  # fmt: skip
 
 
 def writes_dask(state, node: Node) -> bool:
