@@ -38,30 +38,31 @@ def roll_shifts(node: Node, values: dict) -> dict[int, int]:
 
 
 class Halos:
-    """The halo each chunk-local value needs, as the nodes are planned in order."""
+    """The halo each chunk-local value needs (``reach``: axis -> elements), as the nodes are
+    planned in order."""
 
     def __init__(self):
         self.reach: dict[int, dict[int, int]] = {}  # id(node) -> axis -> elements
 
-    def admits(self, node: Node, values: dict) -> bool:
-        """Whether ``node`` may be chunk-local given the halos of its operands and its own."""
+    def admit(self, node: Node, values: dict) -> bool:
+        """Whether ``node`` may be chunk-local given the halos of its operands and its own; if
+        so, its halo is recorded."""
         operands = [u for u in nodes_in((node.args, node.kwargs)) if is_dask_array(values[u])]
         reach = self._reach(node, values, operands)
-        if not reach:
-            return True
-        if drops_axes(node):
-            return False  # a task drops its halo after computing: its axes must stay
-        ndim = max(values[u].ndim for u in operands)
-        if any(values[u].ndim != ndim for u in operands):
-            return False
-        chunks = values[operands[0]].chunks
-        return all(depth <= min(chunks[a]) for a, depth in reach.items())
+        if reach:
+            if drops_axes(node):
+                return False  # a task drops its halo after computing: its axes must stay
+            ndim = max(values[u].ndim for u in operands)
+            if any(values[u].ndim != ndim for u in operands):
+                return False
+            chunks = values[operands[0]].chunks
+            if any(depth > min(chunks[a]) for a, depth in reach.items()):
+                return False
+        self.reach[id(node)] = reach
+        return True
 
-    def add(self, node: Node, values: dict) -> None:
-        operands = [u for u in nodes_in((node.args, node.kwargs)) if is_dask_array(values[u])]
-        self.reach[id(node)] = self._reach(node, values, operands)
-
-    def _reach(self, node: Node, values: dict, operands: list) -> dict[int, int]:
+    def _reach(self, node: Node, values: dict, operands) -> dict[int, int]:
+        """``node``'s halo: the largest of its operands' (those this tracks), plus its shift."""
         reach: dict[int, int] = {}
         for u in operands:
             for a, d in self.reach.get(id(u), {}).items():
@@ -74,15 +75,7 @@ class Halos:
 def region_depth(nodes: list[Node], values: dict) -> dict[int, int]:
     """The halo a region's tasks need: the reach of its sink through its own nodes (values
     from outside it come whole, without a halo)."""
-    inside = {id(n) for n in nodes}
     halos = Halos()
-    for node in nodes:
-        reach: dict[int, int] = {}
-        for u in nodes_in((node.args, node.kwargs)):
-            if id(u) in inside:
-                for a, d in halos.reach[id(u)].items():
-                    reach[a] = max(reach.get(a, 0), d)
-        for a, d in roll_shifts(node, values).items():
-            reach[a] = reach.get(a, 0) + d
-        halos.reach[id(node)] = reach
+    for node in nodes:  # operands outside the region are not tracked: no halo
+        halos.reach[id(node)] = halos._reach(node, values, nodes_in((node.args, node.kwargs)))
     return halos.reach[id(nodes[-1])]

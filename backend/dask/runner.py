@@ -177,11 +177,10 @@ def plan(graph, stand_ins: list, chunk_backend) -> DaskGraph:
     local: set[int] = set()
     halos = Halos()
     for node in nodes:
-        if chunk_local(node, values) and halos.admits(node, values):
+        if chunk_local(node, values) and halos.admit(node, values):
             block = _first_block(node, values, blocks)
             values[node] = _zeros(block.dtype, region_chunks(node, values, block))
             blocks[node] = block
-            halos.add(node, values)
             local.add(id(node))
         else:
             _plain(node, values)

@@ -10,10 +10,10 @@ from .plan import Extern, HostCall, HostValue, Launch, LibraryCall, NumpyScalar,
 from .tensors import BufferTensor, Tensor, strided
 
 
-def frees_after(plan, steps: list) -> dict[int, list[int]] | None:
-    """Step position -> ids of the buffers and host values no later step uses (never an
-    input's or an output's); None where a loop step takes part (its body's plan names what
-    it uses): then everything lives until the call ends."""
+def frees_after(plan, steps: list) -> list[tuple[int, ...]] | None:
+    """Per step, the ids of the buffers and host values no later step uses (never an input's
+    or an output's); None where a loop step takes part (its body's plan names what it uses):
+    then everything lives until the call ends."""
     last: dict[int, int] = {}
     for position, step in enumerate(steps):
         used = _slots_of(step)
@@ -22,11 +22,11 @@ def frees_after(plan, steps: list) -> dict[int, list[int]] | None:
         for slot in used:
             last[id(slot)] = position
     kept = {id(slot) for slot in plan.inputs} | {id(out.source) for out in plan.outputs}
-    frees: dict[int, list[int]] = {}
+    frees: list[list[int]] = [[] for _ in steps]
     for slot, position in last.items():
         if slot not in kept:
-            frees.setdefault(position, []).append(slot)
-    return frees
+            frees[position].append(slot)
+    return [tuple(f) for f in frees]
 
 
 def _slots_of(step) -> list | None:

@@ -56,7 +56,7 @@ class Program:
     decisions: list = field(default_factory=list)
     bodies: dict = field(default_factory=dict)  # id(DeviceLoop) -> the Runner of its body
     loop_runners: dict = field(default_factory=dict)  # id(DeviceLoop) -> the target's runner
-    frees: dict | None = None  # step position -> buffers a call lets go of after it
+    frees: list | None = None  # per step, the buffers a call lets go of after it
 
     def compile(self, kernel: ir.Kernel) -> None:
         self.compiled[id(kernel)] = self.target.compile(kernel)
@@ -239,10 +239,10 @@ class Call:
         plan = self.program.plan
         if plan.checks and self.error is None:
             self.new_error_flag()
-        frees = self.program.frees or {}
-        for position, step in enumerate(self.program.steps):
+        steps, frees = self.program.steps, self.program.frees
+        for step, done in zip(steps, frees or ((),) * len(steps)):
             step.run(self)
-            for buffer in frees.get(position, ()):
+            for buffer in done:
                 self.tensors.pop(buffer, None)
                 self.host.pop(buffer, None)
         if self.checks_error and self.error is not None and self.device.error_raised(self.error):
