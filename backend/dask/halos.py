@@ -44,22 +44,21 @@ class Halos:
     def __init__(self):
         self.reach: dict[int, dict[int, int]] = {}  # id(node) -> axis -> elements
 
-    def admit(self, node: Node, values: dict) -> bool:
-        """Whether ``node`` may be chunk-local given the halos of its operands and its own; if
-        so, its halo is recorded."""
+    def reach_of(self, node: Node, values: dict) -> dict[int, int] | None:
+        """``node``'s halo if it may be chunk-local given its operands' halos (None if not);
+        the caller records it in ``reach`` once the node is admitted."""
         operands = [u for u in nodes_in((node.args, node.kwargs)) if is_dask_array(values[u])]
         reach = self._reach(node, values, operands)
         if reach:
             if drops_axes(node):
-                return False  # a task drops its halo after computing: its axes must stay
+                return None  # a task drops its halo after computing: its axes must stay
             ndim = max(values[u].ndim for u in operands)
             if any(values[u].ndim != ndim for u in operands):
-                return False
+                return None
             chunks = values[operands[0]].chunks
             if any(depth > min(chunks[a]) for a, depth in reach.items()):
-                return False
-        self.reach[id(node)] = reach
-        return True
+                return None
+        return reach
 
     def _reach(self, node: Node, values: dict, operands) -> dict[int, int]:
         """``node``'s halo: the largest of its operands' (those this tracks), plus its shift."""

@@ -4,14 +4,14 @@ A node is *chunk-local* when each chunk of its result is computed from the same 
 array it reads: an element-wise operation whose Dask operands are chunked exactly as its result
 (on the dims they share, aligned from the right); a reduction, or an operation along an axis
 (``np.roll``, ``np.cumsum``, ``np.diff``...), over axes that each lie in one chunk (a roll
-across chunks too, its tasks given a halo: `halos`); slicing
-(``u[:, 1:-1]``) that cuts only dims in one chunk. A region is a group of chunk-local nodes whose values are only used inside it, but for
-its last node (the *sink*): the region runs as one ``map_blocks`` task per chunk of the sink,
-its kernel the per-chunk backend's code of the region's nodes. A reduction that drops its axes
-(no ``keepdims``) is always a sink: its tasks drop those axes of the region's chunks. Every
-other node runs as the same NumPy call on Dask arrays (Dask's own implementation of it, a tree
-reduction for a reduction across chunks), which Dask's optimizer fuses with the tasks next to
-it.
+across chunks too, its tasks given a halo: `halos`); slicing (``u[:, 1:-1]``; across chunks
+too, its tasks given a halo: `windows`). A region is a group of chunk-local nodes whose values
+are only used inside it, but for its last node (the *sink*): the region runs as one
+``map_blocks`` task per chunk of the sink, its kernel the per-chunk backend's code of the
+region's nodes. A reduction that drops its axes (no ``keepdims``) is always a sink: its tasks
+drop those axes of the region's chunks. Every other node runs as the same NumPy call on Dask
+arrays (Dask's own implementation of it, a tree reduction for a reduction across chunks), which
+Dask's optimizer fuses with the tasks next to it.
 """
 
 from __future__ import annotations
@@ -57,13 +57,15 @@ def is_dask_array(value) -> bool:
     return type(value).__module__.partition(".")[0] == "dask" and hasattr(value, "chunks")
 
 
-def chunk_local(node: Node, values: dict) -> bool:
+def chunk_local(node: Node, values: dict, grids=None) -> bool:
     """Whether each chunk of ``node``'s value comes from the same chunks of the Dask arrays it
     reads (``values``: what is known of the nodes before it: Dask arrays chunked as the regions
-    make them, constants)."""
+    make them, constants; ``grids(node, value)``: the chunks a value lines up by, its own
+    unless it is a window of another array's: `windows`)."""
     if node.op not in ("call", "getitem"):
         return False
-    operands = [values.get(u, _UNKNOWN) for u in nodes_in((node.args, node.kwargs))]
+    used = nodes_in((node.args, node.kwargs))
+    operands = [values.get(u, _UNKNOWN) for u in used]
     if any(v is _UNKNOWN for v in operands) or not any(is_dask_array(v) for v in operands):
         return False
     if node.op == "getitem":
@@ -72,22 +74,22 @@ def chunk_local(node: Node, values: dict) -> bool:
         return _along_axis_in_chunks(node, values)
     kind = lowering_kinds.lowering_kind(node.op, node.target, node.args)
     if kind == lowering_kinds.POINTWISE and id(node.target) not in _NOT_ELEMENTWISE:
-        return _operands_aligned(operands)
+        if any(isinstance(v, np.ndarray) and v.ndim for v in operands):
+            return False  # a NumPy array among Dask ones: Dask chunks it its own way
+        grids = grids or (lambda u, v: v.chunks)
+        return _aligned([grids(u, v) for u, v in zip(used, operands) if is_dask_array(v)])
     if kind == lowering_kinds.REDUCTION and id(node.target) in _REGION_REDUCTIONS:
         return _reduction_in_chunks(node, values)
     return False
 
 
-def _operands_aligned(operands: list) -> bool:
-    """The array operands are Dask arrays chunked alike on each dim they share (aligned from
-    the right), but for a dim of size 1 in one chunk that one broadcasts along (each task gets
+def _aligned(chunks: list[tuple]) -> bool:
+    """Arrays of these chunks are chunked alike on each dim they share (aligned from the
+    right), but for a dim of size 1 in one chunk that one broadcasts along (each task gets
     that chunk)."""
-    if any(isinstance(v, np.ndarray) and v.ndim for v in operands):
-        return False  # a NumPy array among Dask ones: Dask chunks it its own way
-    arrays = [v for v in operands if is_dask_array(v)]
-    ndim = max(a.ndim for a in arrays)
+    ndim = max(len(c) for c in chunks)
     for d in range(1, ndim + 1):  # from the last dim
-        found = {a.chunks[-d] for a in arrays if a.ndim >= d and a.chunks[-d] != (1,)}
+        found = {c[-d] for c in chunks if len(c) >= d and c[-d] != (1,)}
         if len(found) > 1:
             return False
     return True
@@ -116,22 +118,30 @@ def _along_axis_in_chunks(node: Node, values: dict) -> bool:
 
 
 def _slices_in_chunks(node: Node, values: dict) -> bool:
-    """``x[slices]`` whose slices cut only dims that lie in one chunk (``...`` and ``:`` keep
-    the others): each chunk of the result is the same slice of a chunk of ``x``."""
-    source, index = values.get(node.args[0]), node.args[1]
+    """``x[slices]`` whose bounds are numbers when planning: each chunk of the result is the
+    same slice of a chunk of ``x`` where a slice cuts only dims in one chunk; a slice of a dim
+    cut into chunks is a window of it (`windows`: admitted there or not)."""
+    source = values.get(node.args[0])
+    index = slice_index(node.args[1], source.ndim) if is_dask_array(source) else None
+    if index is None:
+        return False
+    bounds = [b for cut in index for b in (cut.start, cut.stop, cut.step)]
+    return all(isinstance(values.get(b) if isinstance(b, Node) else b, (int, np.integer, type(None)))
+               for b in bounds)  # fmt: skip
+
+
+def slice_index(index, ndim: int) -> tuple[slice, ...] | None:
+    """``index`` as one slice per dim (``...`` and missing dims as ``:``); None unless it is
+    made of slices and at most one ``...``."""
     index = index if isinstance(index, tuple) else (index,)
-    if not is_dask_array(source):
-        return False
     if not all(i is Ellipsis or isinstance(i, slice) for i in index):
-        return False
-    if sum(i is Ellipsis for i in index) > 1 or nodes_in(index):
-        return False  # bounds computed in the graph
+        return None
+    if sum(i is Ellipsis for i in index) > 1:
+        return None
     if any(i is Ellipsis for i in index):
-        at = next(n for n, i in enumerate(index) if i is Ellipsis)
-        fill = (slice(None),) * (source.ndim - len(index) + 1)
-        index = index[:at] + fill + index[at + 1 :]
-    index += (slice(None),) * (source.ndim - len(index))
-    return all(len(source.chunks[d]) == 1 for d, cut in enumerate(index) if cut != slice(None))
+        at = index.index(Ellipsis)
+        index = index[:at] + (slice(None),) * (ndim - len(index) + 1) + index[at + 1 :]
+    return index + (slice(None),) * (ndim - len(index))
 
 
 def region_chunks(node: Node, values: dict, block) -> tuple:

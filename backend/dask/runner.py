@@ -32,16 +32,21 @@ from .regions import (
     regions,
 )
 from .unrolling import unrolled
+from .windows import Unaligned, Windows
+from .windows import region_depth as window_depth
 
 
 class RegionStep:
-    """A region as one ``map_blocks`` task per chunk of its sink (``map_overlap``, where its
-    rolls cross chunks: ``depth`` elements of halo per axis)."""
+    """A region as one ``map_blocks`` task per chunk of its sink: ``map_overlap``, where its
+    rolls cross chunks (``depth`` elements of periodic halo per axis), or its inputs overlapped
+    where its slices cross chunks (``overlap``: elements before and after per axis, none at the
+    array's ends: `windows`)."""
 
-    def __init__(self, region: Region, kernel: ChunkKernel, values: dict):
+    def __init__(self, region: Region, kernel: ChunkKernel, values: dict, overlap: dict):
         self.region = region
         self.kernel = kernel
         self.depth = region_depth(region.nodes, values)
+        self.overlap = overlap
         sink = region.sink
         self.chunks = values[sink].chunks
         self.meta = values[sink]._meta
@@ -62,6 +67,9 @@ class RegionStep:
                                                    allow_rechunk=False, dtype=self.dtype,
                                                    meta=self.meta)  # fmt: skip
             return
+        if self.overlap:
+            ndim = len(self.chunks)
+            args = [_overlapped(a, self.overlap, ndim) if is_dask_array(a) else a for a in args]
         env[self.region.sink] = da.map_blocks(self.kernel, *args, chunks=self.chunks,
                                               drop_axis=self.drop_axis, dtype=self.dtype,
                                               meta=self.meta)  # fmt: skip
@@ -75,8 +83,27 @@ class RegionStep:
             halo = ", ".join(f"{d} along axis {a}" for a, d in sorted(self.depth.items()))
             notes += (f"each chunk with a periodic halo of its neighbours' elements ({halo}): "
                       "da.map_overlap",)  # fmt: skip
+        if self.overlap:
+            halo = ", ".join(f"{before} before and {after} after along axis {a}"
+                             for a, (before, after) in sorted(self.overlap.items()))  # fmt: skip
+            notes += (f"each chunk with a halo of its neighbours' elements for its slices "
+                      f"({halo}; none at the array's ends): da.overlap",)  # fmt: skip
         return KernelInfo(self.kernel.graph.name, "chunk kernel", self.kernel.graph.python_code(),
                           user_lines(nodes), notes)  # fmt: skip
+
+
+def _overlapped(array, overlap: dict, ndim: int):
+    """``array`` whose chunks carry ``overlap`` elements of their neighbours (before, after) on
+    the axes it is cut along, numbered as the sink's (``ndim`` dims; an array of fewer dims
+    aligns from the right, an axis of size 1 broadcasts: no halo)."""
+    from dask.array.overlap import overlap as with_halo
+
+    shift = ndim - array.ndim
+    depth = {d - shift: halo for d, halo in overlap.items()
+             if d >= shift and len(array.chunks[d - shift]) > 1}  # fmt: skip
+    if not depth:
+        return array
+    return with_halo(array, depth=depth, boundary="none", allow_rechunk=False)
 
 
 class ArraysFirst:
@@ -170,26 +197,24 @@ def plan(graph, stand_ins: list, chunk_backend) -> DaskGraph:
     """The runner of ``graph`` on inputs like ``stand_ins``. For loops of a constant count are
     unrolled first (`unrolling`). A pass over the nodes finds each one's chunks without
     computing anything: a chunk-local node's from its value for the first chunk (of zeros),
-    any other's by Dask's operation on the stand-ins."""
-    nodes, outputs = unrolled(graph)
-    values: dict = dict(zip(graph.inputs, stand_ins))
-    blocks: dict = {}  # a chunk-local node -> its value for the first chunk
-    local: set[int] = set()
-    halos = Halos()
-    for node in nodes:
-        if chunk_local(node, values) and halos.admit(node, values):
-            block = _first_block(node, values, blocks)
-            values[node] = _zeros(block.dtype, region_chunks(node, values, block))
-            blocks[node] = block
-            local.add(id(node))
-        else:
-            _plain(node, values)
-    found = regions(nodes, local)
-    sinks = {id(r.sink): r for r in found}
+    any other's by Dask's operation on the stand-ins. Where a region's windows do not line up
+    from its own inputs (`windows`), that node runs as plain Dask and the plan is made again."""
+    plain: set[int] = set()  # positions of nodes that run as plain Dask
+    while True:
+        nodes, outputs = unrolled(graph)
+        values, blocks = _chunk_values(graph.inputs, stand_ins, nodes, plain)
+        found = regions(nodes, {id(n) for n in blocks})
+        try:
+            overlaps = [window_depth(r.nodes, values) for r in found]
+        except Unaligned as error:
+            plain.add(next(i for i, n in enumerate(nodes) if n is error.node))
+            continue
+        break
+    sinks = {id(r.sink): (r, overlap) for r, overlap in zip(found, overlaps)}
     inside = {id(n) for r in found for n in r.nodes}
     steps = []
     for node in nodes:
-        region = sinks.get(id(node))
+        region, overlap = sinks.get(id(node), (None, None))
         if region is not None:
             examples = [blocks.get(n, _block_of(values[n])) for n in region.inputs]
             chunk_of = {**dict(zip(region.inputs, examples)), **blocks}
@@ -197,10 +222,32 @@ def plan(graph, stand_ins: list, chunk_backend) -> DaskGraph:
                                         region.nodes, chunk_of)  # fmt: skip
             kernel = ChunkKernel(kernel_graph, chunk_backend)
             kernel.build(examples)
-            steps.append(RegionStep(region, kernel, values))
+            steps.append(RegionStep(region, kernel, values, overlap))
         elif id(node) not in inside:
             steps.append(NodeStep(node))
     return DaskGraph(graph.inputs, nodes, steps, outputs)
+
+
+def _chunk_values(inputs: list[Node], stand_ins: list, nodes: list[Node], plain: set[int]):
+    """What is known of each node's value (Dask arrays chunked as the regions will make them,
+    constants) and, for each chunk-local node, its value for the first chunk (zeros); the
+    nodes at the positions in ``plain`` are not chunk-local."""
+    values: dict = dict(zip(inputs, stand_ins))
+    blocks: dict = {}  # a chunk-local node -> its value for the first chunk
+    halos, windows = Halos(), Windows()
+    for position, node in enumerate(nodes):
+        local = position not in plain and chunk_local(node, values, windows.grids)
+        reach = halos.reach_of(node, values) if local else None
+        found = windows.windows_of(node, values) if reach is not None else None
+        if found is None or (reach and found[0]):  # a halo wraps around (np.roll) or not
+            _plain(node, values)
+            continue
+        halos.reach[id(node)] = reach
+        windows.record(node, *found)
+        block = _first_block(node, values, blocks)
+        values[node] = _zeros(block.dtype, windows.chunks(node, region_chunks(node, values, block)))
+        blocks[node] = block
+    return values, blocks
 
 
 def _plain(node: Node, values: dict) -> None:
@@ -227,11 +274,11 @@ def _first_block(node: Node, values: dict, blocks: dict):
 
 
 def _block_of(value):
-    """A Dask array's first chunk as zeros, at most 2 long on dims cut into several chunks (no
-    chunk-local operation reads or changes their length: the chunks may be large); anything
-    else as it is."""
+    """A Dask array's first chunk as zeros, at most 16 long on dims cut into several chunks (the
+    chunks may be large; only a slice across chunks changes their length, by less than a
+    chunk); anything else as it is."""
     if is_dask_array(value):
-        return np.zeros(tuple(c[0] if len(c) == 1 else min(c[0], 2) for c in value.chunks),
+        return np.zeros(tuple(c[0] if len(c) == 1 else min(c[0], 16) for c in value.chunks),
                         value.dtype)  # fmt: skip
     return value
 
@@ -306,6 +353,9 @@ def _describe(steps: list, backend: str) -> str:
             names = ", ".join(n.name for n in step.region.inputs)
             call = "map_overlap" if step.depth else "map_blocks"
             halo = f", depth={step.depth}, boundary='periodic'" if step.depth else ""
+            if step.overlap:  # each Dask input overlapped alike (not along a dim of size 1)
+                names = ", ".join(f"overlap({n.name}, depth={step.overlap}, boundary='none')"
+                                  for n in step.region.inputs)  # fmt: skip
             lines.append(f"{step.region.sink.name} = da.{call}({step.kernel.graph.name}, "
                          f"{names}{halo})  # chunks {_chunk_text(step.chunks)}")  # fmt: skip
         else:

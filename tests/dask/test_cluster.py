@@ -17,6 +17,7 @@ from test_dask_arrays import (
     A,
     column_sums,
     periodic_heat,
+    shrinking_smoother,
     softmax_rows,
     transcendental_chain,
 )
@@ -40,7 +41,7 @@ def test_results_on_worker_processes_equal_plain_dask(cluster_client, backend):
         pytest.importorskip("numba")
     x, y = da.from_array(A, chunks=UNEVEN), da.from_array(A[::-1].copy(), chunks=UNEVEN)
     cases = [(softmax_rows, (x,)), (transcendental_chain, (x, y)), (column_sums, (x,)),
-             (periodic_heat, (x, 0.1))]  # fmt: skip
+             (periodic_heat, (x, 0.1)), (shrinking_smoother, (x,))]  # fmt: skip
     for fn, args in cases:
         got, plain = cluster_client.compute([tc.compile(fn, backend=backend)(*args), fn(*args)],
                                             sync=True)  # fmt: skip

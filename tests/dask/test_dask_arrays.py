@@ -79,6 +79,38 @@ def far_roll(u):
     return np.roll(u, 70, axis=0) * 2.0  # 70 > the shortest chunk (60): no halo that long
 
 
+def laplacian(u):
+    return u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2] - 4 * u[1:-1, 1:-1]
+
+
+def laplacian_by_sizes(u):
+    n, m = u.shape  # bounds computed from the sizes: the same slices once planned
+    return u[2:n, 1 : m - 1] + u[0 : n - 2, 1 : m - 1] - 2 * u[1 : n - 1, 1 : m - 1]
+
+
+def shrinking_smoother(u):
+    for _ in range(3):  # each step two rows shorter: a halo of 3 rows before and after
+        u = 0.25 * (u[2:] + 2 * u[1:-1] + u[:-2])
+    return u
+
+
+def shifted_differences(u):
+    return u[:-2] * 2 + u[2:], u[1:] - u[:-1]
+
+
+def slice_used_twice(u):
+    a = u[2:]  # used by two regions: each of its users' windows is a grid of its own
+    return a + u[:-2], a * 2
+
+
+def rows_times_vector(u, w):
+    return u[1:, :] * w + u[:-1]  # w (1-D) broadcast along the rows the slices cut
+
+
+def slices_and_row_sums(u):
+    return u[1:-1, 2:] * u[1:-1, :-2] + np.exp(u[2:, 1:-1].sum(axis=1, keepdims=True))
+
+
 def masked_total(x):
     return x[x > 0].sum() + x.max()
 
@@ -127,6 +159,13 @@ CASES = {
     "stencil_along_rows": (stencil_along_rows, lambda c: (_dask(A, c),)),
     "periodic_heat": (periodic_heat, lambda c: (_dask(A, c), 0.1)),
     "far_roll": (far_roll, lambda c: (_dask(A, c),)),
+    "laplacian": (laplacian, lambda c: (_dask(A, c),)),
+    "laplacian_by_sizes": (laplacian_by_sizes, lambda c: (_dask(A, c),)),
+    "shrinking_smoother": (shrinking_smoother, lambda c: (_dask(A, c),)),
+    "shifted_differences": (shifted_differences, lambda c: (_dask(A, c),)),
+    "slice_used_twice": (slice_used_twice, lambda c: (_dask(A, c),)),
+    "rows_times_vector": (rows_times_vector, lambda c: (_dask(A, c), _dask(B[0], c[1]))),
+    "slices_and_row_sums": (slices_and_row_sums, lambda c: (_dask(A, c),)),
     "masked_total": (masked_total, lambda c: (_dask(A, c),)),
     "int_chain": (int_chain, lambda c: (_dask((A * 100).astype(np.int64), c),)),
     "where_clip": (where_clip, lambda c: (_dask(A.astype(np.float32), c),)),
@@ -188,7 +227,8 @@ def softmax_rows_compiled(x):
 
 
 @pytest.mark.parametrize("name", ["softmax_rows", "transcendental_chain", "column_sums",
-                                  "row_norms", "int_chain", "where_clip"])  # fmt: skip
+                                  "row_norms", "int_chain", "where_clip", "laplacian",
+                                  "shrinking_smoother"])  # fmt: skip
 def test_cpu_chunk_kernels_match_within_tolerance(name):
     pytest.importorskip("numba")
     fn, make = CASES[name]
@@ -376,6 +416,42 @@ def test_rolls_across_chunks_run_with_a_halo_as_long_as_the_time_loop_reaches():
     assert "u_1 = da.map_overlap(periodic_heat_graph_chunk_0, u, depth={0: 4}, " in plan
     far = tc.explain(far_roll)(x).reports[0].compiled.sources["plan"]
     assert "roll = np.roll(u, shift=70, axis=0)  # dask.array" in far  # longer than a chunk
+
+
+def test_slices_across_chunks_run_with_a_halo_from_the_slices():
+    x = _dask(A, EVEN)  # rows cut in chunks of 60, columns whole
+    report = tc.explain(laplacian)(x).reports[0]
+    plan = report.compiled.sources["plan"]
+    assert ("sub = da.map_blocks(laplacian_graph_chunk_0, overlap(u, depth={0: (2, 0)}, "
+            "boundary='none'))  # chunks (58, 88)") in plan  # fmt: skip
+    assert "18 tasks after Dask's optimizer (plain dask.array: 147)" in plan
+    (kernel,) = report.compiled.details
+    assert ("each chunk with a halo of its neighbours' elements for its slices (2 before and 0 "
+            "after along axis 0; none at the array's ends): da.overlap") in kernel.notes  # fmt: skip
+    smoother = tc.explain(shrinking_smoother)(x).reports[0].compiled.sources["plan"]
+    # each step placed at its first operand's rows (u[2:]): 6 rows before, the first chunk 54
+    assert "depth={0: (6, 0)}, boundary='none'))  # chunks (54, 90)" in smoother
+    assert smoother.count("map_blocks") == 1
+
+
+@pytest.mark.parametrize("fn", [laplacian, shrinking_smoother, shifted_differences])
+def test_a_halo_longer_than_a_chunk_runs_as_plain_dask(fn):
+    x = _dask(A, ((2,) * 120, (45, 45)))  # 2-row chunks: no halo of 2 rows or more
+    got, plain = _as_tuple(tc.compile(fn)(x)), _as_tuple(fn(x))
+    for g, p in zip(got, plain):
+        np.testing.assert_array_equal(g.compute(), p.compute(), strict=True)
+    assert task_count(got) <= task_count(plain)
+
+
+def test_slices_by_steps_across_chunks_run_as_plain_dask():
+    def every_other_row(u):
+        return u[::2] + u[1::2]
+
+    x = _dask(A, EVEN)
+    got = tc.compile(every_other_row)(x)
+    np.testing.assert_array_equal(got.compute(), every_other_row(x).compute(), strict=True)
+    plan = tc.explain(every_other_row)(x).reports[0].compiled.sources["plan"]
+    assert "u_item = u[::2]  # dask.array" in plan
 
 
 def selected_length(x):
