@@ -15,7 +15,7 @@ import numpy as np
 
 from tcompile.tracer.ir.node import Node, nodes_in
 
-from .regions import drops_axes, is_dask_array
+from .regions import drops_axes, is_dask_array, is_reduction, reduced_axes
 
 
 def roll_shifts(node: Node, values: dict) -> dict[int, int]:
@@ -52,6 +52,10 @@ class Halos:
         if reach:
             if drops_axes(node):
                 return None  # a task drops its halo after computing: its axes must stay
+            if is_reduction(node) and set(reduced_axes(node, values[operands[0]].ndim)) & set(
+                reach
+            ):
+                return None  # a chunk's partial result over its halo
             ndim = max(values[u].ndim for u in operands)
             if any(values[u].ndim != ndim for u in operands):
                 return None

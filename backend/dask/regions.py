@@ -16,6 +16,7 @@ Dask's optimizer fuses with the tasks next to it.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -28,6 +29,9 @@ from .. import lowering_kinds
 # an axis in one chunk, bit for bit (NumPy's var and std take another path than Dask's moments).
 _REGION_REDUCTIONS = frozenset(id(f) for f in (np.sum, np.prod, np.max, np.min, np.mean, np.any,
                                                np.all))  # fmt: skip
+# Reductions that Dask computes as a tree whose first step is the same call with ``keepdims``
+# on each chunk, its later steps the same call on the chunks' results (`partial_reduction`).
+_TREE_REDUCTIONS = frozenset(id(f) for f in (np.sum, np.prod, np.max, np.min, np.any, np.all))
 # Operations along their ``axis`` argument, each line of it on its own: chunk by chunk where the
 # axis lies in one chunk.
 # (Not np.sort: Dask runs it in NumPy, and returns a NumPy array.)
@@ -144,6 +148,24 @@ def slice_index(index, ndim: int) -> tuple[slice, ...] | None:
     return index + (slice(None),) * (ndim - len(index))
 
 
+def partial_reduction(node: Node, values: dict, blocks: dict) -> Node | None:
+    """For a reduction over axes cut into chunks, of a value a region computes: the first step
+    of Dask's tree, the same call with ``keepdims`` on each chunk (its result one element per
+    chunk along those axes), which may end that region; the reduction then runs Dask's tree on
+    its results, which are the chunk step's results of plain Dask bit for bit. None for
+    anything else."""
+    if node.op != "call" or id(node.target) not in _TREE_REDUCTIONS or len(node.args) != 1:
+        return None
+    operand = node.args[0]
+    source = values.get(operand)
+    if set(node.kwargs) - {"axis", "keepdims", "dtype"} or operand not in blocks:
+        return None
+    if all(len(source.chunks[a]) == 1 for a in reduced_axes(node, source.ndim)):
+        return None  # within chunks: chunk-local as it is
+    return dataclasses.replace(node, name=f"{node.name}_chunks",
+                               kwargs={**node.kwargs, "keepdims": True})  # fmt: skip
+
+
 def region_chunks(node: Node, values: dict, block) -> tuple:
     """The chunks of a chunk-local node's value, given ``block``, its value for the first chunk:
     a dim cut into several chunks keeps its operands' chunks (no chunk-local operation changes
@@ -158,9 +180,14 @@ def region_chunks(node: Node, values: dict, block) -> tuple:
         for array in arrays:
             for d in range(1, min(array.ndim, block.ndim) + 1):
                 dims[-d].append(array.chunks[-d])
-    return tuple(
+    chunks = tuple(
         next((c for c in found if len(c) > 1), (block.shape[d],)) for d, found in enumerate(dims)
     )
+    if is_reduction(node) and not drops_axes(node):  # an element per chunk along the axes
+        axes = reduced_axes(node, arrays[0].ndim)
+        chunks = tuple((1,) * len(arrays[0].chunks[d]) if d in axes else c
+                       for d, c in enumerate(chunks))  # fmt: skip
+    return chunks
 
 
 def reduced_axes(node: Node, ndim: int) -> tuple[int, ...]:
@@ -170,12 +197,13 @@ def reduced_axes(node: Node, ndim: int) -> tuple[int, ...]:
     return tuple(sorted({a % ndim for a in axes}))
 
 
+def is_reduction(node: Node) -> bool:
+    return lowering_kinds.lowering_kind(node.op, node.target, node.args) == lowering_kinds.REDUCTION
+
+
 def drops_axes(node: Node) -> bool:
     """A reduction without ``keepdims``: its result has fewer dims than its operand."""
-    return (
-        lowering_kinds.lowering_kind(node.op, node.target, node.args) == lowering_kinds.REDUCTION
-        and node.kwargs.get("keepdims") is not True
-    )
+    return is_reduction(node) and node.kwargs.get("keepdims") is not True
 
 
 def regions(nodes: list[Node], local: set[int]) -> list[Region]:

@@ -27,6 +27,7 @@ from .regions import (
     chunk_local,
     drops_axes,
     is_dask_array,
+    partial_reduction,
     reduced_axes,
     region_chunks,
     regions,
@@ -199,15 +200,15 @@ def plan(graph, stand_ins: list, chunk_backend) -> DaskGraph:
     computing anything: a chunk-local node's from its value for the first chunk (of zeros),
     any other's by Dask's operation on the stand-ins. Where a region's windows do not line up
     from its own inputs (`windows`), that node runs as plain Dask and the plan is made again."""
-    plain: set[int] = set()  # positions of nodes that run as plain Dask
+    plain: set = set()  # the keys (`_chunk_values`) of the nodes that run as plain Dask
     while True:
         nodes, outputs = unrolled(graph)
-        values, blocks = _chunk_values(graph.inputs, stand_ins, nodes, plain)
+        nodes, keys, values, blocks = _chunk_values(graph.inputs, stand_ins, nodes, plain)
         found = regions(nodes, {id(n) for n in blocks})
         try:
             overlaps = [window_depth(r.nodes, values) for r in found]
         except Unaligned as error:
-            plain.add(next(i for i, n in enumerate(nodes) if n is error.node))
+            plain.add(keys[id(error.node)])
             continue
         break
     sinks = {id(r.sink): (r, overlap) for r, overlap in zip(found, overlaps)}
@@ -228,26 +229,43 @@ def plan(graph, stand_ins: list, chunk_backend) -> DaskGraph:
     return DaskGraph(graph.inputs, nodes, steps, outputs)
 
 
-def _chunk_values(inputs: list[Node], stand_ins: list, nodes: list[Node], plain: set[int]):
-    """What is known of each node's value (Dask arrays chunked as the regions will make them,
-    constants) and, for each chunk-local node, its value for the first chunk (zeros); the
-    nodes at the positions in ``plain`` are not chunk-local."""
+def _chunk_values(inputs: list[Node], stand_ins: list, nodes: list[Node], plain: set):
+    """The nodes to run, with the first step of a reduction's tree split off where it may end
+    a region (`partial_reduction`), and what is known of each one's value (Dask arrays chunked
+    as the regions will make them, constants) and, for each chunk-local node, its value for
+    the first chunk (zeros). A node's key is its position in ``nodes`` (the first step of a
+    reduction's: ``("chunks", position)``); the nodes whose keys are in ``plain`` are not
+    chunk-local."""
     values: dict = dict(zip(inputs, stand_ins))
     blocks: dict = {}  # a chunk-local node -> its value for the first chunk
     halos, windows = Halos(), Windows()
-    for position, node in enumerate(nodes):
-        local = position not in plain and chunk_local(node, values, windows.grids)
-        reach = halos.reach_of(node, values) if local else None
+    planned: list[Node] = []
+    keys: dict[int, object] = {}
+
+    def admitted(node: Node) -> bool:
+        reach = halos.reach_of(node, values)
         found = windows.windows_of(node, values) if reach is not None else None
         if found is None or (reach and found[0]):  # a halo wraps around (np.roll) or not
-            _plain(node, values)
-            continue
+            return False
         halos.reach[id(node)] = reach
         windows.record(node, *found)
         block = _first_block(node, values, blocks)
         values[node] = _zeros(block.dtype, windows.chunks(node, region_chunks(node, values, block)))
         blocks[node] = block
-    return values, blocks
+        return True
+
+    for position, node in enumerate(nodes):
+        partial = partial_reduction(node, values, blocks)
+        if partial is not None and ("chunks", position) not in plain and admitted(partial):
+            keys[id(partial)] = ("chunks", position)
+            planned.append(partial)
+            node.args = (partial,)  # a copy of the graph's node (`unrolled`)
+        local = position not in plain and chunk_local(node, values, windows.grids)
+        if not (local and admitted(node)):
+            _plain(node, values)
+        keys[id(node)] = position
+        planned.append(node)
+    return planned, keys, values, blocks
 
 
 def _plain(node: Node, values: dict) -> None:

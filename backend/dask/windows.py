@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from tcompile.tracer.ir.node import Node, nodes_in
 
-from .regions import drops_axes, is_dask_array, slice_index
+from .regions import drops_axes, is_dask_array, is_reduction, reduced_axes, slice_index
 
 
 @dataclass(frozen=True)
@@ -132,6 +132,10 @@ def _windows(node: Node, values: dict, of: dict):
         return {}, None, False
     if drops_axes(node):
         raise Unaligned(node)  # axes renumbered: keep it simple, run it as plain Dask
+    if is_reduction(node):
+        ndim = values[operands[0]].ndim
+        if set(reduced_axes(node, ndim)) & set(of[id(operands[0])]):
+            raise Unaligned(node)  # a chunk's partial result over its halo
     ndim = max(values[u].ndim for u in operands)
     found: dict[int, Window] = {}
     meets = False

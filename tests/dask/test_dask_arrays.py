@@ -111,6 +111,15 @@ def slices_and_row_sums(u):
     return u[1:-1, 2:] * u[1:-1, :-2] + np.exp(u[2:, 1:-1].sum(axis=1, keepdims=True))
 
 
+def tree_reductions(x):
+    return ((x * x).sum(), np.max(x + 1), np.any(x > 2.5, axis=0),
+            np.prod(x * 0.1 + 1, axis=0, keepdims=True), (x * 3).astype(np.int32).sum(axis=0))  # fmt: skip
+
+
+def stencil_sums(u):
+    return (u[2:] + u[:-2]).sum(axis=0), (np.roll(u, 1, 0) + u).sum(axis=0)
+
+
 def masked_total(x):
     return x[x > 0].sum() + x.max()
 
@@ -136,9 +145,11 @@ EVEN = ((60, 60, 60, 60), (90,))
 UNEVEN = ((100, 80, 60), (50, 40))
 
 
-# A cumsum across chunks adds chunk by chunk: its last bits follow the chunks. Plain Dask's
-# np.roll re-chunks the axis it rolls along, the compiled roll keeps the chunks (a halo).
-SUMS_IN_OTHER_CHUNKS = {"stencil_along_rows"}
+# A sum across chunks adds chunk by chunk: its last bits follow the chunks. Plain Dask's
+# np.roll re-chunks the axis it rolls along, and adding two shifted slices re-chunks both; the
+# compiled roll and slices keep the chunks (a halo). The cases whose sums plain Dask makes over
+# other chunks, and for which chunks:
+SUMS_IN_OTHER_CHUNKS = {"stencil_along_rows": ("uneven",), "stencil_sums": ("even", "uneven")}
 
 
 def _dask(a, chunks):
@@ -166,6 +177,8 @@ CASES = {
     "slice_used_twice": (slice_used_twice, lambda c: (_dask(A, c),)),
     "rows_times_vector": (rows_times_vector, lambda c: (_dask(A, c), _dask(B[0], c[1]))),
     "slices_and_row_sums": (slices_and_row_sums, lambda c: (_dask(A, c),)),
+    "tree_reductions": (tree_reductions, lambda c: (_dask(A, c),)),
+    "stencil_sums": (stencil_sums, lambda c: (_dask(A, c),)),
     "masked_total": (masked_total, lambda c: (_dask(A, c),)),
     "int_chain": (int_chain, lambda c: (_dask((A * 100).astype(np.int64), c),)),
     "where_clip": (where_clip, lambda c: (_dask(A.astype(np.float32), c),)),
@@ -181,10 +194,11 @@ def _numpy_args(args):
     return tuple(np.asarray(a) if isinstance(a, da.Array) else a for a in args)
 
 
-@pytest.mark.parametrize("chunks", [EVEN, UNEVEN], ids=["even", "uneven"])
+@pytest.mark.parametrize("chunking", ["even", "uneven"])
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_eager_chunks_equal_plain_dask_bitwise(name, chunks):
+def test_eager_chunks_equal_plain_dask_bitwise(name, chunking):
     fn, make = CASES[name]
+    chunks = {"even": EVEN, "uneven": UNEVEN}[chunking]
     args = make(chunks)
     compiled = tc.compile(fn, backend="eager")
     with warnings.catch_warnings():
@@ -197,7 +211,7 @@ def test_eager_chunks_equal_plain_dask_bitwise(name, chunks):
         assert type(g) is type(p)
         g, again, p = dask.compute(g, again, p)
         assert np.asarray(g).dtype == np.asarray(p).dtype
-        if name in SUMS_IN_OTHER_CHUNKS and chunks == UNEVEN:
+        if chunking in SUMS_IN_OTHER_CHUNKS.get(name, ()):
             np.testing.assert_allclose(g, p, rtol=1e-12, atol=1e-12)
             continue
         exact = n if not np.array_equal(g, p) and np.array_equal(g, n) else p
@@ -416,6 +430,19 @@ def test_rolls_across_chunks_run_with_a_halo_as_long_as_the_time_loop_reaches():
     assert "u_1 = da.map_overlap(periodic_heat_graph_chunk_0, u, depth={0: 4}, " in plan
     far = tc.explain(far_roll)(x).reports[0].compiled.sources["plan"]
     assert "roll = np.roll(u, shift=70, axis=0)  # dask.array" in far  # longer than a chunk
+
+
+def test_reductions_across_chunks_end_their_region_with_the_chunk_step():
+    x = _dask(A, EVEN)
+    compiled = tc.explain(column_sums)(x).reports[0].compiled
+    plan = compiled.sources["plan"]
+    assert "sum__chunks = da.map_blocks(column_sums_graph_chunk_0, x)  # chunks (1, 90)" in plan
+    assert "sum_ = sum__chunks.sum(axis=0)  # dask.array" in plan  # Dask's tree on the partials
+    assert "9 tasks after Dask's optimizer (plain dask.array: 10)" in plan
+    kernel, tree = compiled.details
+    assert "one task per chunk: 4 x 1 chunks of (1, 90)" in kernel.notes
+    assert "keepdims=True" in kernel.source
+    assert tree.kind == "dask"
 
 
 def test_slices_across_chunks_run_with_a_halo_from_the_slices():
