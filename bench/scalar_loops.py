@@ -195,8 +195,7 @@ SCALAR_KERNELS = [
     Kernel("crc16", crc16, setup_bytes, 10_000, 200, "bytes"),
     Kernel("count_above", count_above, setup_threshold, 100_000, 1000, "elements"),
     Kernel("soft_clip", soft_clip, setup_vector, 100_000, 1000, "elements"),
-    # loops the tracer does not capture yet (a while loop on `a and b`, int() of data, a range
-    # bound from data: issue 23): they run as Python on every backend
+    # a while loop on `a and b` (issue 23), int() of data, a range bound from data
     Kernel("escape", escape_counts, setup_escape, 10_000, 200, "points (100 its)"),
     Kernel("histogram", histogram, setup_histogram, 100_000, 1000, "samples"),
     Kernel("csr_matvec", csr_matvec, setup_csr, 20_000, 200, "rows (8 nnz)"),

@@ -33,7 +33,7 @@ from ..ir.node import FP, RAISE, SILENT, Node, TensorMeta, describe_value, nodes
 from ..state import graph_calls
 from ..state.examples import as_example
 from ..values.arrays import NumpyValue, SymFloat, SymInt
-from ..values.core import UNBOUND, Const, Value
+from ..values.core import UNBOUND, Const, Obj, Value
 from .loop_body import (
     BodyTrace,
     NotCaptured,
@@ -78,7 +78,7 @@ def if_shape(instrs, at: int) -> IfShape | None:
     test = instrs[at]
     if test.opname not in _TESTS or test.target is None or test.target <= at:
         return None
-    chain = _boolean_chain(instrs, at)
+    chain = boolean_chain(instrs, at)
     if chain is not None:
         return chain
     fall, jumped = at + 1, test.target
@@ -113,7 +113,7 @@ def if_shape(instrs, at: int) -> IfShape | None:
     return IfShape(sides[0], sides[1], join)
 
 
-def _boolean_chain(instrs, at: int) -> IfShape | None:
+def boolean_chain(instrs, at: int) -> IfShape | None:
     """``a and b`` or ``a or b`` as a test (``if a > 0 and b > 0:``): the jump on ``a`` and the
     next one, on ``b``, meet where the test's truth is known. The cond node computes the test's
     value there, as Python does: ``b`` only where ``a`` does not decide (``a and b`` is ``a``
@@ -128,7 +128,12 @@ def _boolean_chain(instrs, at: int) -> IfShape | None:
     else:
         return None
     second = instrs[k]
-    if second.target is None or second.target <= k or k == at + 1:
+    if second.target is None or k == at + 1:
+        return None
+    if test.opname == "POP_JUMP_IF_FALSE" and second.opname == "POP_JUMP_IF_TRUE" \
+            and second.target <= at and test.target == k + 1:  # fmt: skip
+        return IfShape((at + 1, k), (k, k), k, gives_test=1)  # 3.11's `while a and b:` bottom
+    if second.target <= k:
         return None
     if test.opname == "POP_JUMP_IF_FALSE" and second.opname == test.opname \
             and second.target == test.target:  # fmt: skip
@@ -323,7 +328,10 @@ def _trace_sides(tx, bodies: list[BodyTrace], shape: IfShape, pred) -> list[_Sid
             continue
         try:
             given = [pred] if position == shape.gives_test else []
-            sides.append(_trace_side(tx, body, join, given))
+            # `a and b` whose `b` compares Python ints (`while z < 4.0 and n < m:`): a NumPy
+            # bool either way
+            as_bool = shape.gives_test == 1 - position
+            sides.append(_trace_side(tx, body, join, given, as_bool))
         except RaisesOnExamples as why:
             if position == taken:
                 raise  # eager code raises there too
@@ -370,13 +378,21 @@ def _add_node(state, cond: Cond, args: tuple, gives: bool) -> tuple[Node, list]:
     return node, (result.items if gives else [])
 
 
-def _trace_side(tx, body: BodyTrace, join: int, given: list) -> _Side:
+def _trace_side(tx, body: BodyTrace, join: int, given: list, as_bool: bool = False) -> _Side:
     """``body`` traced from the translator's state (with ``given`` pushed first), which is put
-    back after (with what the side wrote into the examples)."""
+    back after (with what the side wrote into the examples); ``as_bool``: the side gives a
+    boolean test's value, made a NumPy bool where it is a comparison of Python ints."""
+    state = tx.state
     with body.snapshot:  # not kept
         before = list(tx.stack)
-        stack = body.run(body.stop, lambda: given,
-                         exits=_exits(tx.instrs, body.start, body.stop, join), stack_base=0)  # fmt: skip
+        saved, state.comparisons_in_graph = state.comparisons_in_graph, as_bool
+        try:
+            stack = body.run(body.stop, lambda: given,
+                             exits=_exits(tx.instrs, body.start, body.stop, join), stack_base=0)  # fmt: skip
+        finally:
+            state.comparisons_in_graph = saved
+        if as_bool and stack:
+            stack[-1] = _numpy_bool(tx, body, stack[-1])
         ends = {name: tx.locals.get(name, UNBOUND) for name in body.stored}
         for name, value in ends.items():
             if body.snapshot.watch.varies(value):
@@ -384,6 +400,21 @@ def _trace_side(tx, body: BodyTrace, join: int, given: list) -> _Side:
     kept = next((k for k, (a, b) in enumerate(zip(stack, before)) if a is not b),
                 min(len(stack), len(before)))  # fmt: skip
     return _Side(body, ends, stack, kept)
+
+
+def _numpy_bool(tx, body: BodyTrace, value: Value) -> Value:
+    """``value`` as a NumPy bool where it is a Python bool, constant or of the graph (a
+    comparison of ints; ``np.bool_(value)`` traced into the side's graph)."""
+    if isinstance(value, Const) and type(value.value) is bool:
+        return Const(np.bool_(value.value))
+    if not (isinstance(value, SymInt) and value.python_type() is bool):
+        return value
+    state = tx.state
+    outer, state.graph = state.graph, body.graph
+    try:
+        return tx.call(Obj(np.bool_), [value], {})
+    finally:
+        state.graph = outer
 
 
 _STACKED = "__tc_stacked_"  # the name of a value a side leaves on the stack, by its position
@@ -423,12 +454,19 @@ def _outputs(sides: list[_Side], entry: dict, live_after) -> tuple[list[str], di
             raise NotCaptured(f"{what} is set on one side only and read after the branch")
         if same_constant(a, b):
             constants[name] = a
-        elif same_kind(a, b) or _same_number_type(a, b):
+        elif same_kind(a, b) or _same_number_type(a, b) or _numpy_bools(a, b):
             outputs.append(name)
         else:
             raise NotCaptured(f"{what} is {a.describe()} on one side and {b.describe()} on the "
                               "other (a cond node's sides give values of one kind)")  # fmt: skip
     return outputs, constants
+
+
+def _numpy_bools(a: Value, b: Value) -> bool:
+    """A NumPy bool of the graph and a constant one (``a and b`` whose ``b`` is known)."""
+    kinds = {type(v.value) if isinstance(v, Const) else getattr(v, "example", None).__class__
+             for v in (a, b)}  # fmt: skip
+    return kinds == {np.bool_} and any(isinstance(v, Const) for v in (a, b))
 
 
 def _same_number_type(a: Value, b: Value) -> bool:

@@ -149,13 +149,16 @@ def _preexisting(value: Value) -> bool:
 
 
 def check_instructions(tx, start: int, stop: int, lowest: int, end: int,
-                       exits: frozenset = frozenset(), what: str = "the loop") -> None:  # fmt: skip
+                       exits: frozenset = frozenset(), what: str = "the loop",
+                       condition: frozenset = frozenset()) -> None:  # fmt: skip
     """The body ``instrs[start:stop]`` stays in ``what``: no return, raise or yield, no jump
     outside ``[lowest, end)`` (``end``: the loop's exit; a jump there is a ``break``) but to
-    one of ``exits`` (instructions that end the body: its trace stops there). Code reached
-    only when an exception propagates (a with-block's cleanup, placed inside the loop on 3.11)
-    is left out: a body that raises makes the frame run again eagerly."""
-    for ins in _reached(tx.instrs, start, stop, exits):
+    one of ``exits`` (instructions that end the body: its trace stops there) or from one of
+    ``condition`` (the tests of a while loop's ``a and b``: a cond node computes their value).
+    Code reached only when an exception propagates (a with-block's cleanup, placed inside the
+    loop on 3.11) is left out: a body that raises makes the frame run again eagerly."""
+    tests = {id(tx.instrs[at]) for at in condition}
+    for ins in (i for i in _reached(tx.instrs, start, stop, exits) if id(i) not in tests):
         if ins.opname in _LEAVES:
             raise NotCaptured(f"the body can leave {what} (break, return or yield)")
         if ins.opname in _FORBIDDEN:
@@ -548,11 +551,11 @@ def _inside(value: Value) -> list:
 # -- putting things back when a body is not captured ---------------------------------------------
 
 
-def capture_once(tx, start: int, stop: int, lowest: int, end: int, capture):
+def capture_once(tx, start: int, stop: int, lowest: int, end: int, capture, condition=frozenset()):
     """What every loop's capture does around its own: the body ``instrs[start:stop]`` checked
     (`check_instructions`), then ``capture(snapshot)``, with the translator and the examples
     put back where it raises (NotCaptured, KindChanges)."""
-    check_instructions(tx, start, stop, lowest, end)
+    check_instructions(tx, start, stop, lowest, end, condition=condition)
     with Snapshot(tx) as snapshot:
         loop = capture(snapshot)
         snapshot.keep()

@@ -33,6 +33,7 @@ from ..ir.loop_nodes import WhileLoop
 from ..ir.node import RAISE, SILENT
 from ..values.arrays import NumpyValue
 from ..values.core import UNBOUND, Value
+from .conds import boolean_chain
 from .loop_body import (
     BodyTrace,
     LoopRecord,
@@ -98,6 +99,19 @@ def _bottom_test(instrs, at: int) -> LoopShape | None:
     return None
 
 
+def condition_tests(instrs, shape: LoopShape) -> frozenset[int]:
+    """The tests before the bottom one that its condition is made of (``while a and b:``), each
+    a jump to the exit where it decides: a cond node computes the condition there
+    (`conds.boolean_chain`), so they do not leave the body."""
+    tests, last = set(), shape.bottom
+    for at in range(shape.bottom - 1, shape.start - 1, -1):
+        chain = boolean_chain(instrs, at) if instrs[at].opname in _TESTS else None
+        if chain is not None and chain.join == last and instrs[at].target == shape.exit:
+            tests.add(at)
+            last = at
+    return frozenset(tests)
+
+
 def capture(tx, inst, cond: NumpyValue) -> LoopRecord | None:
     """At a conditional jump on an array condition: if it is a while loop's test, make the rest
     of the loop one node and go on after the loop. None when it is not a loop's test; else
@@ -108,7 +122,8 @@ def capture(tx, inst, cond: NumpyValue) -> LoopRecord | None:
     where = inst.line or 0
     try:
         loop = capture_once(tx, shape.start, shape.bottom, shape.start, shape.bottom,
-                            lambda snapshot: _capture(tx, shape, cond, snapshot))  # fmt: skip
+                            lambda snapshot: _capture(tx, shape, cond, snapshot),
+                            condition_tests(tx.instrs, shape))  # fmt: skip
     except NotCaptured as why:
         record = LoopRecord(tx.code.co_filename, where, 0, False, reason=str(why), kind="while")
         tx.state.loops.append(record)

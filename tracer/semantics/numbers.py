@@ -69,15 +69,16 @@ def number_compare(state: TraceState, fn, a: Value, b: Value, name: str) -> SymI
     """In a split loop's body (`loops.split_loop`), a comparison of dynamic ints (no array
     sizes) and floats, as a graph node giving a bool: a branch on it breaks, once per
     iteration, where pinning the numbers' values would recompile the body on every iteration
-    (``while err > tol``). None elsewhere; any other use of the bool pins them."""
-    if not state.per_iteration or fn not in _COMPARISONS:
+    (``while err > tol``); while a loop condition's ``a and b`` is traced, as a bool of the
+    graph (`loops.conds`). None elsewhere; any other use of the bool pins them."""
+    if not (state.per_iteration or state.comparisons_in_graph) or fn not in _COMPARISONS:
         return None
     if not any(isinstance(v, (SymInt, SymFloat)) for v in (a, b)) or any(
         not is_dynamic_number(v) and type(getattr(v, "value", None)) not in (bool, int, float)
         for v in (a, b)
     ):
         return None
-    return number_node(state, fn, [a, b], name, risk="silent", branch=True)
+    return number_node(state, fn, [a, b], name, risk="silent", branch=state.per_iteration)
 
 
 def number_node(state: TraceState, fn, values: list[Value], name: str, *, risk: str,

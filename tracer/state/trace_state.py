@@ -59,6 +59,9 @@ class TraceState:
         # the frame is a split loop's body: comparisons of its dynamic ints stay in the graph
         # (a branch on one breaks; a value guard would recompile every iteration)
         self.per_iteration = per_iteration
+        # tracing the `b` of a loop condition's `a and b`: comparisons of the graph's ints stay
+        # in the graph as bools (`loops.conds`), whose truth would pin them
+        self.comparisons_in_graph = False
         self.phases = phases if phases is not None else Phases()  # the compile's phase times
 
     def wrap(self, obj: object, source: Source) -> Value:
