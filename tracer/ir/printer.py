@@ -23,6 +23,12 @@ def _holds_array(arg) -> bool:
     return isinstance(arg, Node) and arg.tensor is not None and arg.tensor.kind == "array"
 
 
+def _python_bool(value) -> bool:
+    """A Python bool, constant or a node's (a comparison of Python numbers)."""
+    return type(value) is bool or (isinstance(value, Node) and value.tensor is None
+                                   and value.meta == "bool")  # fmt: skip
+
+
 class Printer:
     """Turns nodes and constant arguments into Python text; binds non-literals in ``ns``."""
 
@@ -81,6 +87,9 @@ class Printer:
             return f"{self.arg(args[0])}.{node.target}({self.call_args(args[1:], kwargs)})"
         target = node.target
         on_array = bool(args) and _holds_array(args[0])
+        if target is np.bool_ and len(args) == 1 and not kwargs and _python_bool(args[0]):
+            # NumPy's bool of a Python bool (`a and n < m` tested): its singletons, no type call
+            return f"(np.True_ if {self.arg(args[0])} else np.False_)"
         if not canonical.hashable(target):
             return f"{self.callable(target)}({self.call_args(args, kwargs)})"
         op = operators.of_function(target) or _UFUNC_OPERATORS.get(target)
