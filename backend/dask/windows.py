@@ -132,11 +132,9 @@ def _windows(node: Node, values: dict, of: dict):
         return {}, None, False
     if drops_axes(node):
         raise Unaligned(node)  # axes renumbered: keep it simple, run it as plain Dask
-    if is_reduction(node):
-        ndim = values[operands[0]].ndim
-        if set(reduced_axes(node, ndim)) & set(of[id(operands[0])]):
-            raise Unaligned(node)  # a chunk's partial result over its halo
     ndim = max(values[u].ndim for u in operands)
+    if is_reduction(node) and set(reduced_axes(node, ndim)) & set(of[id(operands[0])]):
+        raise Unaligned(node)  # a chunk's partial result over its halo
     found: dict[int, Window] = {}
     meets = False
     for d in {d + ndim - values[u].ndim for u in windowed for d in of[id(u)]}:

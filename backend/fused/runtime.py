@@ -56,7 +56,7 @@ class Program:
     decisions: list = field(default_factory=list)
     bodies: dict = field(default_factory=dict)  # id(DeviceLoop) -> the Runner of its body
     loop_runners: dict = field(default_factory=dict)  # id(DeviceLoop) -> the target's runner
-    frees: list | None = None  # per step, the buffers a call lets go of after it
+    frees: list = field(default_factory=list)  # per step, the buffers a call lets go of after it
 
     def compile(self, kernel: ir.Kernel) -> None:
         self.compiled[id(kernel)] = self.target.compile(kernel)
@@ -86,8 +86,8 @@ def make_program(graph: Graph, metas: list[InputMeta], target: Target) -> Progra
                          contiguous_strides(tuple(shape)))  # fmt: skip
 
     steps, decisions = fusion.schedule(plan.steps, make_buffer)
-    program = Program(plan, steps, target, decisions=decisions,
-                      frees=frees_after(plan, steps))  # fmt: skip
+    frees = frees_after(plan, steps) or [()] * len(steps)
+    program = Program(plan, steps, target, decisions=decisions, frees=frees)
     for step in steps:
         step.prepare(program)
     plan.kernels = [s.kernel for s in steps if isinstance(s, Launch)]
@@ -239,8 +239,7 @@ class Call:
         plan = self.program.plan
         if plan.checks and self.error is None:
             self.new_error_flag()
-        steps, frees = self.program.steps, self.program.frees
-        for step, done in zip(steps, frees or ((),) * len(steps)):
+        for step, done in zip(self.program.steps, self.program.frees):
             step.run(self)
             for buffer in done:
                 self.tensors.pop(buffer, None)

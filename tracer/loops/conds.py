@@ -464,8 +464,7 @@ def _outputs(sides: list[_Side], entry: dict, live_after) -> tuple[list[str], di
 
 def _numpy_bools(a: Value, b: Value) -> bool:
     """A NumPy bool of the graph and a constant one (``a and b`` whose ``b`` is known)."""
-    kinds = {type(v.value) if isinstance(v, Const) else getattr(v, "example", None).__class__
-             for v in (a, b)}  # fmt: skip
+    kinds = {type(v.value if isinstance(v, Const) else getattr(v, "example", None)) for v in (a, b)}
     return kinds == {np.bool_} and any(isinstance(v, Const) for v in (a, b))
 
 
