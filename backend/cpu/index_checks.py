@@ -2,9 +2,11 @@
 (``v[i - 1]``, ``x[n - 2 - k]``) into an array the loop only reads through is in range for every
 iteration when it is at the first and the last one, which the loop's caller checks once per call.
 
-When every index of a loop (nested loops included) is such an index or a slice, the loop is
-compiled without per-access bounds checks (`native_loops`), which LLVM can then vectorize;
-a call whose indices would leave an array runs as Python, and NumPy raises its own error.
+Such indices are compiled without per-access bounds checks, which LLVM can then vectorize; a
+call whose indices would leave an array runs as Python, and NumPy raises its own error. The
+others (an index read from data, a while loop's) are checked where they are used
+(`native_source`'s ``_at``), not by numba's ``boundscheck``, which checks every access of the
+function, hoisted ones too.
 """
 
 from __future__ import annotations
@@ -29,14 +31,14 @@ class IndexCheck:
 
 
 class IndexChecks:
-    """The checks of one loop's indices, collected as its function is printed; ``covered`` is
-    False once an index is not one of them (a slice needs none)."""
+    """The checks of one loop's indices made once per call, collected as its function is
+    printed."""
 
     def __init__(self, loop):
         self.loop = loop
         self.checks: list[IndexCheck] = []
         self._grouped: tuple | None = None  # made at the first call, once all were added
-        self.covered = isinstance(loop, ForLoop)
+        self.counted = isinstance(loop, ForLoop)  # a while loop has no counter
         inputs = loop.body.inputs
         # a body input the loop only reads -> its position among the function's parameters
         # (first and count come first, then the body's inputs after the counter)
@@ -58,21 +60,22 @@ class IndexChecks:
             value = self.passed[id(value)]
         return value
 
-    def add(self, node: Node) -> None:
+    def add(self, node: Node) -> tuple[int, ...]:
         """The index of a ``getitem`` or ``setitem`` node (of the body, or of a cond's side in
-        it), checked or not coverable."""
+        it): its items checked once per call where they can be; the positions of the others
+        (slices need no check)."""
         array, index = self._outer(node.args[0]), node.args[1]
         items = index if isinstance(index, tuple) else (index,)
         in_body = getattr(array, "graph", None) is self.loop.body
-        param = self.params.get(id(array)) if in_body else None
-        for dim, item in enumerate(items):
-            if isinstance(item, slice):
-                continue
-            form = self._affine(item)
-            if param is None or form is None or item is None or item is Ellipsis:
-                self.covered = False
-                return
-            self.checks.append(IndexCheck(param, dim, *form))
+        param = self.params.get(id(array)) if in_body and self.counted else None
+        forms = [None if param is None else self._affine(item) for item in items]
+        if any(item is None or item is Ellipsis for item in items):  # positions are not dims
+            forms = [None] * len(items)
+        self.checks += [IndexCheck(param, dim, *form) for dim, form in enumerate(forms) if form]
+        return tuple(
+            p for p, (item, form) in enumerate(zip(items, forms))
+            if form is None and not isinstance(item, slice)
+        )  # fmt: skip
 
     def _affine(self, value) -> tuple[int, int] | None:
         """``(coefficient, offset)`` of ``value`` as ``coefficient * k + offset`` (``k`` the

@@ -13,9 +13,9 @@ At run time a native loop runs as Python where NumPy would do what compiled code
 under ``np.errstate(...="raise")`` (floating-point errors raise), for a loop of no iteration
 (its function's one return needs the last iteration's values; a while loop gives back its
 arguments themselves), and where an index affine in the counter would leave its array
-(`index_checks`, once per call). Other indices are checked per access (``boundscheck``, only
-in loops that index by more than slices); an index out of range, or a zero Python divisor,
-raises, and the glue runs the frame eagerly: the user sees NumPy's own error. A Python int
+(`index_checks`, once per call). Other int indices are checked where they are used (``_at``),
+arrays and bools used as indices by numba's ``boundscheck``; an index out of range, or a zero
+Python divisor, raises, and the glue runs the frame eagerly: the user sees NumPy's own error. A Python int
 that outgrows 64 bits raises OverflowError in the machine code: its writes are undone and the
 loop runs as Python.
 """
@@ -83,9 +83,8 @@ class NativeLoop:
         constants = {k: v for k, v in namespace.items() if k != "np"}
         # a bound constant is not in the cache key; slices need no bounds checks (numba
         # compiles array code in half the time without them), nor indices checked per call
-        checked_per_access = printer.indexes and not printer.checks.covered
-        self.index_checks = printer.checks if printer.indexes and not checked_per_access else None
-        self.lines, self.boundscheck = [line for line, _ in lines], checked_per_access
+        self.index_checks = printer.checks if printer.checks.checks else None
+        self.lines, self.boundscheck = [line for line, _ in lines], printer.boundscheck
         self.helpers = printer.masked.text()  # masked stores' element loops
         self.source = self._text(cache=not constants)
         if constants:  # functions of its own: another graph may print this text around

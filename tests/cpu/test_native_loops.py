@@ -199,6 +199,24 @@ def test_an_index_out_of_range_raises_numpy_s_error(loops, bad):
     same(gather_from, lambda: (np.arange(5.0), np.array([4, 3, -1, 1, 0])),
          lambda: (np.arange(5.0), np.array([4, 3, bad, 1, 0])))  # fmt: skip
     assert native(loops) == [True]
+    # the index read from data is checked where it is used, not by numba's boundscheck
+    assert "_at(" in "\n".join(loops[0].lines) and not loops[0].boundscheck
+
+
+def pick_columns(a, cols):
+    out = np.zeros(a.shape[0])
+    for i in range(a.shape[0]):
+        out[i] = a[i, cols[i]] + a[i, -1]
+    return out
+
+
+@pytest.mark.parametrize("bad", [3, -4])
+def test_an_index_from_data_is_checked_where_the_counter_s_are_checked_per_call(loops, bad):
+    """``a[i, cols[i]]``: the row checked once per call, the column at each access."""
+    a = np.arange(12.0).reshape(4, 3)
+    same(pick_columns, lambda: (a, np.array([0, 2, -3, 1])), lambda: (a, np.array([0, bad, 1, 1])))
+    assert native(loops) == [True] and loops[0].index_checks and not loops[0].boundscheck
+    assert "_at(cols_item, a.shape[1])" in "\n".join(loops[0].lines)
 
 
 def shifted(v, n):
@@ -214,7 +232,11 @@ def test_indices_affine_in_the_counter_are_checked_once_per_call(loops):
     v = np.arange(10.0)
     same(shifted, *[lambda n=n: (v.copy(), n) for n in (3, 5, 9, 7, 10)], calls=5)
     assert all(loop.dispatcher is not None and loop.index_checks for loop in loops)
-    assert "boundscheck" not in loops[-1].source
+    assert not per_access_checks(loops[-1])
+
+
+def per_access_checks(loop) -> bool:
+    return loop.boundscheck or "_at(" in "\n".join(loop.lines)
 
 
 def backward(dp, cp):
@@ -227,7 +249,7 @@ def backward(dp, cp):
 
 def test_a_loop_running_backwards_is_checked_at_both_ends(loops):
     same(backward, lambda: (np.linspace(1, 2, 30), np.linspace(0, 0.5, 30)))
-    assert native(loops) == [True] and "boundscheck" not in loops[0].source
+    assert native(loops) == [True] and not per_access_checks(loops[0])
 
 
 def writes_then_fails(v, idx):
