@@ -8,8 +8,9 @@ Two parts, one per kind of code:
   (`device`);
 - **loop nodes** are compiled whole (`native_loops`): the loop, its scalar indexing and
   arithmetic run as one native function, printed from the graph for numba (`native_source`,
-  with `int_ranges` and `index_checks`) and checked against the trace's types
-  (`numba_types`).
+  with `int_ranges`, `index_checks`, `native_prelude`'s helpers, and the element-wise array
+  statements of its body fused into loop nests by `native_elementwise`) and checked against
+  the trace's types (`numba_types`).
 
 A graph with loop or cond nodes runs as the eager backend's NumPy code with its loops native; a
 loop-free one runs its NumPy code or its kernels, whichever was measured faster for its input

@@ -42,7 +42,8 @@ from ..fused.lowering.shared import written_args, written_nodes
 from ..source_files import load_module
 from . import numba_types
 from .int_ranges import COUNTER_BITS, carried_steps
-from .native_source import PRELUDE, Unsupported, native_lines
+from .native_prelude import PRELUDE
+from .native_source import Unsupported, native_lines
 
 _COUNTER_LIMIT = 1 << COUNTER_BITS
 NATIVE_NOTE = "compiled whole by numba: the loop runs as machine code, no Python between iterations"
@@ -95,7 +96,7 @@ class NativeLoop:
         else:
             self.functions = vars(load_module(self.source, "cpu"))
             self.checks = _Checks(Path(self.functions["__file__"]))
-        self.bodies = _bodies(self.node.target, self.name)
+        self.bodies = _bodies(self.node.target, self.name, printer.elements.metas)
         self.dispatcher = self.functions[self.name]
         signature = [_arg_type(a) for a in self.node.args]
         if all(t is not None for t in signature):
@@ -295,13 +296,20 @@ def _arg_type(arg):
         return None
 
 
-def _bodies(loop, name: str) -> dict[str, dict]:
-    """The trace's values by name, for the function ``name`` and each loop's inside it."""
-    body = loop.body
-    found = {name: {n.name: n.tensor for n in body.nodes if n.tensor is not None}}
-    for node in body.nodes:
-        if node.op in LOOP_OPS:
-            found.update(_bodies(node.target, loop_function_name(node, name)))
+def _bodies(loop, name: str, elements: dict) -> dict[str, dict]:
+    """The trace's values by name, for the function ``name`` and each loop's inside it (with
+    the elements of their fused loop nests: ``elements``, by graph, `native_elementwise`)."""
+    found = {name: {}}
+    graphs = [loop.body]
+    while graphs:  # the body, and its conds' sides: printed in the same function
+        graph = graphs.pop()
+        found[name].update({n.name: n.tensor for n in graph.nodes if n.tensor is not None})
+        found[name].update(elements.get(id(graph), {}))
+        for node in graph.nodes:
+            if node.op in LOOP_OPS:
+                found.update(_bodies(node.target, loop_function_name(node, name), elements))
+            elif isinstance(node.target, Cond):
+                graphs += node.target.bodies
     return found
 
 

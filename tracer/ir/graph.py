@@ -213,16 +213,14 @@ class Graph:
                     loop_name = loop_function_name(node, name)
                     loops.extend(_body_op_lines(node.target, loop_name, printer, comments,
                                                 body_plan, loops, node))  # fmt: skip
-                buffer = plan.buffer_of(node) if plan else None
-                text = printer.statement(node, buffer, loop_function_name(node, name))
-                if node in unpacked:  # ``crc, = _loop_fn(...)``: its items, not its tuple
-                    names = [t.name if t is not None else "_" for t in unpacked[node]]
-                    text = (
-                        f"{', '.join(names)}{',' * (len(names) == 1)} = {text.split(' = ', 1)[1]}"
-                    )
-                if comments and node.op != "output":
-                    text = f"{text:<40}  # {comment(node)}"
-                yield (indent + text, node, True)
+                own = printer.lines_of(node)
+                if own is not None:  # several nodes' lines at one's place, none at the others'
+                    for text, n in own:
+                        commented = f"{text:<40}  # {comment(n)}" if comments and n else text
+                        yield (indent + commented, n, False)
+                else:
+                    yield (indent + _statement(node, printer, plan, name, unpacked, comments),
+                           node, True)  # fmt: skip
             if released:
                 yield (f"{indent}del {', '.join(n.name for n in released)}", node, False)
         if self.output is None:
@@ -291,6 +289,19 @@ def _body_op_lines(target, name: str, printer: Printer, comments: bool, plan, lo
     if isinstance(target, Cond):
         return _cond_lines(target, name, printer, comments, loops, node)
     return _loop_lines(target, name, printer, comments, plan, loops, node)
+
+
+def _statement(node: Node, printer: Printer, plan, within: str, unpacked: dict,
+               comments: bool) -> str:  # fmt: skip
+    """``node``'s statement in the function ``within``, with its comment."""
+    buffer = plan.buffer_of(node) if plan else None
+    text = printer.statement(node, buffer, loop_function_name(node, within))
+    if node in unpacked:  # ``crc, = _loop_fn(...)``: its items, not its tuple
+        names = [t.name if t is not None else "_" for t in unpacked[node]]
+        text = f"{', '.join(names)}{',' * (len(names) == 1)} = {text.split(' = ', 1)[1]}"
+    if comments and node.op != "output":
+        text = f"{text:<40}  # {comment(node)}"
+    return text
 
 
 def _unpacked_conds(nodes: list[Node], loops: bool = False) -> dict[Node, list]:

@@ -44,6 +44,12 @@ class Printer:
         """How a for loop's function spells its first index: its parameter."""
         return FIRST
 
+    def lines_of(self, node: Node) -> list[tuple[str, Node | None]] | None:
+        """The lines ``node`` prints as, each with the node it is for (None: a line of no
+        node's), where a printer prints some nodes otherwise than as their one statement each
+        (None: its statement)."""
+        return None
+
     def __init__(self, ns: dict):
         self.ns = ns
         self.bound: dict[int, str] = {id(v): k for k, v in ns.items()}

@@ -1,0 +1,160 @@
+"""Element-wise array statements in the cpu backend's native loops, fused into one loop nest
+(`native_elementwise`): each case compares with the plain call (`same`), says whether the
+loop ran as machine code, and whether its statements were fused, or why not (a write between
+them, a value read between them, other shapes)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba", reason="the cpu backend needs numba: pip install 'tcompile[cpu]'")
+
+from test_native_loops import native, same  # noqa: E402
+
+import tcompile as tc  # noqa: E402
+from tcompile.backend.cpu.native_elementwise import groups_of  # noqa: E402
+
+RNG = np.random.default_rng(7)
+GRID, SMALL = RNG.random((12, 9)), RNG.random((4, 3))
+X40, X10, X16, X30, N30 = (
+    RNG.random(40),
+    RNG.random(10),
+    RNG.random(16),
+    RNG.random(30),
+    RNG.integers(-9, 9, 30),
+)
+A54, ROW4, Z76, B85 = (
+    RNG.random((5, 4)),
+    RNG.random(4),
+    RNG.standard_normal((7, 6)),
+    RNG.random((8, 5)),
+)
+
+
+def nests(loop) -> int:
+    """How many fused loop nests the loop's function holds."""
+    return sum(line.lstrip().startswith("for __tc_i0 in") for line in loop.lines)
+
+
+def heat(u, steps):
+    for _ in range(steps):
+        v = u.copy()
+        v[1:-1, 1:-1] = u[1:-1, 1:-1] + 0.2 * (
+            u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:] - 4.0 * u[1:-1, 1:-1]
+        )
+        u = v
+    return u
+
+
+def test_a_stencil_step_is_one_nest_and_bitwise(loops):
+    """Sums and products element by element in one pass are NumPy's own, bit for bit."""
+    same(heat, lambda: (GRID.copy(), 5), lambda: (GRID.copy(), 0), lambda: (SMALL.copy(), 7))
+    assert native(loops) == [True] and nests(loops[0]) == 1
+    got = tc.compile(heat, backend="cpu")(GRID.copy(), 9)
+    assert got.tobytes() == heat(GRID.copy(), 9).tobytes()
+
+
+def carried_in_place(u, steps):
+    """The carried ``u`` is made under its own name: the nest must read the old one."""
+    for _ in range(steps):
+        u = u * 0.5 + u[::-1] * 0.25 - 1.0
+    return u
+
+
+def test_a_carried_value_made_by_a_nest_is_read_as_it_was(loops):
+    same(carried_in_place, lambda: (X40.copy(), 6))
+    assert native(loops) == [True] and nests(loops[0]) == 1
+
+
+def written_between(a, steps):
+    """A write between two operations: the second must see it, the first must not."""
+    total = np.zeros_like(a)
+    for k in range(steps):
+        t = a * 2.0
+        a[k] = 5.0
+        total = total + t * a
+    return total, a
+
+
+def test_a_write_between_operations_splits_them(loops):
+    same(written_between, lambda: (X10.copy(), 4))
+    assert native(loops) == [True]
+
+
+def read_between(a, steps):
+    out = np.zeros(a.shape[0] - 1)
+    for _ in range(steps):
+        t = a + 1.0
+        head = t[1:]  # a view of a value of the group
+        out = out + head * 2.0
+    return out
+
+
+def test_a_value_read_between_operations_is_made_first(loops):
+    same(read_between, lambda: (X16.copy(), 3))
+    assert native(loops) == [True]
+
+
+def typed(x32, n64, steps):
+    """float32 with Python floats (NEP 50: float32), int64 wrap-around, comparisons kept."""
+    flags = n64 > 0
+    for _ in range(steps):
+        x32 = x32 * 1.5 + 0.25 - np.sqrt(np.abs(x32))
+        n64 = n64 * 6364136223846793005 + 1442695040888963407
+        flags = (n64 > 0) & flags
+        flags = x32 < 10.0
+    return x32, n64, flags
+
+
+def test_numpy_s_types_element_by_element(loops):
+    same(typed, lambda: (X30.astype(np.float32), N30.copy(), 5))
+    assert native(loops) == [True] and nests(loops[0]) >= 1
+
+
+def broadcast(a, row, steps):
+    for _ in range(steps):
+        a = a + row * 0.5  # other shapes: NumPy's broadcasting, not a nest
+    return a
+
+
+def test_operations_of_other_shapes_are_not_fused(loops):
+    same(broadcast, lambda: (A54.copy(), ROW4, 3))
+    assert native(loops) == [True] and nests(loops[0]) == 0
+
+
+def transcendental(x, steps):
+    for _ in range(steps):
+        x = np.tanh(np.sin(x) * 0.9 + np.cos(x) * 0.1) + np.exp(-x * x)
+    return x
+
+
+def test_a_transcendental_chain_within_tolerance(loops):
+    same(transcendental, lambda: (Z76.copy(), 4))
+    assert native(loops) == [True] and nests(loops[0]) == 1
+
+
+def in_a_branch(x, limit):
+    for i in range(x.shape[0]):
+        if x[i, 0] > limit:
+            x[i] = x[i] * 0.5 + x[i] * x[i]
+    return x
+
+
+def test_a_nest_in_a_cond_side(loops):
+    same(in_a_branch, lambda: (B85.copy(), 0.4))
+    assert native(loops) == [True]
+
+
+def test_groups_stop_at_writes_and_at_readers():
+    """`groups_of` on a traced body: the cases above, group by group."""
+    (graph,) = tc.explain(written_between)(X10.copy(), 2).graphs
+    (loop,) = [n for n in graph.nodes if n.op == "loop"]
+    groups = groups_of(loop.target.body.nodes)
+    # ``t = a * 2.0`` alone before the write (no group); ``t * a`` and ``total + ...`` after it
+    assert [[m.name for m in g.members] for g in groups.values()] == [["mul", "total_1"]]
+    (graph,) = tc.explain(read_between)(X16.copy(), 2).graphs
+    (loop,) = [n for n in graph.nodes if n.op == "loop"]
+    (group,) = groups_of(loop.target.body.nodes).values()
+    # ``t = a + 1.0`` is read by the view ``t[1:]``: alone; the two after the view are a group
+    assert [m.name for m in group.members] == ["mul", "out_1"] and group.kept == [group.members[1]]
