@@ -114,13 +114,15 @@ class Group:
 
 
 def groups_of(nodes: list[Node]) -> dict[Node, Group]:
-    """Each group of two or more operations of ``nodes`` (a body's, in order), by its last."""
+    """Each group of operations of ``nodes`` (a body's, in order), by its last. One alone is a
+    group too: numba's array operations compile their shape errors' text formatting (2.8 s on
+    a fresh machine), a nest a constant message."""
     found: dict[Node, Group] = {}
     group: Group | None = None
     member_of: dict[int, Group] = {}
 
     def close() -> None:
-        if group is not None and len(group.members) > 1:
+        if group is not None:
             found[group.members[-1]] = group
             member_of.update((id(m), group) for m in group.members)
 
@@ -158,6 +160,7 @@ class ElementLoops:
         self._groups: dict[int, dict[Node, Group]] = {}
         self.metas: dict[int, dict[str, TensorMeta]] = {}  # id(graph) -> element name -> meta
         self._arrays = 0  # temporary names made
+        self._made: set[int] = set()  # the ids of the nests' kept values (the graphs hold them)
 
     def lines(self, printer, node: Node) -> list[tuple[str, Node]] | None:
         """The lines ``node`` prints as: its group's nest at its last member, none at the
@@ -168,10 +171,16 @@ class ElementLoops:
             found = groups_of(graph.nodes)
             groups = self._groups[id(graph)] = {m: None for g in found.values() for m in g.members}
             groups.update(found)
+            self._made.update(id(k) for group in found.values() for k in group.kept)
         if node not in groups:
             return None
         group = groups[node]
         return [] if group is None else self._nest(printer, group)
+
+    def fresh(self, value) -> bool:
+        """Whether ``value`` is an array a nest made (it shares no memory with another), in a
+        graph whose statements before it were printed."""
+        return id(value) in self._made
 
     def _nest(self, printer, group: Group) -> list[tuple[str, Node | None]]:
         """The group's lines: a check that its arrays have one shape, its kept members'

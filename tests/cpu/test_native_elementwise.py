@@ -51,6 +51,7 @@ def test_a_stencil_step_is_one_nest_and_bitwise(loops):
     """Sums and products element by element in one pass are NumPy's own, bit for bit."""
     same(heat, lambda: (GRID.copy(), 5), lambda: (GRID.copy(), 0), lambda: (SMALL.copy(), 7))
     assert native(loops) == [True] and nests(loops[0]) == 1
+    assert "_copy_into(v[1:-1, 1:-1], " in "\n".join(loops[0].lines)  # fresh, of the view's shape
     got = tc.compile(heat, backend="cpu")(GRID.copy(), 9)
     assert got.tobytes() == heat(GRID.copy(), 9).tobytes()
 
@@ -114,13 +115,28 @@ def test_numpy_s_types_element_by_element(loops):
 
 def broadcast(a, row, steps):
     for _ in range(steps):
-        a = a + row * 0.5  # other shapes: NumPy's broadcasting, not a nest
+        a = a + row * 0.5  # other shapes: ``row * 0.5`` a nest, ``a + ...`` numba's broadcast
     return a
 
 
 def test_operations_of_other_shapes_are_not_fused(loops):
     same(broadcast, lambda: (A54.copy(), ROW4, 3))
-    assert native(loops) == [True] and nests(loops[0]) == 0
+    assert native(loops) == [True] and nests(loops[0]) == 1
+    assert any(line.strip().startswith("a = a + mul") for line in loops[0].lines)
+
+
+def rows_into(a, row, steps):
+    """A nest's array broadcast into a view of more rows: NumPy's broadcasting store."""
+    for k in range(steps):
+        a[1:] = row * 2.0 + k
+        a[k % 2] = row + a[2]
+    return a
+
+
+def test_a_fresh_array_broadcast_into_a_view_is_numpy_s_store(loops):
+    same(rows_into, lambda: (A54.copy(), ROW4, 3))
+    assert native(loops) == [True] and nests(loops[0]) == 2
+    assert "_assign(a[1:], " in "\n".join(loops[0].lines)
 
 
 def transcendental(x, steps):
@@ -151,10 +167,11 @@ def test_groups_stop_at_writes_and_at_readers():
     (graph,) = tc.explain(written_between)(X10.copy(), 2).graphs
     (loop,) = [n for n in graph.nodes if n.op == "loop"]
     groups = groups_of(loop.target.body.nodes)
-    # ``t = a * 2.0`` alone before the write (no group); ``t * a`` and ``total + ...`` after it
-    assert [[m.name for m in g.members] for g in groups.values()] == [["mul", "total_1"]]
+    # ``t = a * 2.0`` alone before the write; ``t * a`` and ``total + ...`` after it
+    assert [[m.name for m in g.members] for g in groups.values()] == [["t"], ["mul", "total_1"]]
     (graph,) = tc.explain(read_between)(X16.copy(), 2).graphs
     (loop,) = [n for n in graph.nodes if n.op == "loop"]
-    (group,) = groups_of(loop.target.body.nodes).values()
+    first, group = groups_of(loop.target.body.nodes).values()
     # ``t = a + 1.0`` is read by the view ``t[1:]``: alone; the two after the view are a group
+    assert [m.name for m in first.members] == ["t"] and first.kept == first.members
     assert [m.name for m in group.members] == ["mul", "out_1"] and group.kept == [group.members[1]]
