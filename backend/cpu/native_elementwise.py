@@ -98,6 +98,51 @@ def _operand(value) -> bool:
     return type(value) in (int, float)
 
 
+def _in_place(node: Node, made: dict) -> tuple | None:
+    """The key of an in-place update ``a += v`` that is a group of its own: ``v`` a number or
+    an array of ``a``'s shape and dtype that an earlier group made (``made``: it shares no
+    memory with ``a``, whose elements the nest writes as it reads them); else None."""
+    ufunc = _update(node)
+    if ufunc is None:
+        return None
+    target, value = node.args
+    meta = getattr(target, "tensor", None)
+    if meta is None or meta.kind != "array" or meta.dtype not in _DTYPES or not meta.shape \
+            or None in meta.shape or ufunc not in ELEMENT_UFUNCS[meta.dtype.kind]:  # fmt: skip
+        return None
+    value_meta = getattr(value, "tensor", None)
+    if value_meta is not None and value_meta.kind == "array":
+        if (
+            id(value) not in made
+            or value_meta.shape != meta.shape
+            or value_meta.dtype != meta.dtype
+        ):
+            return None
+    elif not _operand(value) or (_dtype_of(value) not in (None, meta.dtype)):
+        return None
+    return (meta.shape, node.errstate, "in place")
+
+
+def _update(node: Node):
+    """The ufunc of ``a += v`` or ``np.add(a, v, out=a)`` (None for another node)."""
+    if len(node.args) != 2:
+        return None
+    if node.op == "inplace" and not node.kwargs:
+        op = operators.of_function(node.target)
+        return op.ufunc if op is not None else None
+    if node.op == "call" and node.kwargs == {"out": node.args[0]}:
+        return node.target if isinstance(node.target, np.ufunc) and node.target.nout == 1 else None
+    return None
+
+
+def _dtype_of(value) -> np.dtype | None:
+    """A NumPy scalar's dtype (None for a Python number)."""
+    meta = getattr(value, "tensor", None)
+    if meta is not None and meta.kind == "scalar":
+        return meta.dtype
+    return value.dtype if isinstance(value, np.generic) else None
+
+
 def _writes(node: Node) -> bool:
     """Whether ``node`` may write memory (or run what may): the group cannot pass it."""
     return (node.op not in ("getitem", "attr", "call", "method") or node.mutates
@@ -130,6 +175,15 @@ def groups_of(nodes: list[Node]) -> dict[Node, Group]:
         key = _shape(node)
         if key is not None and group is not None and key == group.key:
             group.members.append(node)
+            continue
+        if _update(node) is not None:  # a group of its own, after the one it may read
+            close()
+            group = None
+            key = _in_place(node, member_of)
+            if key is not None:
+                group = Group(node, key)
+                close()
+                group = None
             continue
         reads = {id(u) for u in nodes_in((node.args, node.kwargs))}
         if (
@@ -185,7 +239,7 @@ class ElementLoops:
     def _nest(self, printer, group: Group) -> list[tuple[str, Node | None]]:
         """The group's lines: a check that its arrays have one shape, its kept members'
         arrays, the nest, their names (the lines of no member's statement carry no node)."""
-        shape, _ = group.key
+        shape = group.key[0]
         indices = [f"__tc_i{d}" for d in range(len(shape))]
         at = f"[{', '.join(indices)}]"
         elements: dict[int, Node] = {}
@@ -201,11 +255,15 @@ class ElementLoops:
                     loads.append(load)
                     elements[id(operand)] = load
             args = tuple(elements.get(id(a), a) if isinstance(a, Node) else a for a in member.args)
-            element = replace(member, name=f"__tc_{member.name}", args=args,
-                              tensor=_scalar(member.tensor.dtype))  # fmt: skip
+            update = _update(member)
+            dtype = (member.args[0] if update else member).tensor.dtype
+            element = replace(member, name=f"__tc_{member.name}", args=args, tensor=_scalar(dtype),
+                              op="call", target=update or member.target, kwargs={})  # fmt: skip
             elements[id(member)] = element
             metas[element.name] = element.tensor
             body.append((printer.statement(element), member))
+            if update is not None:  # the element written back where it was read
+                body.append((f"{printer.arg(member.args[0])}{at} = {element.name}", None))
         arrays = [printer.aliases.pop(id(load))[: -len(at)] for load in loads]
         first, others = arrays[0], arrays[1:]
         lines: list[tuple[str, Node | None]] = []

@@ -67,6 +67,27 @@ class _Checked:
         self.value, self.array, self.dim = value, array, dim
 
 
+class _Apart:
+    """An array operand of an operation writing ``out``: printed as `native_prelude`'s
+    ``_apart`` (a copy where it overlaps ``out`` otherwise than element for element: NumPy
+    reads it so, numba's ``a[1:] += a[:-1]`` would read the elements it already wrote)."""
+
+    def __init__(self, value, out):
+        self.value, self.out = value, out
+
+
+def _read_apart(node: Node) -> Node:
+    """``a += b``, ``np.add(b, c, out=a)``: array operands other than ``a`` read apart."""
+    out = node.args[0] if node.op == "inplace" else node.kwargs["out"]
+    if getattr(getattr(out, "tensor", None), "kind", None) != "array":
+        return node
+    args = tuple(
+        _Apart(a, out) if a is not out and getattr(getattr(a, "tensor", None), "kind", None) == "array"
+        else a for a in node.args
+    )  # fmt: skip
+    return replace(node, args=args)
+
+
 _DIVISIONS = (np.true_divide, np.floor_divide, np.remainder)
 
 
@@ -100,6 +121,8 @@ class NativePrinter(Printer):
             if _is_weak(node.args[0]) and _is_weak(node.args[1]) and _python_int(node):
                 return self._int_statement(node)
             node = replace(node, args=_with_weak_converted(node))
+            if node.op == "inplace" or ("out" in node.kwargs and "where" not in node.kwargs):
+                node = _read_apart(node)  # (masked stores read apart in their own helpers)
         elif node.op == "setitem":
             _check_store(node)
             if _array_into_view(node):
@@ -214,6 +237,8 @@ class NativePrinter(Printer):
         raise Unsupported("np.add.at of values of another dtype or shape than its target's")
 
     def arg(self, value) -> str:
+        if isinstance(value, _Apart):
+            return f"_apart({super().arg(value.value)}, {super().arg(value.out)})"
         if isinstance(value, _Checked):
             size = f"{self.arg(value.array)}.shape[{value.dim}]"
             return f"_at({super().arg(value.value)}, {size})"

@@ -139,6 +139,39 @@ def test_a_fresh_array_broadcast_into_a_view_is_numpy_s_store(loops):
     assert "_assign(a[1:], " in "\n".join(loops[0].lines)
 
 
+def in_place(a, steps):
+    """``a[i] += ...`` (a view updated in place from a fresh array), ``a *= 0.9`` (a number)."""
+    for _ in range(steps):
+        for i in range(1, a.shape[0]):
+            a[i] += a[i - 1] * 0.5 + 1.0
+        a *= 0.9
+    return a
+
+
+def test_in_place_updates_are_nests(loops):
+    same(in_place, lambda: (A54.copy(), 3))
+    assert native(loops) == [True]
+    lines = [line.strip() for line in loops[0].lines]
+    assert "a[__tc_i0, __tc_i1] = __tc_mul" in lines  # a *= 0.9
+    assert "a_item[__tc_i0] = __tc_add_1" in lines  # a[i] += (a fresh array)
+
+
+def in_place_overlapping(a, steps):
+    """``a[1:] += a[:-1]``: the value shares memory with the target (NumPy buffers it)."""
+    for _ in range(steps):
+        a[1:] += a[:-1]
+    return a
+
+
+def test_an_in_place_update_reads_a_view_of_its_target_as_numpy_does(loops):
+    """Not a nest; numba's ``+=`` read the elements it had written (a wrong result before)."""
+    same(in_place_overlapping, lambda: (X10.copy(), 3))
+    assert native(loops) == [True] and nests(loops[0]) == 0
+    assert "a_item += _apart(a_item_1, a_item)" in [
+        line.split("#")[0].strip() for line in loops[0].lines
+    ]
+
+
 def transcendental(x, steps):
     for _ in range(steps):
         x = np.tanh(np.sin(x) * 0.9 + np.cos(x) * 0.1) + np.exp(-x * x)
