@@ -5,12 +5,18 @@ them, a value read between them, other shapes)."""
 
 from __future__ import annotations
 
+import os
+import sys
+
 import numpy as np
 import pytest
 
 pytest.importorskip("numba", reason="the cpu backend needs numba: pip install 'tcompile[cpu]'")
 
 from test_native_loops import native, same  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
+from loop_kernels import heat_steps as heat  # noqa: E402 - the bench's kernel
 
 import tcompile as tc  # noqa: E402
 from tcompile.backend.cpu.native_elementwise import groups_of  # noqa: E402
@@ -35,16 +41,6 @@ A54, ROW4, Z76, B85 = (
 def nests(loop) -> int:
     """How many fused loop nests the loop's function holds."""
     return sum(line.lstrip().startswith("for __tc_i0 in") for line in loop.lines)
-
-
-def heat(u, steps):
-    for _ in range(steps):
-        v = u.copy()
-        v[1:-1, 1:-1] = u[1:-1, 1:-1] + 0.2 * (
-            u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:] - 4.0 * u[1:-1, 1:-1]
-        )
-        u = v
-    return u
 
 
 def test_a_stencil_step_is_one_nest_and_bitwise(loops):
