@@ -124,6 +124,8 @@ class NativePrinter(Printer):
             if node.op == "inplace" or ("out" in node.kwargs and "where" not in node.kwargs):
                 node = _read_apart(node)  # (masked stores read apart in their own helpers)
         elif node.op == "setitem":
+            if _own_view_stored(node):  # ``a[i, 1:-1] += v``'s store: the view is a's memory
+                return "pass"
             _check_store(node)
             if _array_into_view(node):
                 if not _slices_only(node.args[1]):
@@ -282,6 +284,29 @@ def _array_into_view(node: Node) -> bool:
     return (isinstance(value, Node) and meta is not None and into is not None
             and meta.kind == "array" and len(meta.shape) > 0 and meta.dtype == _dtype(target)
             and all(map(_is_int, ints)) and len(ints) < len(into.shape))  # fmt: skip
+
+
+def _own_view_stored(node: Node) -> bool:
+    """``a[index] = view`` where ``view`` is ``a[index]`` (basic indexing: ``a``'s own memory),
+    as an in-place update stores it back: it changes nothing."""
+    target, index, value = node.args
+    if not (isinstance(value, Node) and value.op == "getitem" and value.args[0] is target):
+        return False
+    if getattr(value.tensor, "kind", None) != "array":
+        return False
+    items, read = (i if isinstance(i, tuple) else (i,) for i in (index, value.args[1]))
+    return len(items) == len(read) and all(map(_same_item, items, read))
+
+
+def _same_item(a, b) -> bool:
+    """Two index items that are the same int or slice (not an array: that indexes a copy)."""
+    if isinstance(a, slice) and isinstance(b, slice):
+        return all(map(_same_item, (a.start, a.stop, a.step), (b.start, b.stop, b.step)))
+    if a is None or b is None:
+        return a is b
+    if type(a) is int or type(b) is int:
+        return type(a) is type(b) and a == b
+    return a is b and _is_int(a)
 
 
 def _view_shape(target, index) -> tuple | None:

@@ -152,6 +152,23 @@ def test_in_place_updates_are_nests(loops):
     assert "a_item[__tc_i0] = __tc_add_1" in lines  # a[i] += (a fresh array)
 
 
+def rows_updated(a, idx, steps):
+    """``a[i, 1:] += ...`` stores its own view back (nothing to do); ``a[idx] += 1`` indexes a
+    copy by an array, whose store is NumPy's fancy assignment."""
+    for _ in range(steps):
+        for i in range(1, a.shape[0]):
+            a[i, 1:] += a[i - 1, :-1] * 0.5
+        a[idx] += 1.0
+    return a
+
+
+def test_an_updated_view_stored_back_is_no_statement(loops):
+    same(rows_updated, lambda: (A54.copy(), np.array([0, 2, 2]), 3))
+    assert native(loops) == [True]
+    lines = [line.split("#")[0].strip() for line in loops[0].lines]
+    assert "pass" in lines and not any(line.startswith("_assign(a[_at(i,") for line in lines)
+
+
 def in_place_overlapping(a, steps):
     """``a[1:] += a[:-1]``: the value shares memory with the target (NumPy buffers it)."""
     for _ in range(steps):
