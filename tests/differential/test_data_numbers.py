@@ -130,3 +130,23 @@ def test_an_int_of_nan_or_infinity_raises_as_eager(backend):
     calls = [((np.array([1.5, 2.5]),), {}), ((np.array([1.5, np.nan]),), {}),
              ((np.array([np.inf, 1.0]),), {})]  # fmt: skip
     check_same_calls(not_a_number, calls, fullgraph=False, backend=backend)
+
+
+def counted_after_a_branch(a):
+    """A counter a cond node made (an int of the graph), then moved by a loop of known trips."""
+    n = 0
+    if a.sum() > 0.0:
+        n += 1
+    for _ in range(2):
+        n += 1
+    return n
+
+
+@pytest.mark.parametrize("backend", ["eager", "cpu"])
+def test_a_counter_a_branch_made_is_counted_on_by_a_loop(backend):
+    """Found by the break property test on 3.12: the counter's value after the loop was read
+    as a Python int (an internal error, the frame ran eagerly)."""
+    if backend == "cpu":
+        pytest.importorskip("numba")
+    calls = [((np.arange(4.0),), {}), ((-np.arange(4.0),), {})]
+    check_same_calls(counted_after_a_branch, calls, fullgraph=True, backend=backend)

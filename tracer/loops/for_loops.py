@@ -193,7 +193,7 @@ def _capture(tx, origin, first: int, count: int, head: int, exit_index: int,
         counted=not isinstance(count_value, Const),
     )
     for name, step in steps.items():  # known from the trip count, as unrolling would know it
-        tx.locals[name] = _counter_after(state, carried[name].value, step, count_value)
+        tx.locals[name] = _counter_after(state, carried[name], step, count_value)
     if after:  # the targets keep the last item, as after any loop
         position = (
             Const(first + count - 1)
@@ -224,13 +224,15 @@ def _counter_steps(tx, placeholders: dict[str, Value]) -> dict[str, int]:
     return steps
 
 
-def _counter_after(state, start: int, step: int, count: Value) -> Value:
-    """A counter's value after the loop: ``start + step * count``, a Python int when the trip
-    count is one (else an int of the graph, computed from the count)."""
+def _counter_after(state, start: Value, step: int, count: Value) -> Value:
+    """A counter's value after the loop: ``start + step * count``, a Python int where both are
+    (else an int of the graph: a count known at run time, or a start a cond node made)."""
+    if isinstance(count, Const) and isinstance(start, Const):
+        return Const(start.value + step * count.value)
     if isinstance(count, Const):
-        return Const(start + step * count.value)
+        return numbers.symint_op(state, operator.add, start, Const(step * count.value), "counter")
     moved = numbers.symint_op(state, operator.mul, count, Const(step), "moved")
-    return numbers.symint_op(state, operator.add, moved, Const(start), "counter")
+    return numbers.symint_op(state, operator.add, moved, start, "counter")
 
 
 def _targets(body_instrs) -> list[str]:
