@@ -249,26 +249,28 @@ class ElementLoops:
         elements: dict[int, Node] = {}
         loads: list[Node] = []  # aliased while the nest prints: an id is free again later
         metas = self.metas.setdefault(id(group.members[0].graph), {})
-        body = []
+        body, arrays = [], []  # the statements in the nest; the arrays it reads, as printed
         for member in group.members:
             for operand in member.args:
                 if isinstance(operand, Node) and id(operand) not in elements and \
                         operand.tensor is not None and operand.tensor.kind == "array":  # fmt: skip
                     load = replace(operand, tensor=_scalar(operand.tensor.dtype))
-                    printer.aliases[id(load)] = f"{printer.arg(operand)}{at}"
+                    arrays.append(printer.arg(operand))
+                    printer.aliases[id(load)] = f"{arrays[-1]}{at}"
                     loads.append(load)
                     elements[id(operand)] = load
             args = tuple(elements.get(id(a), a) if isinstance(a, Node) else a for a in member.args)
             update = _update(member)
-            dtype = (member.args[0] if update else member).tensor.dtype
+            dtype = (member if update is None else member.args[0]).tensor.dtype
             element = replace(member, name=f"__tc_{member.name}", args=args, tensor=_scalar(dtype),
-                              op="call", target=update or member.target, kwargs={})  # fmt: skip
+                              op="call", target=member.target if update is None else update, kwargs={})  # fmt: skip
             elements[id(member)] = element
             metas[element.name] = element.tensor
             body.append((printer.statement(element), member))
             if update is not None:  # the element written back where it was read
                 body.append((f"{printer.arg(member.args[0])}{at} = {element.name}", None))
-        arrays = [printer.aliases.pop(id(load))[: -len(at)] for load in loads]
+        for load in loads:
+            del printer.aliases[id(load)]
         first, others = arrays[0], arrays[1:]
         lines: list[tuple[str, Node | None]] = []
         if others:  # the trace's shapes, as the loop runs
