@@ -281,3 +281,53 @@ def _step(ins: dis.Instruction, n: int, stack: list, jump: bool) -> tuple | None
         return None
     kept = stack[: len(stack) - pops]
     return (*kept, *((n, k) for k in range(pushes)))
+
+
+def read_consumers(code: CodeType, name: str, offset: int, barrier: int | None = None):
+    """The instructions that take a value of the local ``name`` as it is at ``offset``: each
+    read of it on some path from ``offset`` (normal flow and exception handlers, never entering
+    the instruction at ``barrier``) before it is written, followed to the instruction that
+    pops what the read pushed. A list of (that instruction, the value's place among its
+    operands: 0 for the top of the stack); None where a read's value cannot be followed in
+    straight-line code (a jump, a copy, two reads in one instruction)."""
+    instrs, index, with_handlers, _ = _flow(code)
+    stop = index[barrier] if barrier is not None else None
+    consumers, seen, todo = [], set(), [index[offset]]
+    while todo:
+        n = todo.pop()
+        if n in seen or n == stop:
+            continue
+        seen.add(n)
+        ins = instrs[n]
+        uses, defs = _uses_defs(ins)
+        if name in uses:
+            taken = _taker(instrs, n, name)
+            if taken is None:
+                return None
+            consumers.append(taken)
+        if name not in defs or ins.opname == "STORE_FAST_LOAD_FAST" and ins.argval[1] == name:
+            todo.extend(with_handlers[n])
+    return consumers
+
+
+def _taker(instrs: list, n: int, name: str) -> tuple | None:
+    """(instruction, place) of the instruction that pops the value of ``name`` that
+    ``instrs[n]`` pushes, in the straight-line code after it."""
+    ins = instrs[n]
+    pushed = ins.argval if ins.opname == "LOAD_FAST_LOAD_FAST" else (name,)
+    if ins.opname not in ("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_LOAD_FAST",
+                          "STORE_FAST_LOAD_FAST") or list(pushed).count(name) != 1:  # fmt: skip
+        return None
+    mark = object()
+    stack = (*((None, k) for k in range(64)), *(mark if p == name else (None, 64) for p in pushed))
+    for m in range(n + 1, len(instrs)):
+        ins = instrs[m]
+        if ins.opname in _NO_FALLTHROUGH or ins.opcode in dis.hasjrel or ins.opcode in dis.hasjabs:
+            return None
+        after = _step(ins, m, list(stack), False)
+        if after is None or after.count(mark) > 1:
+            return None
+        if mark not in after:
+            return ins, len(stack) - 1 - stack.index(mark)
+        stack = after
+    return None

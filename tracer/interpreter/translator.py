@@ -23,7 +23,7 @@ from ..errors import GraphBreak, RestartTrace, StopTrace, TCompileError, UserErr
 from ..ir import operators
 from ..ir.node import FrameLoc
 from ..ir.static_lookup import static_lookup
-from ..loops import strategy
+from ..loops import either_float, strategy
 from ..loops.loop_body import NotCaptured
 from ..semantics import containers, folding, iteration, user_objects
 from ..semantics import operations as ops
@@ -274,6 +274,7 @@ class Translator(NamesMixin, BuildingMixin, CallMixin):
     def BINARY_OP(self, inst: Instruction) -> None:
         b, a = self.pop(), self.pop()
         op, inplace = operators.of_symbol(inst.arg)
+        either_float.check_operator(inst.arg, a, b)
         self.push(ops.binary_op(self.state, op.inplace if inplace else op.fn, a, b, op.name))
 
     def COMPARE_OP(self, inst: Instruction) -> None:
@@ -331,6 +332,7 @@ class Translator(NamesMixin, BuildingMixin, CallMixin):
 
     def STORE_SUBSCR(self, inst: Instruction) -> None:
         index, obj, value = self.pop(), self.pop(), self.pop()
+        either_float.check_store(obj, value)
         ops.set_item(self.state, obj, index, value)
 
     def DELETE_SUBSCR(self, inst: Instruction) -> None:

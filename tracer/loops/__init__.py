@@ -10,6 +10,9 @@ the loop bodies' machinery: a side is traced as a body is).
   for_loops     a for loop whose body traces alike every time: one loop node
   while_loops   while loops on array conditions as while_loop nodes
   loop_body     what for and while loop nodes share: the body traced once
+  not_captured  why a body is not one node: the loop unrolls
+  loop_record   what became of each loop, for explain and the widgets
+  either_float  a float a loop that may not run makes a float64: carried as one where no use differs
   split_loop    a graph break inside a loop: the body becomes a function of its own
   loop_driver   runs a split loop: its compiled body per iteration, or plain Python
   conds         an if on an array value: both sides traced, one cond node

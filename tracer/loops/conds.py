@@ -34,6 +34,7 @@ from ..state import graph_calls
 from ..state.examples import as_example
 from ..values.arrays import NumpyValue, SymFloat, SymInt
 from ..values.core import UNBOUND, Const, Obj, Value
+from . import either_float
 from .loop_body import (
     BodyTrace,
     NotCaptured,
@@ -484,6 +485,7 @@ def _number_type(value: Value) -> type | None:
 
 def _output_item(value: Value):
     """What a side's output tuple holds for ``value``: its node, or the constant."""
+    either_float.refuse(value)
     node = getattr(value, "node", None)
     if isinstance(node, Node):
         return node

@@ -25,16 +25,18 @@ from __future__ import annotations
 
 import operator
 
+import numpy as np
+
 from ..bytecode import analysis
 from ..ir.loop_nodes import ForLoop
 from ..semantics import iteration, numbers
-from ..values.arrays import NumpyValue, SymInt
+from ..values.arrays import FloatOrFloat64, NumpyValue, SymInt
 from ..values.containers import Iterator
 from ..values.core import UNBOUND, Const, Value
+from . import either_float
 from .loop_body import (
     BodyTrace,
     KindChanges,
-    LoopRecord,
     NotCaptured,
     Snapshot,
     capture_once,
@@ -42,6 +44,7 @@ from .loop_body import (
     check_restart,
     python_number,
 )
+from .loop_record import LoopRecord
 
 MIN_TRIP_COUNT = 2  # a loop of one iteration gains nothing from a loop node
 
@@ -59,11 +62,21 @@ def capture(tx, inst, it: Iterator) -> bool:
     dynamic = getattr(origin, "symbolic", False) and it.position == 0
     if count < (0 if origin.may_be_empty else 1 if dynamic else MIN_TRIP_COUNT):
         return False
+    widen: frozenset = frozenset()  # floats carried as float64s (`either_float`)
     try:
-        loop = capture_once(tx, head + 1, exit_index, head, exit_index, lambda snapshot: _capture(
-            tx, origin, it.position, count, head, exit_index, snapshot))  # fmt: skip
+        while True:
+            try:
+                loop = capture_once(tx, head + 1, exit_index, head, exit_index, lambda snapshot: _capture(
+                    tx, origin, it.position, count, head, exit_index, snapshot, widen))  # fmt: skip
+                break
+            except KindChanges as why:
+                name = None if _may_peel(it, origin, count) else either_float.widened(
+                    tx, why, head, exit_index, _least_count(origin) < 1)  # fmt: skip
+                if name is None or name in widen:
+                    raise
+                widen |= {name}
     except KindChanges as why:
-        if it.position == 0 and count > MIN_TRIP_COUNT and _least_count(origin) >= 2:
+        if _may_peel(it, origin, count):
             # Peel: the first iteration unrolls (its item only is made), the rest is tried again.
             it.origin, it.peeled = origin, str(why)
             it.items = [origin.item(tx.state, Const(0))]
@@ -84,6 +97,10 @@ def capture(tx, inst, it: Iterator) -> bool:
     iteration.exhaust_taken(origin)
     tx.ip = exit_index
     return True
+
+
+def _may_peel(it: Iterator, origin, count: int) -> bool:
+    return it.position == 0 and count > MIN_TRIP_COUNT and _least_count(origin) >= 2
 
 
 def _reason(it: Iterator, why: NotCaptured) -> str:
@@ -142,9 +159,10 @@ def _size_text(size: SymInt) -> str:
 
 
 def _capture(tx, origin, first: int, count: int, head: int, exit_index: int,
-             snapshot: Snapshot) -> ForLoop:  # fmt: skip
+             snapshot: Snapshot, widen: frozenset) -> ForLoop:  # fmt: skip
     """Trace the body once into its own graph and put the loop node into the trace. Raises
-    NotCaptured (``snapshot`` puts everything back)."""
+    NotCaptured (``snapshot`` puts everything back). ``widen``: the floats it carries as
+    float64s."""
     state = tx.state
     body = BodyTrace(tx, head + 1, exit_index, snapshot, "loop")
     targets = _targets(body.instrs)
@@ -161,7 +179,7 @@ def _capture(tx, origin, first: int, count: int, head: int, exit_index: int,
         for name, v in entry.items()
         if name in loaded and (carriable(v) or python_number(v))
     }
-    placeholders = body.carry(carried)
+    placeholders = body.carry(carried, widen)
     if body.run(head, lambda: [origin.item(state, k)], index_callback=used_as_int):
         raise NotCaptured("the body leaves values on the stack")
     steps = _counter_steps(tx, placeholders)
@@ -178,20 +196,19 @@ def _capture(tx, origin, first: int, count: int, head: int, exit_index: int,
     loop = ForLoop(body.graph, len(carried), over_rows=_over_rows(origin))
     example = body.run_on_examples(loop, placeholders, read, (first, count),
                                    (*carried.values(), *read))  # fmt: skip
+    names = [name for name, _ in outputs]
+    example = tuple(np.float64(e) if n in widen else e for n, e in zip(names, example, strict=True))
     count_value = origin.count_value(state)
     if first and not isinstance(count_value, Const):  # after a peeled first iteration
         count_value = numbers.symint_op(state, operator.sub, count_value, Const(first), "rest")
     elif first:
         count_value = Const(count)
     args = (Const(first), count_value, *carried.values(), *read)
-    body.add_node(
-        loop,
-        args,
-        example,
-        [name for name, _ in outputs],
-        "loop",
-        counted=not isinstance(count_value, Const),
-    )
+    body.add_node(loop, args, example, names, "loop", counted=not isinstance(count_value, Const))
+    if _least_count(origin) < 1:  # after no iteration, a float it carries is a float again
+        for name in widen:
+            value = tx.locals[name]
+            tx.locals[name] = FloatOrFloat64(value.node, value.example, value.source)
     for name, step in steps.items():  # known from the trip count, as unrolling would know it
         tx.locals[name] = _counter_after(state, carried[name], step, count_value)
     if after:  # the targets keep the last item, as after any loop

@@ -1,18 +1,14 @@
 """What ``for`` and ``while`` loop nodes share: a loop's body traced once into a graph of its
 own (`BodyTrace`), with the locals it carries from one iteration to the next as the body's
 inputs, the values it reads from before the loop lifted into inputs, and the trace's state put
-back if the body turns out not to be capturable (`Snapshot`, `NotCaptured`). `LoopRecord` says
-what became of each loop, for `explain` and the widgets.
+back if the body turns out not to be capturable (`Snapshot`, `NotCaptured`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from ..errors import GraphBreak, RestartTrace, StopTrace, UserErrorInTrace
-from ..ir import file_labels
 from ..ir.cond_nodes import SideNotTraced
 from ..ir.first_run import FirstRun, run_keeping
 from ..ir.graph import Graph, loop_function
@@ -20,11 +16,13 @@ from ..ir.loop_nodes import LoopSpec
 from ..ir.node import FP, RAISE, SILENT, Node, TensorMeta, describe_value, nodes_in, substitute
 from ..state import graph_calls
 from ..state.examples import as_example
-from ..values.arrays import ArrayValue, NumpyValue, ScalarValue, SymFloat, SymInt
+from ..values.arrays import ArrayValue, FloatOrFloat64, NumpyValue, ScalarValue, SymFloat, SymInt
 from ..values.containers import DictValue, Iterator, ListValue, SliceValue, TupleValue
 from ..values.core import UNBOUND, Const, Value, birth
 from ..values.functions import Cell, ContextManager, UserFunction
 from ..values.objects import BoundMethod, UserObject
+from . import either_float
+from .not_captured import KindChanges, NotCaptured, RaisesOnExamples
 
 # Instructions a captured body may not run: they leave the loop, or change state the body
 # does not own (cells, globals, attributes, locals deleted). A ``raise`` may stay: the trace
@@ -33,60 +31,6 @@ from ..values.objects import BoundMethod, UserObject
 _LEAVES = {"RETURN_VALUE", "RETURN_CONST", "RERAISE", "YIELD_VALUE"}
 _FORBIDDEN = {"STORE_DEREF", "DELETE_DEREF", "STORE_GLOBAL", "DELETE_GLOBAL", "DELETE_FAST",
               "STORE_NAME", "DELETE_NAME", "IMPORT_NAME"}  # fmt: skip
-
-
-class NotCaptured(Exception):
-    """The body cannot be a loop node (the message says why); the loop is unrolled."""
-
-
-class RaisesOnExamples(NotCaptured):
-    """The body raises on the trace's examples (``error``: the user's exception)."""
-
-    def __init__(self, message: str, error: BaseException):
-        super().__init__(message)
-        self.error = error
-
-
-class KindChanges(NotCaptured):
-    """A carried value changes kind (dtype, shape, class) in the body: after one iteration
-    unrolled it may not (``total = 0`` becoming a float64 array), so the rest is tried again."""
-
-
-@dataclass(frozen=True)
-class LoopRecord:
-    """What became of one loop: captured (with its trip count and body size), unrolled, or
-    split and run as plain Python (`loops.loop_driver`), and why."""
-
-    filename: str
-    lineno: int
-    trip_count: int  # at trace time (a while loop's is data: 0)
-    captured: bool
-    body_ops: int = 0
-    reason: str = ""  # why it was unrolled
-    body: str = ""  # the body graph's code, for a captured loop
-    count_from: str = ""  # what a trip count computed in the graph follows, if any
-    kind: str = "for"  # or "while": the condition is computed in the body, read per iteration
-    peeled: str = ""  # why the first iteration was unrolled before the rest became a node
-    plain: bool = False  # a split loop that runs as plain Python: compiling its body did not pay
-
-    def describe(self) -> str:
-        where = f"{file_labels.label(self.filename)}:{self.lineno}"
-        if self.plain:
-            return f"{where}: split {self.kind} loop runs as plain Python: {self.reason}"
-        if self.captured and self.kind == "while":
-            return (
-                f"{where}: while_loop node (its condition computed in the graph, read once per "
-                f"iteration), body of {self.body_ops} ops"
-            )
-        if self.captured:
-            count = f"{self.trip_count} iterations"
-            if self.count_from:
-                count += f" here, count from {self.count_from}"
-            peeled = f" (after its first iteration, unrolled: {self.peeled})" if self.peeled else ""
-            return f"{where}: loop node, {count}, body of {self.body_ops} ops{peeled}"
-        if self.kind == "while":
-            return f"{where}: while loop not captured (a graph break at its test): {self.reason}"
-        return f"{where}: unrolled ({self.trip_count} iterations): {self.reason}"
 
 
 class Watch:
@@ -218,15 +162,20 @@ class BodyTrace:
     def input(self, name: str, example) -> Node:
         return _body_input(self.graph, name, example)
 
-    def carry(self, carried: dict[str, Value]) -> dict[str, Value]:
+    def carry(self, carried: dict[str, Value], widened=frozenset()) -> dict[str, Value]:
         """Each carried value (`carriable`, or a `python_number`) inside the body: an
         input with the meta and the example of its value before the loop (the first iteration
-        works on that very array, as eager code does); the frame's locals now hold them."""
+        works on that very array, as eager code does); the frame's locals now hold them.
+        ``widened``: floats carried as float64s (`either_float`)."""
         placeholders = {}
         for name, value in carried.items():
             example = as_example(value)
+            if name in widened:
+                example = np.float64(example)
             node = self.input(name, example)
-            if type(example) in (int, float):  # a Python number of the graph
+            if name in widened:
+                placeholders[name] = FloatOrFloat64(node, example)
+            elif type(example) in (int, float):  # a Python number of the graph
 
                 def used_as_number(name=name):
                     raise NotCaptured(f"the body uses {name} as a Python number")
@@ -299,6 +248,7 @@ class BodyTrace:
         Returns those values (the loop node's last arguments)."""
         body = self.graph
         for value in outputs:
+            either_float.refuse(value)
             if self.snapshot.watch.varies(value):
                 raise NotCaptured(f"{value.describe()}, whose shape follows the loop index, "
                                   "is carried to the next iteration or used after the loop")  # fmt: skip
@@ -445,7 +395,7 @@ def check_restart(name: str, end: Value, placeholders: dict, entry: dict, loaded
                               "carried to the next iteration is computed from its last value)")  # fmt: skip
         if not same_kind(placeholders[name], end):
             raise KindChanges(f"{name} changes from {entry[name].describe()} to "
-                              f"{end.describe()} in the body")  # fmt: skip
+                              f"{end.describe()} in the body", name, entry[name], end)  # fmt: skip
         return True
     if name in loaded and entry[name] is not UNBOUND and not same_constant(entry[name], end):
         changes = KindChanges if isinstance(end, NumpyValue) else NotCaptured
@@ -458,6 +408,8 @@ def same_kind(a: Value, b: Value) -> bool:
     or two ints, or two floats, of the graph (a carried `python_number`)."""
     if type(a) is type(b) and isinstance(a, SymInt | SymFloat):
         return True
+    if isinstance(a, FloatOrFloat64):  # a float carried as a float64 (`either_float`)
+        return type(b) is ScalarValue and b.example.dtype == np.float64
     if not (isinstance(a, NumpyValue) and isinstance(b, NumpyValue)):
         return False
     return type(a) is type(b) and type(a.example) is type(b.example) and \

@@ -31,7 +31,7 @@ from ..bytecode.body_function import CONTINUE, RETURNED, BodySpec
 from ..bytecode.loop_function import EXHAUSTED, LoopSpec, loop_code
 from ..bytecode.resume import ResumeSpec
 from ..config import config
-from .loop_body import LoopRecord
+from .loop_record import LoopRecord
 
 
 class _Missing:

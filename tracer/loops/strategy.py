@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ..config import config
 from . import conds, for_loops, split_loop, while_loops
-from .loop_body import LoopRecord
+from .loop_record import LoopRecord
 
 
 def at_for_iter(tx, inst, it) -> bool:

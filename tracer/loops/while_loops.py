@@ -36,7 +36,6 @@ from ..values.core import UNBOUND, Value
 from .conds import boolean_chain
 from .loop_body import (
     BodyTrace,
-    LoopRecord,
     NotCaptured,
     Snapshot,
     capture_once,
@@ -45,6 +44,7 @@ from .loop_body import (
     python_number,
     same_constant,
 )
+from .loop_record import LoopRecord
 
 _TESTS = ("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE")
 

@@ -58,6 +58,14 @@ class ScalarValue(NumpyValue):
 
 
 @dataclass(eq=False)
+class FloatOrFloat64(ScalarValue):
+    """A Python float or a NumPy float64, which of the two known only when the graph runs: a
+    float a loop carries, made a float64 by its first iteration, after a loop that may run no
+    iteration (``total = 0.0``, then ``total += v[j]`` over a row of a CSR matrix). Traced as
+    the float64; only the uses that give one result for both take it (`loops.either_float`)."""
+
+
+@dataclass(eq=False)
 class SymInt(GraphValue):
     """An int known only at run time: a size, a captured loop's index, or an int argument seen
     with a second value (automatic dynamic ints). ``deps``: the (input source name, dim) pairs

@@ -1,0 +1,134 @@
+"""A Python float a loop makes a NumPy float64, where the loop may run no iteration
+(``total = 0.0``, then ``total += values[j] * x[indices[j]]`` over a CSR row that may be
+empty): after the loop it is either, and the inner loop is a loop node only where every use
+gives one result for both (`tracer/loops/either_float.py`). Each case runs eagerly and
+compiled, on the eager and the cpu backends, on matrices with empty rows: same results
+(bitwise, Python types included), errors and writes."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import pytest
+from harness import check_one_graph, check_same_calls
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
+from scalar_loops import csr_matvec  # noqa: E402 - the bench's kernel
+
+
+def csr(rows: int, seed: int) -> tuple:
+    rng = np.random.default_rng(seed)
+    per_row = rng.integers(0, 4, rows)
+    per_row[::3] = 0  # empty rows: their totals stay the Python float they started as
+    indptr = np.concatenate([[0], np.cumsum(per_row)]).astype(np.int64)
+    indices = rng.integers(0, rows, indptr[-1]).astype(np.int64)
+    return indptr, indices, rng.random(indptr[-1]), rng.random(rows)
+
+
+CSR = csr(12, 3)
+CALLS = [(CSR, {}), ((*CSR[:2], CSR[2][::-1].copy(), CSR[3] + 1), {})]
+
+
+def shifted_rows(indptr, indices, values, x):
+    """Two floats carried as float64s, read by ``+ - *`` with float64 values and stored."""
+    y = np.zeros(indptr.shape[0] - 1)
+    for i in range(indptr.shape[0] - 1):
+        total, squares = 0.1, 0.25
+        for j in range(indptr[i], indptr[i + 1]):
+            v = values[j] * x[indices[j]]
+            total = total + v
+            squares += v * v
+        y[i] = total * x[i] - squares
+    return y
+
+
+def scaled_by_float32(indptr, indices, values, x):
+    """``0.1 * float32`` is a float32, ``float64(0.1) * float32`` a float64: not one graph."""
+    y = np.zeros(indptr.shape[0] - 1)
+    scale = np.float32(3.0)
+    for i in range(indptr.shape[0] - 1):
+        total = 0.1
+        for j in range(indptr[i], indptr[i + 1]):
+            total += values[j] * x[indices[j]]
+        y[i] = total * scale
+    return y
+
+
+def into_a_list(indptr, indices, values, x):
+    """A list keeps what it is given: Python floats for the empty rows."""
+    totals = [0.0] * (indptr.shape[0] - 1)
+    for i in range(indptr.shape[0] - 1):
+        total = 0.1
+        for j in range(indptr[i], indptr[i + 1]):
+            total += values[j] * x[indices[j]]
+        totals[i] = total
+    return totals
+
+
+def appended(indptr, indices, values, x):
+    totals = []
+    for i in range(indptr.shape[0] - 1):
+        total = 0.1
+        for j in range(indptr[i], indptr[i + 1]):
+            total += values[j] * x[indices[j]]
+        totals.append(total)
+    return totals
+
+
+def into_float32(indptr, indices, values, x):
+    y = np.zeros(indptr.shape[0] - 1, dtype=np.float32)
+    for i in range(indptr.shape[0] - 1):
+        total = 0.1
+        for j in range(indptr[i], indptr[i + 1]):
+            total += values[j] * x[indices[j]]
+        y[i] = total
+    return y
+
+
+def last_total(indptr, indices, values, x):
+    """The last row's total, returned: its Python type shows."""
+    total = 0.1
+    for i in range(indptr.shape[0] - 1):
+        total = 0.1
+        for j in range(indptr[i], indptr[i + 1]):
+            total += values[j] * x[indices[j]]
+    return total
+
+
+def halved_in_the_body(indptr, indices, values, x):
+    """``0.1 * 0.5`` is a float, ``float64(0.1) * 0.5`` a float64 (read in the body)."""
+    y = np.zeros(indptr.shape[0] - 1)
+    for i in range(indptr.shape[0] - 1):
+        total = 0.1
+        for j in range(indptr[i], indptr[i + 1]):
+            total = total * 0.5 + values[j]
+        y[i] = total
+    return y
+
+
+BACKENDS = ["eager", "cpu"]
+
+
+def _backend(backend: str) -> None:
+    if backend == "cpu":
+        pytest.importorskip("numba", reason="the cpu backend needs numba")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [csr_matvec, shifted_rows], ids=lambda f: f.__name__)
+def test_a_float_made_a_float64_by_a_loop_that_may_not_run_is_one_graph(fn, backend):
+    _backend(backend)
+    check_one_graph(fn, CALLS, backend)
+
+
+DIFFERING = [scaled_by_float32, into_a_list, appended, into_float32, last_total,
+             halved_in_the_body]  # fmt: skip
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", DIFFERING, ids=lambda f: f.__name__)
+def test_a_use_that_differs_for_a_float_and_a_float64_keeps_eager_results(fn, backend):
+    _backend(backend)
+    check_same_calls(fn, CALLS, fullgraph=False, backend=backend)
