@@ -199,3 +199,38 @@ def test_next_offset_skips_cache_entries():
     add = next(n for n, i in enumerate(listed) if i.opname == "BINARY_OP")
     assert analysis.next_offset(straight.__code__, listed[add].offset) == listed[add + 1].offset
     assert listed[add + 1].offset - listed[add].offset > 2  # BINARY_OP has an inline cache
+
+
+def stores_and_adds(y, v, i):
+    total = 0.0
+    y[i] = total
+    w = total + v * 2.0
+    total = w
+    return total
+
+
+def passes_on(f):
+    total = 0.0
+    f(total)
+    return [total, 1.0]
+
+
+def chosen(c):
+    total = 0.0
+    return total if c else 1.0
+
+
+def consumers(fn, name: str, line: int):
+    found = analysis.read_consumers(fn.__code__, name, line_start(fn, line))
+    return None if found is None else sorted((ins.opname, place) for ins, place in found)
+
+
+def test_the_instruction_that_takes_each_read_of_a_local():
+    # After ``total = 0.0``: the value stored by ``y[i] = ...`` (under the key and the array)
+    # and the left operand of ``+``; the read in ``return total`` sees the value of ``w``.
+    assert consumers(stores_and_adds, "total", 2) == [("BINARY_OP", 1), ("STORE_SUBSCR", 2)]
+
+
+def test_a_read_whose_value_a_jump_takes_on_is_not_followed():
+    assert consumers(passes_on, "total", 2) == [("BUILD_LIST", 1), ("CALL", 0)]
+    assert consumers(chosen, "total", 2) is None  # a jump, then a return: not followed
