@@ -78,4 +78,7 @@ def lookup_backend(backend) -> Callable:
     why_not = _WHY_NOT.get(backend, str)()
     if why_not:
         raise RuntimeError(f"backend {backend!r} cannot run here: {why_not}")
+    prepare = getattr(BACKENDS[backend], "prepare", None)
+    if prepare is not None:  # what the backend's first call will need, started now
+        prepare()
     return BACKENDS[backend]

@@ -12,6 +12,8 @@ Two parts, one per kind of code:
   statements of its body fused into loop nests by `native_elementwise`) and checked against
   the trace's types (`numba_types`).
 
+numba starts in the background when a function is compiled for the backend (`numba_start`).
+
 A graph with loop or cond nodes runs as the eager backend's NumPy code with its loops native; a
 loop-free one runs its NumPy code or its kernels, whichever was measured faster for its input
 shapes (`tiers`). numba is an optional dependency
@@ -26,6 +28,7 @@ from tcompile.tracer.ir.compiled_graph import CompiledGraph
 from tcompile.tracer.ir.cond_nodes import BODY_OPS
 
 from ..eager import eager_backend
+from . import numba_start
 from .kernels import NumbaTarget, unavailable
 from .tiers import Tiers, small
 
@@ -57,6 +60,7 @@ def cpu_backend(graph, example_inputs) -> CompiledGraph:
 
 
 cpu_backend.loop_nodes = True  # a loop node is compiled whole, or runs as the eager code's loop
+cpu_backend.prepare = numba_start.start  # when a function is compiled for it: numba starts
 
 
 def native_eager(graph) -> CompiledGraph:
