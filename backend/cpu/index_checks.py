@@ -30,6 +30,21 @@ class IndexCheck:
     offset: int
 
 
+@dataclass(frozen=True)
+class SpanCheck:
+    """In the function of a loop inside the loop: ``array.shape[dim]`` must hold
+    ``coefficient * k + times * term + offset`` for its first and last counter ``k``, ``term``
+    an int that loop reads and never changes (a row's start read from data) or None; checked
+    before the loop runs (`native_prelude`'s ``_span_at``)."""
+
+    array: Node
+    dim: int
+    coefficient: int
+    times: int
+    term: Node | None
+    offset: int
+
+
 class IndexChecks:
     """The checks of one loop's indices made once per call, collected as its function is
     printed."""
@@ -46,6 +61,19 @@ class IndexChecks:
         # a cond node's side reads the body's values as inputs of its own: the input -> the value
         self.passed: dict[int, object] = {}
         self._sides(loop.body)
+        # the for loops inside the loop, by their body's id; the checks before each's loop
+        self.nested: dict[int, ForLoop] = {}
+        self.spans: dict[int, list[SpanCheck]] = {}
+        self._nested(loop.body)
+
+    def _nested(self, body) -> None:
+        for node in body.nodes:
+            inner = node.target.bodies if isinstance(node.target, Cond) else ()
+            if isinstance(node.target, ForLoop):
+                self.nested[id(node.target.body)] = node.target
+                inner = (node.target.body,)
+            for graph in inner:
+                self._nested(graph)
 
     def _sides(self, body) -> None:
         for node in body.nodes:
@@ -66,6 +94,10 @@ class IndexChecks:
         (slices need no check)."""
         array, index = self._outer(node.args[0]), node.args[1]
         items = index if isinstance(index, tuple) else (index,)
+        inner = self.nested.get(id(getattr(node, "graph", None)))
+        if inner is not None and _reads_only(inner, array) and \
+                not any(item is None or item is Ellipsis for item in items):  # fmt: skip
+            return self._span(inner, array, items)
         in_body = getattr(array, "graph", None) is self.loop.body
         param = self.params.get(id(array)) if in_body and self.counted else None
         forms = [None if param is None else self._affine(item) for item in items]
@@ -76,6 +108,18 @@ class IndexChecks:
             p for p, (item, form) in enumerate(zip(items, forms))
             if form is None and not isinstance(item, slice)
         )  # fmt: skip
+
+    def _span(self, loop: ForLoop, array: Node, items: tuple) -> tuple[int, ...]:
+        """`add` for an index in the body of ``loop``, a loop inside the loop: checked before
+        ``loop`` runs where it can be (`SpanCheck`)."""
+        unchecked = []
+        for dim, item in enumerate(items):
+            form = _form_in(loop, item)
+            if form is not None:
+                self.spans.setdefault(id(loop), []).append(SpanCheck(array, dim, *form))
+            elif not isinstance(item, slice):
+                unchecked.append(dim)
+        return tuple(unchecked)
 
     def _affine(self, value) -> tuple[int, int] | None:
         """``(coefficient, offset)`` of ``value`` as ``coefficient * k + offset`` (``k`` the
@@ -124,3 +168,44 @@ def _grouped(checks: list[IndexCheck]) -> tuple:
     for check in checks:
         offsets.setdefault((check.param, check.dim, check.coefficient), []).append(check.offset)
     return tuple((*key, min(found), max(found)) for key, found in offsets.items())
+
+
+def _reads_only(loop: ForLoop, array) -> bool:
+    """``array`` is an input ``loop`` reads, not one it carries (its shape stays)."""
+    inputs = loop.body.inputs
+    return any(array is n for n in inputs[1 + loop.carried :])
+
+
+_MOST_COEFFICIENT = 256  # (`_span_at` computes in int64 from values under 2**48)
+
+
+def _form_in(loop: ForLoop, value) -> tuple[int, int, Node | None, int] | None:
+    """``(coefficient, times, term, offset)`` of ``value`` as ``coefficient * k + times * term
+    + offset``, ``k`` the counter of ``loop`` and ``term`` an int input it only reads (or
+    None); None where it is not one."""
+    body = loop.body
+    if type(value) is int:
+        return 0, 0, None, value
+    if not isinstance(value, Node) or getattr(value, "graph", None) is not body:
+        return None
+    if value is body.inputs[0]:
+        return 1, 0, None, 0
+    if value.op == "input":
+        return (0, 1, value, 0) if value.meta == "int" and _reads_only(loop, value) else None
+    op = operators.of_function(value.target) if value.op == "call" else None
+    if op is None or op.name not in ("add", "sub", "mul") or len(value.args) != 2:
+        return None
+    a, b = (_form_in(loop, v) for v in value.args)
+    if a is None or b is None or (a[2] is not None and b[2] is not None):
+        return None
+    if op.name == "mul":  # by a constant: a form with no counter and no term
+        constant, other = (a, b) if (a[0], a[2]) == (0, None) else (b, a)
+        if (constant[0], constant[2]) != (0, None):
+            return None
+        factor = constant[3]
+        form = other[0] * factor, other[1] * factor, other[2], other[3] * factor
+    else:
+        sign = 1 if op.name == "add" else -1
+        (ca, ma, ta, oa), (cb, mb, tb, ob) = a, b
+        form = ca + sign * cb, ma + sign * mb, ta if ta is not None else tb, oa + sign * ob
+    return form if max(abs(form[0]), abs(form[1])) <= _MOST_COEFFICIENT else None

@@ -98,7 +98,23 @@ class IntRanges:
     def fits(self, node: Node) -> bool:
         """Whether ``node``'s value surely fits an int64."""
         bits = self.bits(node)
-        return bits is not None and bits <= INT64_BITS - 1
+        return (bits is not None and bits <= INT64_BITS - 1) or self._range_item(node)
+
+    def _range_item(self, node: Node) -> bool:
+        """``k + start`` in a loop over ``range(start, stop)`` inside the loop (its count
+        computed as the tracer does, ``(stop - start + 0) // 1``, from a first index of 0): a
+        value from ``start`` up to ``stop``, two ints of the graph, so within int64."""
+        if _op(node) != "add" or id(node.args[0]) not in self.counters:
+            return False
+        counter, start = node.args
+        first, count = self.counters[id(counter)] or (None, None)
+        start = self.passed.get(id(start), start)
+        if first != 0 or _op(count) != "floordiv" or count.args[1] != 1:
+            return False
+        ahead = count.args[0]
+        if _op(ahead) != "add" or ahead.args[1] != 0 or _op(ahead.args[0]) != "sub":
+            return False
+        return ahead.args[0].args[1] is start
 
 
 def carried_steps(loop: ForLoop) -> dict[int, int]:
@@ -146,3 +162,11 @@ def _cond_step(start: Node, cond_node: Node, item: int) -> int | None:
     steps = [_step(body.inputs[position], body.output.args[0][item])
              for body in cond_node.target.bodies]  # fmt: skip
     return None if None in steps else max(steps)
+
+
+def _op(value) -> str | None:
+    """The name of the operator a call node of two arguments applies, else None."""
+    if not isinstance(value, Node) or value.op != "call" or len(value.args) != 2:
+        return None
+    op = operators.of_function(value.target)
+    return op.name if op is not None else None

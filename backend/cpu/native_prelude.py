@@ -65,6 +65,21 @@ def _at(index, size):
     return index
 
 
+# The indices ``c * k + m * term + offset`` (offset in [low, high]) of a loop inside the loop,
+# for each of its counters ``k``: checked before it runs (`index_checks.SpanCheck`). Values
+# past 2**48 index no array, and keep the int64 arithmetic here exact.
+@numba.njit(inline="always", {options})
+def _span_at(c, first, count, m, term, low, high, size):
+    if count > 0:
+        if abs(first) >= 2**48 or count >= 2**48 or abs(term) >= 2**48:
+            raise IndexError("index out of bounds")
+        a, b = c * first + m * term, c * (first + count - 1) + m * term
+        if a > b:
+            a, b = b, a
+        if a + low < -size or b + high >= size:
+            raise IndexError("index out of bounds")
+
+
 # np.add.at on a vector, as NumPy runs it: each value added where its index points, in order
 # (a repeated index adds up), an index out of range raising IndexError.
 @numba.njit({options})

@@ -29,6 +29,7 @@ import numpy as np
 
 from tcompile.tracer.ir import operators
 from tcompile.tracer.ir.graph import loop_lines
+from tcompile.tracer.ir.loop_nodes import COUNT
 from tcompile.tracer.ir.node import RAISE, Node
 from tcompile.tracer.ir.printer import Printer, numpy_name
 
@@ -174,6 +175,20 @@ class NativePrinter(Printer):
         if any(mode in ("raise", "call") for mode in settings.values()):
             raise Unsupported(f"np.errstate({settings}) raises for floating-point errors")
         return None
+
+    def loop_prologue(self, loop, first: str) -> list[str]:
+        """The checks of a loop inside the loop's indices, made before it runs (`_span_at`):
+        per array dim, coefficient and term, the lowest and highest offset."""
+        offsets: dict[tuple, tuple] = {}
+        for span in self.checks.spans.get(id(loop), ()):
+            key = (id(span.array), span.dim, span.coefficient, span.times, id(span.term))
+            offsets.setdefault(key, (span, []))[1].append(span.offset)
+        return [
+            f"_span_at({span.coefficient}, {first}, {COUNT}, {span.times}, "
+            f"{'0' if span.term is None else self.arg(span.term)}, {min(found)}, {max(found)}, "
+            f"{self.arg(span.array)}.shape[{span.dim}])"
+            for span, found in offsets.values()
+        ]
 
     def first_index(self, loop_node: Node | None) -> str:
         """The first index as a literal where the graph calls the loop with one: LLVM then

@@ -266,6 +266,32 @@ def test_a_loop_that_fails_midway_leaves_the_caller_s_arrays_as_eager_code_does(
     assert native(loops) == [True]
 
 
+def row_sums(indptr, values, x):
+    """Rows of a CSR matrix, each a loop from data: ``values[j]`` is checked before each row's
+    loop runs, ``x[2 * j + 1]`` too (the gather by data, ``x[indices[j]]``, where it is used)."""
+    y = np.zeros(indptr.shape[0] - 1)
+    for i in range(indptr.shape[0] - 1):
+        total = 0.0
+        for j in range(indptr[i], indptr[i + 1]):
+            total += values[j] * x[2 * j + 1] - x[2 * j]
+        y[i] = total
+    return y
+
+
+def _rows(*bounds):
+    return lambda: (np.array(bounds, dtype=np.int64), np.arange(1.0, 6.0), np.arange(10.0) ** 2)
+
+
+@pytest.mark.parametrize("bad", [(0, 2, 6), (0, 4, 3, 5), (-6, 0, 2)])
+def test_a_loop_inside_the_loop_checks_its_indices_before_it_runs(loops, bad):
+    """Rows past the end, and below NumPy's ``-n``, raise NumPy's error; negative rows wrap as
+    NumPy's do; an empty row reads nothing, wherever it points."""
+    same(row_sums, _rows(0, 2, 5), _rows(-3, 0, 2, 2, 9, 9), _rows(*bad), calls=3)
+    assert native(loops) == [True]
+    text = "\n".join(loops[0].lines)
+    assert text.count("_span_at(") == 2 and "_at(j" not in text and "_int_add(k" not in text
+
+
 def sqrt_steps(x):
     for i in range(x.shape[0]):
         x[i] = np.sqrt(x[i] - 2.0)

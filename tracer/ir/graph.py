@@ -485,9 +485,10 @@ def _loop_lines(loop, name: str, printer: Printer, comments: bool, plan, loops: 
         for v, old in names.items():
             v.name = old
     statements = [(text, n) for text, n, _ in lines[1:-1]]
+    first = printer.first_index(node)
     made = loop_nodes.function_lines(loop, name, [n.name for n in body.inputs], statements,
                                      outputs, node, empty_tail=printer.empty_loop_tail,
-                                     first=printer.first_index(node))  # fmt: skip
+                                     first=first, prologue=printer.loop_prologue(loop, first))  # fmt: skip
     return [(text, n, False) for text, n in made] + [("", None, False)]
 
 

@@ -87,14 +87,16 @@ LOOP_OPS = frozenset({ForLoop.op, WhileLoop.op})
 
 
 def function_lines(loop: LoopSpec, name: str, params: list[str], body: list, outputs: list[str],
-                   node, *, empty_tail: bool = True, first: str = FIRST) -> list:  # fmt: skip
+                   node, *, empty_tail: bool = True, first: str = FIRST,
+                   prologue: list[str] = ()) -> list:  # fmt: skip
     """The loop as the Python function ``name``, line by line as (text, node): ``params`` are
     the body graph's inputs, ``body`` its statements as its function prints them (indented
     once), ``outputs`` the text of its outputs. The loop's own lines belong to the loop
     ``node``; the body's lines keep theirs. ``empty_tail``: a for loop that ran no iteration
     returns ``()`` (without it, its function has one return, and its caller must not call it
     for no iteration: a compiler types every return alike). ``first``: how the loop's first
-    index is spelled (a compiler that knows it from the graph's call may take a literal)."""
+    index is spelled (a compiler that knows it from the graph's call may take a literal);
+    ``prologue``: a for loop's statements before its loop."""
     statements = [(f"    {text}", n) for text, n in body]
     index = params[0] if isinstance(loop, ForLoop) else None
     own = params[loop.index_inputs :]
@@ -119,6 +121,7 @@ def function_lines(loop: LoopSpec, name: str, params: list[str], body: list, out
             target, items = f"{index}, {row_name}", f"enumerate({items}, {first})"
     lines = [
         (f"def {name}({', '.join([FIRST, COUNT, *own])}):", node),
+        *((f"    {text}", node) for text in prologue),
         (f"    for {target} in {items}:", node),
         *(statements or [("        pass", node)]),
     ]

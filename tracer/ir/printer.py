@@ -44,6 +44,11 @@ class Printer:
         """How a for loop's function spells its first index: its parameter."""
         return FIRST
 
+    def loop_prologue(self, loop, first: str) -> list[str]:
+        """Statements a for loop's function runs before its loop, once per call (``first``:
+        its first index as `first_index` spells it), after its body was printed: none here."""
+        return []
+
     def lines_of(self, node: Node) -> list[tuple[str, Node | None]] | None:
         """The lines ``node`` prints as, each with the node it is for (None: a line of no
         node's), where a printer prints some nodes otherwise than as their one statement each
