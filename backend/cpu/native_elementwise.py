@@ -69,10 +69,12 @@ def _ufunc(node: Node):
 
 def _shape(node: Node) -> tuple | None:
     """The key of the group an element-wise operation may join: its result's shape and its
-    errstate; None where it is not one (`ELEMENT_UFUNCS`, static C-ordered shapes)."""
+    errstate; None where it is not one (`ELEMENT_UFUNCS`, C-ordered results). A dim known only
+    at run time (``a[:k]``, None) is one of the group's where every array has it there: the
+    nest checks that they agree as it runs."""
     meta, ufunc = node.tensor, _ufunc(node)
     if ufunc is None or meta is None or meta.kind != "array" or not meta.shape \
-            or None in meta.shape or not meta.contiguous:  # fmt: skip
+            or not _c_ordered(meta):  # fmt: skip
         return None
     if ufunc not in ELEMENT_UFUNCS.get(meta.dtype.kind, ()) or len(node.args) != ufunc.nin:
         return None
@@ -86,6 +88,13 @@ def _shape(node: Node) -> tuple | None:
     if not all(map(_operand, node.args)):
         return None
     return (meta.shape, node.errstate)
+
+
+def _c_ordered(meta: TensorMeta) -> bool:
+    """A result in C order: its strides say so, or (a shape known at run time) its order."""
+    if meta.contiguous is not None:
+        return meta.contiguous
+    return meta.order == tuple(reversed(range(len(meta.shape))))
 
 
 def _operand(value) -> bool:

@@ -171,10 +171,13 @@ def _assign(target, value):
         target[i] = source[i]
 
 
-# A fused nest's fresh array stored into a view of its shape (`native_source`): it shares no
-# memory with the view, and nothing broadcasts (1/4 of `_assign`'s compile time).
+# A fused nest's fresh array stored into a view of its dims (`native_source`): it shares no
+# memory with the view; shapes that differ (NumPy would broadcast or raise) make the frame run
+# as NumPy. 1/4 of `_assign`'s compile time (its np.broadcast_to).
 @numba.njit({options})
 def _copy_into(target, value):
+    if target.shape != value.shape:
+        raise ValueError("shapes differ")
     for i in np.ndindex(target.shape):
         target[i] = value[i]
 

@@ -133,7 +133,8 @@ class NativePrinter(Printer):
                     node = self._checked(node)
                 obj, index, value = node.args
                 # a nest's fresh array of the view's shape: no overlap to check, no broadcast
-                fresh = self.elements.fresh(value) and _view_shape(obj, index) == value.tensor.shape
+                fresh = self.elements.fresh(value) and _may_match(_view_shape(obj, index),
+                                                                  value.tensor.shape)  # fmt: skip
                 helper = "_copy_into" if fresh else "_assign"
                 return f"{helper}({self.arg(obj)}[{self.index(index)}], {self.arg(value)})"
         if node.op == "call" and ("where" in node.kwargs or node.target is np.copyto):
@@ -325,19 +326,25 @@ def _same_item(a, b) -> bool:
 
 
 def _view_shape(target, index) -> tuple | None:
-    """The shape of ``target[index]`` (ints and slices) where the trace knows it."""
+    """The shape of ``target[index]`` (ints and slices), None for each dim known only at run
+    time; None for another index."""
     shape = getattr(getattr(target, "tensor", None), "shape", None)
     items = index if isinstance(index, tuple) else (index,)
-    if shape is None or None in shape or len(items) > len(shape):
+    if shape is None or len(items) > len(shape) or any(i is None or i is Ellipsis for i in items):
         return None
     found = []
     for size, item in zip(shape, items):
         if isinstance(item, slice):
             bounds = (item.start, item.stop, item.step)
-            if not all(b is None or type(b) is int for b in bounds):
-                return None
-            found.append(len(range(*item.indices(size))))
+            known = size is not None and all(b is None or type(b) is int for b in bounds)
+            found.append(len(range(*item.indices(size))) if known else None)
     return (*found, *shape[len(items) :])
+
+
+def _may_match(view: tuple | None, shape: tuple) -> bool:
+    """Shapes the trace saw alike, but for dims known only at run time (checked there)."""
+    return view is not None and len(view) == len(shape) and \
+        all(a is None or b is None or a == b for a, b in zip(view, shape))  # fmt: skip
 
 
 def _python_int(node: Node) -> bool:

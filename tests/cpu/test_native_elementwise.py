@@ -135,6 +135,23 @@ def test_a_fresh_array_broadcast_into_a_view_is_numpy_s_store(loops):
     assert "_assign(a[1:], " in "\n".join(loops[0].lines)
 
 
+def prefix_scaled(a, w):
+    """Shapes known only at run time: ``a[:k]`` and ``w[:k]`` are one nest, stored into
+    ``out[:k]`` by a copy; where ``w`` holds one element, NumPy broadcasts it and the frame
+    runs as NumPy (the nest checks the shapes as it runs)."""
+    out = np.zeros_like(a)
+    for k in range(1, a.shape[0]):
+        out[:k] = a[:k] * w[:k] + 1.0
+    return out
+
+
+def test_shapes_known_only_at_run_time_are_checked_by_the_nest(loops):
+    same(prefix_scaled, lambda: (X10.copy(), X16), lambda: (X10.copy(), X16[:1].copy()),
+         lambda: (X10.copy(), X16[:1].copy()), lambda: (X10.copy(), X16), calls=4)  # fmt: skip
+    assert native(loops)[0] and nests(loops[0]) == 1
+    assert "_copy_into(out[:k_1], " in "\n".join(loops[0].lines), loops[0].lines
+
+
 def in_place(a, steps):
     """``a[i] += ...`` (a view updated in place from a fresh array), ``a *= 0.9`` (a number)."""
     for _ in range(steps):
