@@ -128,13 +128,13 @@ def _dot(a, b):
 # np.sum of a float vector, bit for bit: NumPy adds its pairwise sum (`pairwise`) to the
 # reduction's start, +0.0 (a sum of -0.0s is +0.0). np.mean divides it by the length as
 # NumPy's does, in float64 (a float32 mean is rounded twice), then casts it back.
-@numba.njit({options})
+@numba.njit(inline="always", {options})
 def _sum(v):
     zero = v.dtype.type(0)
     return zero + pairwise_sum(v, 0, v.shape[0], -zero)
 
 
-@numba.njit({options})
+@numba.njit(inline="always", {options})
 def _mean(v):
     n = v.shape[0]
     if n == 0:  # NumPy warns and gives NaN: the frame runs as NumPy
@@ -179,6 +179,15 @@ def _copy_into(target, value):
     if target.shape != value.shape:
         raise ValueError("shapes differ")
     for i in np.ndindex(target.shape):
+        target[i] = value[i]
+
+
+# ... into a row: a loop over positions (np.ndindex's tuples cost a row of 8 as much again).
+@numba.njit({options})
+def _copy_into1(target, value):
+    if target.shape != value.shape:
+        raise ValueError("shapes differ")
+    for i in range(target.shape[0]):
         target[i] = value[i]
 
 

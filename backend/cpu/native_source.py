@@ -135,7 +135,8 @@ class NativePrinter(Printer):
                 # a nest's fresh array of the view's shape: no overlap to check, no broadcast
                 fresh = self.elements.fresh(value) and _may_match(_view_shape(obj, index),
                                                                   value.tensor.shape)  # fmt: skip
-                helper = "_copy_into" if fresh else "_assign"
+                helper = ("_copy_into1" if len(value.tensor.shape) == 1 else "_copy_into") \
+                    if fresh else "_assign"  # fmt: skip
                 return f"{helper}({self.arg(obj)}[{self.index(index)}], {self.arg(value)})"
         if node.op == "call" and ("where" in node.kwargs or node.target is np.copyto):
             return self.masked.statement(self, node, Unsupported)  # numba takes no where=

@@ -5,13 +5,14 @@ importing numba (0.15-0.25 s here) and, at the first machine code it loads, fill
 and target registries (0.2-0.35 s), beside 0.15 s of ours. A function compiled for the cpu
 backend starts both in the background (`start`), so that its first call, in a notebook a cell
 or more later, finds numba ready; a call that comes sooner waits for them as it would have
-anyway (the import lock, numba's compiler lock) and takes no longer.
+anyway (the import lock, numba's compiler lock) and takes no longer. A fork waits for them.
 """
 
 from __future__ import annotations
 
 import atexit
 import importlib.util
+import os
 import threading
 
 _thread: threading.Thread | None = None
@@ -25,7 +26,10 @@ def start() -> None:
         if _thread is None and importlib.util.find_spec("numba") is not None:
             _thread = threading.Thread(target=_warm, name="tcompile-numba-start", daemon=True)
             _thread.start()
-            atexit.register(_thread.join)  # not stopped halfway through an import at exit
+            # not stopped halfway through an import at exit (nor waited for without end), nor
+            # forked there: a child would find the module locks it held taken for good
+            atexit.register(_thread.join, 60)
+            os.register_at_fork(before=lambda: _thread.join(60))
 
 
 def _warm() -> None:

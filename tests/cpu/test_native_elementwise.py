@@ -149,7 +149,7 @@ def test_shapes_known_only_at_run_time_are_checked_by_the_nest(loops):
     same(prefix_scaled, lambda: (X10.copy(), X16), lambda: (X10.copy(), X16[:1].copy()),
          lambda: (X10.copy(), X16[:1].copy()), lambda: (X10.copy(), X16), calls=4)  # fmt: skip
     assert native(loops)[0] and nests(loops[0]) == 1
-    assert "_copy_into(out[:k_1], " in "\n".join(loops[0].lines), loops[0].lines
+    assert "_copy_into1(out[:k_1], " in "\n".join(loops[0].lines), loops[0].lines
 
 
 def in_place(a, steps):
