@@ -13,6 +13,8 @@ import sys
 import numpy as np
 import pytest
 from harness import check_one_graph, check_same_calls
+from hypothesis import HealthCheck, given, note, settings
+from hypothesis import strategies as st
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
 from scalar_loops import csr_matvec  # noqa: E402 - the bench's kernel
@@ -132,3 +134,77 @@ DIFFERING = [scaled_by_float32, into_a_list, appended, into_float32, last_total,
 def test_a_use_that_differs_for_a_float_and_a_float64_keeps_eager_results(fn, backend):
     _backend(backend)
     check_same_calls(fn, CALLS, fullgraph=False, backend=backend)
+
+
+# -- random programs: a row's total, read in the body and after the loop in random ways -------
+
+BODY_USES = [
+    "total += values[j] * x[indices[j]]",
+    "total = total - values[j]",
+    "total = total * values[j] + 1.0",  # a Python float's product: a float64 only from values[j]
+    "total = values[j] / total if total else total",
+    "total = total * s32",  # float32: a float times it is a float32, a float64 times it not
+    "total -= x[j % x.shape[0]]",
+]
+AFTER_USES = [
+    "y[i] = total",
+    "y[i] = total * x[i] - 0.5",
+    "y[i] = total + x[i]",
+    "y[i] = total * s32",
+    "y32[i] = total",
+    "found.append(total)",
+    "found.append(total + x[i])",
+    "last = total",
+]
+
+
+def _program(body: list[str], after: list[str]) -> str:
+    lines = ["def prog(indptr, indices, values, x, s32, y, y32, found):",
+             "    last = 0.0",
+             "    for i in range(indptr.shape[0] - 1):",
+             "        total = 0.1",
+             "        for j in range(indptr[i], indptr[i + 1]):",
+             *(f"            {line}" for line in body),
+             *(f"        {line}" for line in after),
+             "    return y, y32, found, last"]  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+def _run_program(body: list[str], after: list[str], backend: str) -> None:
+    import hashlib
+
+    import break_programs as bp
+
+    source = _program(body, after)
+    note(source)
+    name = f"<tc-either-float {hashlib.sha1(source.encode()).hexdigest()[:12]}>"
+    fn, _ = bp.build(source, "prog", name)
+
+    def args(data):
+        return ((*data, np.float32(3.0), np.zeros(data[0].shape[0] - 1),
+                 np.zeros(data[0].shape[0] - 1, np.float32), []), {})  # fmt: skip
+
+    calls = [args(CSR), args(CALLS[1][0])]
+    try:
+        check_same_calls(fn, calls, fullgraph=False, backend=backend)
+    except AssertionError as e:
+        raise AssertionError(f"{e}\n--- program ---\n{source}") from None
+
+
+uses = st.tuples(st.lists(st.sampled_from(BODY_USES), min_size=1, max_size=2),
+                 st.lists(st.sampled_from(AFTER_USES), min_size=1, max_size=2))  # fmt: skip
+
+
+@settings(max_examples=40, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
+@given(uses)
+def test_random_uses_of_a_row_total_match_eager(picked):
+    _run_program(*picked, "eager")
+
+
+@settings(max_examples=15, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
+@given(uses)
+def test_random_uses_of_a_row_total_match_eager_on_the_cpu_backend(picked):
+    _backend("cpu")
+    _run_program(*picked, "cpu")
