@@ -115,7 +115,7 @@ class IndexChecks:
         unchecked = []
         for dim, item in enumerate(items):
             form = _form_in(loop, item)
-            if form is not None:
+            if form is not None and max(abs(form[0]), abs(form[1])) <= _MOST_COEFFICIENT:
                 self.spans.setdefault(id(loop), []).append(SpanCheck(array, dim, *form))
             elif not isinstance(item, slice):
                 unchecked.append(dim)
@@ -124,26 +124,8 @@ class IndexChecks:
     def _affine(self, value) -> tuple[int, int] | None:
         """``(coefficient, offset)`` of ``value`` as ``coefficient * k + offset`` (``k`` the
         loop's counter); None where it is not one."""
-        value = self._outer(value)
-        if type(value) is int:
-            return 0, value
-        if not isinstance(value, Node):
-            return None
-        if value is self.loop.body.inputs[0]:
-            return 1, 0
-        op = operators.of_function(value.target) if value.op == "call" else None
-        if op is None or op.name not in ("add", "sub", "mul", "neg") or len(value.args) != op.arity:
-            return None
-        forms = [self._affine(a) for a in value.args]
-        if None in forms:
-            return None
-        if op.name == "neg":
-            return -forms[0][0], -forms[0][1]
-        (ca, oa), (cb, ob) = forms
-        if op.name == "mul":  # affine only by a constant: one side has no k
-            return (ca * ob + cb * oa, oa * ob) if ca == 0 or cb == 0 else None
-        sign = 1 if op.name == "add" else -1
-        return ca + sign * cb, oa + sign * ob
+        form = _form_in(self.loop, value, self._outer)
+        return None if form is None or form[2] is not None else (form[0], form[3])
 
     def hold(self, args: tuple) -> bool:
         """Whether every index of a call with ``args`` (first, count, ...) is in range: per
@@ -179,33 +161,38 @@ def _reads_only(loop: ForLoop, array) -> bool:
 _MOST_COEFFICIENT = 256  # (`_span_at` computes in int64 from values under 2**48)
 
 
-def _form_in(loop: ForLoop, value) -> tuple[int, int, Node | None, int] | None:
+def _form_in(loop: ForLoop, value, outer=lambda v: v) -> tuple[int, int, Node | None, int] | None:
     """``(coefficient, times, term, offset)`` of ``value`` as ``coefficient * k + times * term
     + offset``, ``k`` the counter of ``loop`` and ``term`` an int input it only reads (or
-    None); None where it is not one."""
-    body = loop.body
+    None); None where it is not one. ``outer``: the body's value a cond side's input stands
+    for."""
+    value = outer(value)
     if type(value) is int:
         return 0, 0, None, value
-    if not isinstance(value, Node) or getattr(value, "graph", None) is not body:
+    if not isinstance(value, Node):
         return None
-    if value is body.inputs[0]:
+    if value is loop.body.inputs[0]:
         return 1, 0, None, 0
     if value.op == "input":
         return (0, 1, value, 0) if value.meta == "int" and _reads_only(loop, value) else None
     op = operators.of_function(value.target) if value.op == "call" else None
-    if op is None or op.name not in ("add", "sub", "mul") or len(value.args) != 2:
+    if op is None or op.name not in ("add", "sub", "mul", "neg") or len(value.args) != op.arity:
         return None
-    a, b = (_form_in(loop, v) for v in value.args)
-    if a is None or b is None or (a[2] is not None and b[2] is not None):
+    forms = [_form_in(loop, v, outer) for v in value.args]
+    if None in forms:
+        return None
+    if op.name == "neg":
+        coefficient, times, term, offset = forms[0]
+        return -coefficient, -times, term, -offset
+    a, b = forms
+    if a[2] is not None and b[2] is not None:
         return None
     if op.name == "mul":  # by a constant: a form with no counter and no term
         constant, other = (a, b) if (a[0], a[2]) == (0, None) else (b, a)
         if (constant[0], constant[2]) != (0, None):
             return None
         factor = constant[3]
-        form = other[0] * factor, other[1] * factor, other[2], other[3] * factor
-    else:
-        sign = 1 if op.name == "add" else -1
-        (ca, ma, ta, oa), (cb, mb, tb, ob) = a, b
-        form = ca + sign * cb, ma + sign * mb, ta if ta is not None else tb, oa + sign * ob
-    return form if max(abs(form[0]), abs(form[1])) <= _MOST_COEFFICIENT else None
+        return other[0] * factor, other[1] * factor, other[2], other[3] * factor
+    sign = 1 if op.name == "add" else -1
+    (ca, ma, ta, oa), (cb, mb, tb, ob) = a, b
+    return ca + sign * cb, ma + sign * mb, ta if ta is not None else tb, oa + sign * ob

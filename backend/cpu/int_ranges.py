@@ -86,14 +86,14 @@ class IntRanges:
             return SIZE_BITS
         if node.op == "call" and node.target is len:
             return SIZE_BITS
-        op = operators.of_function(node.target) if node.op == "call" else None
-        if op is None or len(node.args) != 2:
+        name = _op(node)
+        if name is None:
             return None
         a, b = (self.bits(v) for v in node.args)
         if a is None or b is None:
             return None
         return {"add": max(a, b) + 1, "sub": max(a, b) + 1, "mul": a + b,
-                "floordiv": a, "mod": b}.get(op.name)  # fmt: skip
+                "floordiv": a, "mod": b}.get(name)  # fmt: skip
 
     def fits(self, node: Node) -> bool:
         """Whether ``node``'s value surely fits an int64."""
