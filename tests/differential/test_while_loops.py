@@ -172,6 +172,33 @@ def three_tests(x, most):
     return z, k
 
 
+def counted_escape(re, im, maxiter):
+    counts = np.zeros(re.shape[0], dtype=np.int64)
+    for p in range(re.shape[0]):
+        zr, zi, n = 0.0, 0.0, 0
+        while n < maxiter and zr * zr + zi * zi <= 4.0:  # the ints first: a bool of the graph
+            zr, zi = zr * zr - zi * zi + re[p], 2.0 * zr * zi + im[p]
+            n += 1
+        counts[p] = n
+    return counts
+
+
+def scan_positive(a, n):
+    total, i = np.zeros(1), 0
+    while i < n and a[i] > 0:  # a[i] read only where i < n: past the end it would raise
+        total += a[i]
+        i += 1
+    return total, i
+
+
+def until_either(x, most):
+    z, k = x * 0.0, 0
+    while not (z[0] > 2.0 or k >= most):  # runs while both are false
+        z = z + x
+        k += 1
+    return z, k
+
+
 def grid(n=24):
     return np.linspace(-2.0, 1.0, n), np.linspace(-1.2, 1.2, n)
 
@@ -190,6 +217,27 @@ CAPTURED = [
         lambda: (np.array([0.5, 0.2]), 10),
         lambda: (np.array([0.1, -0.3]), 50),
         lambda: (np.array([0.5, 0.2]), 0),
+    ),  # fmt: skip
+    C(
+        "counted_escape",
+        counted_escape,
+        lambda: (*grid(), 40),
+        lambda: (*grid(7), 3),
+        lambda: (*grid(5), 0),
+    ),  # fmt: skip
+    C(
+        "scan_positive",
+        scan_positive,
+        lambda: (np.array([1.0, 2.0, -1.0, 4.0]), 4),
+        lambda: (np.ones(3), 3),  # i reaches n: a[3] is never read
+        lambda: (np.ones(3), 0),
+    ),  # fmt: skip
+    C(
+        "until_either",
+        until_either,
+        lambda: (np.array([0.5, 0.2]), 10),
+        lambda: (np.array([0.1, -0.3]), 3),
+        lambda: (np.array([3.0, 0.2]), 5),
     ),  # fmt: skip
     C("relax", relax, lambda: (line(), 1e-3), lambda: (line(seed=1), 1e-6), lambda: (line(), 5.0)),
     C(
@@ -224,7 +272,8 @@ CAPTURED = [
 ]
 
 # Cases whose loop is one while_loop node (and no graph break) on their first builder.
-CAPTURED_NODES = {"escape_time": 1, "three_tests": 1, "sweeps_counted": 1, "relax": 1, "halve_until_small": 1, "until_done": 1, "newton_sqrt": 1,
+CAPTURED_NODES = {"escape_time": 1, "three_tests": 1, "counted_escape": 1, "scan_positive": 1,
+                  "until_either": 1, "sweeps_counted": 1, "relax": 1, "halve_until_small": 1, "until_done": 1, "newton_sqrt": 1,
                   "in_place": 1, "counter_after": 1, "elapsed_time": 1, "while_in_for": 1, "for_in_while": 1,
                   "while_else": 1, "warns_in_body": 1, "raises_in_body": 1}  # fmt: skip
 
@@ -286,26 +335,12 @@ def either_test(x, least):
     return z, k
 
 
-def scan_positive(a, n):
-    total, i = np.zeros(1), 0
-    while i < n and a[i] > 0:  # a[i] read only where i < n: past the end it would raise
-        total += a[i]
-        i += 1
-    return total, i
-
-
 NOT_CAPTURED = [
     C(
         "either_test",
         either_test,
         lambda: (np.array([0.5, 0.2]), 10),
         lambda: (np.array([2.0, 0.2]), 1),
-    ),  # fmt: skip
-    C(
-        "scan_positive",
-        scan_positive,
-        lambda: (np.array([1.0, 2.0, -1.0, 4.0]), 4),
-        lambda: (np.ones(3), 3),
     ),  # fmt: skip
     C("with_break", with_break, lambda: (line() * 8,), lambda: (np.full(3, 200.0),)),
     C("changes_kind", changes_kind, lambda: (np.ones(6),), lambda: (np.full(6, 0.1),)),

@@ -279,7 +279,8 @@ class Translator(NamesMixin, BuildingMixin, CallMixin):
 
     def COMPARE_OP(self, inst: Instruction) -> None:
         b, a = self.pop(), self.pop()
-        self.push(ops.compare_op(self.state, inst.arg, a, b))
+        with strategy.comparison(self):
+            self.push(ops.compare_op(self.state, inst.arg, a, b))
 
     def IS_OP(self, inst: Instruction) -> None:
         b, a = self.pop(), self.pop()
@@ -372,7 +373,7 @@ class Translator(NamesMixin, BuildingMixin, CallMixin):
         """A POP_JUMP_IF_* handler: pop the value, jump when ``test(self, value)`` holds."""
 
         def handler(self, inst: Instruction) -> None:
-            value = self.pop()
+            value = strategy.tested_value(self, inst, self.pop())
             hint = ""  # why the jump's loop or branch is no node, where it breaks
             if isinstance(value, NumpyValue):
                 loop = strategy.at_array_test(self, inst, value)

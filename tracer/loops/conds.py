@@ -131,14 +131,18 @@ def boolean_chain(instrs, at: int) -> IfShape | None:
     second = instrs[k]
     if second.target is None or k == at + 1:
         return None
-    if test.opname == "POP_JUMP_IF_FALSE" and second.opname == "POP_JUMP_IF_TRUE" \
-            and second.target <= at and test.target == k + 1:  # fmt: skip
-        return IfShape((at + 1, k), (k, k), k, gives_test=1)  # 3.11's `while a and b:` bottom
+    if second.target <= at and test.target == k + 1 and test.opname != second.opname:
+        # 3.11's bottom test of `while a and b:` (jumps back while true), of
+        # `while not (a or b):` (while false)
+        if test.opname == "POP_JUMP_IF_FALSE":
+            return IfShape((at + 1, k), (k, k), k, gives_test=1)
+        return IfShape((k, k), (at + 1, k), k, gives_test=0)
     if second.target <= k:
         return None
-    if test.opname == "POP_JUMP_IF_FALSE" and second.opname == test.opname \
-            and second.target == test.target:  # fmt: skip
-        return IfShape((at + 1, k), (k, k), k, gives_test=1)  # false: `a` itself
+    if second.opname == test.opname and second.target == test.target:
+        if test.opname == "POP_JUMP_IF_FALSE":
+            return IfShape((at + 1, k), (k, k), k, gives_test=1)  # false: `a` itself
+        return IfShape((k, k), (at + 1, k), k, gives_test=0)  # `not (a or b)`, true: `a`
     if test.opname == "POP_JUMP_IF_TRUE" and second.opname == "POP_JUMP_IF_FALSE" \
             and test.target == k + 1:  # fmt: skip
         return IfShape((k, k), (at + 1, k), k, gives_test=0)  # true: `a` itself

@@ -31,6 +31,18 @@ def at_array_test(tx, inst, value) -> LoopRecord | None:
     return while_loops.capture(tx, inst, value) if tx.state.loop_nodes else None
 
 
+def comparison(tx):
+    """Around a comparison: a bool of the graph where a while loop's condition tests it
+    (`while_loops.comparison`)."""
+    return while_loops.comparison(tx)
+
+
+def tested_value(tx, inst, value):
+    """What the conditional jump ``inst`` tests: ``value``, or the NumPy bool of a bool of the
+    graph a while loop's condition tests (`while_loops.graph_test`)."""
+    return while_loops.graph_test(tx, inst, value)
+
+
 def at_array_branch(tx, inst, value) -> str | None:
     """At a conditional jump on the array ``value`` that is no while loop's test: None when
     the ``if`` became one cond node (`conds`; the translator goes on after it), else why not

@@ -24,6 +24,7 @@ the loop. Anything else breaks the graph at the condition as before.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,8 +32,8 @@ import numpy as np
 from ..bytecode import analysis
 from ..ir.loop_nodes import WhileLoop
 from ..ir.node import RAISE, SILENT
-from ..values.arrays import NumpyValue
-from ..values.core import UNBOUND, Value
+from ..values.arrays import NumpyValue, SymInt
+from ..values.core import UNBOUND, Obj, Value
 from .conds import boolean_chain
 from .loop_body import (
     BodyTrace,
@@ -112,6 +113,33 @@ def condition_tests(instrs, shape: LoopShape) -> frozenset[int]:
     return frozenset(tests)
 
 
+@contextlib.contextmanager
+def comparison(tx):
+    """Around a comparison: where a test of the condition of the while loop whose body is
+    traced jumps on its bool (``n < maxiter`` in ``while n < maxiter and z <= 4.0:``, ``n``
+    carried), the bool is a node of the graph, where pinning ``n`` would end the capture."""
+    state = tx.state
+    after = tx.instrs[tx.ip] if tx.ip < len(tx.instrs) else None
+    if after is None or id(after) not in state.graph_tests:
+        yield
+        return
+    saved, state.comparisons_in_graph = state.comparisons_in_graph, True
+    try:
+        yield
+    finally:
+        state.comparisons_in_graph = saved
+
+
+def graph_test(tx, inst, value: Value) -> Value:
+    """What the conditional jump ``inst`` tests: at a test of the condition of the while loop
+    whose body is traced, a bool of the graph (`comparison`) as a NumPy bool, so that a cond
+    node computes the condition (`conds.boolean_chain`)."""
+    if id(inst) in tx.state.graph_tests and isinstance(value, SymInt) \
+            and value.python_type() is bool:  # fmt: skip
+        return tx.call(Obj(np.bool_), [value], {})
+    return value
+
+
 def capture(tx, inst, cond: NumpyValue) -> LoopRecord | None:
     """At a conditional jump on an array condition: if it is a while loop's test, make the rest
     of the loop one node and go on after the loop. None when it is not a loop's test; else
@@ -153,7 +181,13 @@ def _capture(tx, shape: LoopShape, cond: NumpyValue, snapshot: Snapshot) -> Whil
         if (carriable(v) or python_number(v)) and (name in body.loaded or name in live_after)
     }
     placeholders = body.carry(carried)
-    left = body.run(shape.bottom)
+    state = tx.state
+    tests = frozenset(id(tx.instrs[at]) for at in condition_tests(tx.instrs, shape))
+    saved, state.graph_tests = state.graph_tests, state.graph_tests | tests
+    try:
+        left = body.run(shape.bottom)
+    finally:
+        state.graph_tests = saved
     if len(left) != 1 or not isinstance(left[0], NumpyValue):
         raise NotCaptured("the loop's condition is not computed from arrays in the body")
     ends = _carried_ends(tx, body, entry, placeholders, live_after)

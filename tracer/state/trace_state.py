@@ -62,6 +62,10 @@ class TraceState:
         # tracing the `b` of a loop condition's `a and b`: comparisons of the graph's ints stay
         # in the graph as bools (`loops.conds`), whose truth would pin them
         self.comparisons_in_graph = False
+        # the conditional jumps (by id) of the `a and b` condition of the while loop whose body
+        # is traced: a comparison of the graph's ints they test is a bool of the graph, and a
+        # cond node computes the condition (`loops.while_loops.graph_test`)
+        self.graph_tests: frozenset[int] = frozenset()
         self.phases = phases if phases is not None else Phases()  # the compile's phase times
 
     def wrap(self, obj: object, source: Source) -> Value:
