@@ -1,6 +1,6 @@
 """How a backend lowers each canonical graph operation (see `tracer.ir.canonical`): a kernel
 kind (pointwise, reduction, scan, view, gather, scatter, matmul), a loop (its body a graph of
-its own), or extern: run by the array library as it is, marked so in the report. Backend knowledge, kept with the backends: the
+its own), a cond (a graph per side), or extern: run by the array library as it is, marked so in the report. Backend knowledge, kept with the backends: the
 tracer's NumPy table says what NumPy does, not how anything compiles it."""
 
 from __future__ import annotations
@@ -9,11 +9,13 @@ import types
 
 import numpy as np
 
+from tcompile.tracer.ir.cond_nodes import Cond
 from tcompile.tracer.ir.loop_nodes import LOOP_OPS
 from tcompile.tracer.ir.numpy_table import REDUCTIONS, SCANS
 
-POINTWISE, REDUCTION, SCAN, VIEW, GATHER, SCATTER, MATMUL, LOOP, EXTERN = (
-    "pointwise", "reduction", "scan", "view", "gather", "scatter", "matmul", "loop", "extern",
+POINTWISE, REDUCTION, SCAN, VIEW, GATHER, SCATTER, MATMUL, LOOP, COND, EXTERN = (
+    "pointwise", "reduction", "scan", "view", "gather", "scatter", "matmul", "loop", "cond",
+    "extern",
 )  # fmt: skip
 _LOWERING = {
     POINTWISE: (np.where, np.clip, np.ndarray.astype, np.copy, np.ndarray.copy,
@@ -31,10 +33,12 @@ _UFUNC_METHOD_LOWERING = {"reduce": REDUCTION, "accumulate": SCAN, "at": SCATTER
 
 def lowering_kind(op: str, target, args: tuple = ()) -> str:
     """How a backend lowers a canonical graph operation: pointwise, reduction, scan, view,
-    gather, scatter, matmul, loop, or extern. ``args`` are the node's (an index decides
+    gather, scatter, matmul, loop, cond, or extern. ``args`` are the node's (an index decides
     getitem's)."""
     if op in LOOP_OPS:
         return LOOP
+    if op == Cond.op:
+        return COND
     if op in ("getitem", "setitem"):
         data_index = any(getattr(n, "tensor", None) is not None and n.tensor.kind == "array"
                          for n in _leaves(args[1]))  # fmt: skip

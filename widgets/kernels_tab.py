@@ -25,6 +25,7 @@ KIND_BADGES = {  # a kernel's kind -> its badge; an extern step is no kernel: Nu
     "library": "library: the array library's kernel",
     "extern": "extern: NumPy on the host",
     "loop": "loop: its body's kernels, per iteration",
+    "cond": "cond: the side its predicate picks",
     "native loop": "loop: machine code, no Python between iterations",
     "python loop": "loop: runs as Python",
     "chunk kernel": "chunk kernel: one Dask task per chunk",
@@ -32,7 +33,7 @@ KIND_BADGES = {  # a kernel's kind -> its badge; an extern step is no kernel: Nu
 }
 
 # else: fusions
-NOTES_HEADS = {"extern": "Runs in NumPy because:", "loop": "How it runs:",
+NOTES_HEADS = {"extern": "Runs in NumPy because:", "loop": "How it runs:", "cond": "How it runs:",
                "native loop": "How it runs:", "python loop": "Runs as Python because:",
                "chunk kernel": "How it runs:", "dask": "How it runs:"}  # fmt: skip
 NOT_KERNELS = ("extern", "dask")  # steps the array library runs as it is

@@ -14,9 +14,9 @@ Two parts, one per kind of code:
 
 numba starts in the background when a function is compiled for the backend (`numba_start`).
 
-A graph with loop or cond nodes runs as the eager backend's NumPy code with its loops native; a
-loop-free one runs its NumPy code or its kernels, whichever was measured faster for its input
-shapes (`tiers`). numba is an optional dependency
+A graph with loop nodes runs as the eager backend's NumPy code with its loops native; a loop-free
+one (cond nodes included: a host branch between two programs of kernels) runs its NumPy code or
+its kernels, whichever was measured faster for its input shapes (`tiers`). numba is an optional dependency
 (``pip install 'tcompile[cpu]'``), imported only when the backend runs.
 """
 
@@ -25,7 +25,8 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from tcompile.tracer.ir.compiled_graph import CompiledGraph
-from tcompile.tracer.ir.cond_nodes import BODY_OPS
+from tcompile.tracer.ir.cond_nodes import Cond
+from tcompile.tracer.ir.loop_nodes import LOOP_OPS
 
 from ..eager import eager_backend
 from . import numba_start
@@ -44,9 +45,9 @@ def cpu_backend(graph, example_inputs) -> CompiledGraph:
     if reason:
         raise RuntimeError(reason)
     plain = native_eager(graph)
-    if any(node.op in BODY_OPS for node in graph.nodes):
+    if _has_loops(graph):
         # a loop graph's time is its loops: machine code already, and the kernels' runtime
-        # would copy the arrays a loop may write on every call (and lowers no cond node)
+        # would copy the arrays a loop may write on every call
         return plain
     if small(example_inputs):
         sources = dict(plain.sources)
@@ -61,6 +62,15 @@ def cpu_backend(graph, example_inputs) -> CompiledGraph:
 
 cpu_backend.loop_nodes = True  # a loop node is compiled whole, or runs as the eager code's loop
 cpu_backend.prepare = numba_start.start  # when a function is compiled for it: numba starts
+
+
+def _has_loops(graph) -> bool:
+    """Whether ``graph`` holds a loop node, or a cond node one of whose sides does."""
+    return any(
+        node.op in LOOP_OPS
+        or (node.op == Cond.op and any(_has_loops(side) for side in node.target.bodies))
+        for node in graph.nodes
+    )
 
 
 def native_eager(graph) -> CompiledGraph:

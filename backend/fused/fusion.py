@@ -73,13 +73,14 @@ def form(kernel: ir.Kernel, make_buffer, decisions: list[FusionDecision]) -> lis
         return [kernel]
     rows = _sizes(reduces[-1].rvars)  # the outermost reduction's rows
     before: list[ir.Kernel] = []
-    split = {}
-    for reduce in reduces:
-        if _sizes(reduce.rvars) != rows and not _inside_split(reduce, split):
+    split, done = {}, []
+    for reduce in _outer_first(store.value):
+        if _sizes(reduce.rvars) != rows and not _within(reduce, done):
             temp_kernel, load = _split(kernel, reduce, make_buffer, decisions,
                                        f"reduces over {_sizes(reduce.rvars)}, not {rows}")  # fmt: skip
             before.extend(form(temp_kernel, make_buffer, decisions))
             split[id(reduce)] = load
+            done.append(reduce)
     value = ir.substitute(store.value, split) if split else store.value
     reduces = [n for n in ir.walk(value) if isinstance(n, ir.Reduce)]
     rvars = tuple(ir.IterVar(ir.Param(s, "n"), reduction=True) for s in rows)
@@ -100,14 +101,15 @@ def form(kernel: ir.Kernel, make_buffer, decisions: list[FusionDecision]) -> lis
         note = f"row reduction over {rows} and its broadcast use, one row per program"
     else:
         # the store's own dims are not the rows: each reduction is computed first, alone
-        loads = {}
-        for r in (n for n in ir.walk(value) if isinstance(n, ir.Reduce)):
-            if _inside_split(r, loads):
+        loads, done = {}, []
+        for r in _outer_first(value):
+            if _within(r, done):
                 continue
             temp_kernel, load = _split(kernel, r, make_buffer, decisions,
                                        f"its rows {rows} are not the store's dims {_sizes(inner)}")  # fmt: skip
             before.extend(form(temp_kernel, make_buffer, decisions))
             loads[id(r)] = load
+            done.append(r)
         value = ir.substitute(value, loads)
         return [
             *before,
@@ -124,14 +126,24 @@ def form(kernel: ir.Kernel, make_buffer, decisions: list[FusionDecision]) -> lis
     return [*before, formed]
 
 
-def _inside_split(reduce: ir.Reduce, split: dict) -> bool:
-    return any(id(n) in split for n in ir.walk(reduce) if n is not reduce) or id(reduce) in split
+def _outer_first(value: ir.Expr) -> list[ir.Reduce]:
+    """The reductions in ``value``, each before those inside it."""
+    return [n for n in reversed(list(ir.walk(value))) if isinstance(n, ir.Reduce)]
+
+
+def _within(reduce: ir.Reduce, computed: list[ir.Reduce]) -> bool:
+    """Whether ``reduce`` is one of the reductions ``computed`` first, or inside one (their
+    kernels compute it)."""
+    return any(n is reduce for outer in computed for n in ir.walk(outer))
 
 
 def _split(kernel: ir.Kernel, reduce: ir.Reduce, make_buffer, decisions, why: str):
     """A kernel computing ``reduce`` into a temporary over its free dims, and the load that
     replaces it."""
-    free = [v for v in kernel.xvars if v in ir.free_vars(reduce)]
+    # its dims: the kernel's, and those of a reduction around it (``m.sum(axis=1).max()``)
+    around = [v for store in kernel.stores for r in ir.walk(store.value)
+              if isinstance(r, ir.Reduce) and r is not reduce for v in r.rvars]  # fmt: skip
+    free = [v for v in dict.fromkeys((*kernel.xvars, *around)) if v in ir.free_vars(reduce)]
     shape = tuple(v.size.value for v in free)
     buffer = make_buffer(f"{kernel.name}_part", reduce.dtype, shape)
     strides = contiguous_strides(shape)

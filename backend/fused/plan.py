@@ -170,16 +170,7 @@ class DeviceLoop(Step):
             outputs = runner(call, body, args)
         if outputs is None:
             outputs = self.node.target.drive(functools.partial(body, error=call.error), *args)
-        for slot, value in zip(self.results, outputs, strict=True):
-            if isinstance(value, np.generic | int | float):  # a counter, or a body that ran
-                # without device arrays
-                call.host[id(slot)] = value
-                continue
-            tensor = call.device.adopt(value)
-            if isinstance(slot, BufferTensor):
-                call.device.copy(call.tensor(slot.buffer), tensor)
-            else:
-                call.host[id(slot)] = call.device.to_host(tensor, scalar=True)
+        _put_results(call, self.results, outputs)
 
     def describe(self, program) -> str:
         results = ", ".join(getattr(r, "name", None) or r.buffer.name for r in self.results)
@@ -191,6 +182,65 @@ class DeviceLoop(Step):
         return KernelInfo(f"{self.node.op} {body.name}", "loop", body.python_code(),
                           user_lines(self.node), notes=(LOOP_NOTE,),
                           parts=program.bodies[id(self)].infos)  # fmt: skip
+
+
+COND_NOTE = (
+    "its predicate is read on the host, then the side it picks runs as a program of its own "
+    "(each side's kernels are made at its first run, and listed below once made)"
+)
+
+
+@dataclass(eq=False)
+class DeviceCond(Step):
+    """A cond node: its predicate ``pred`` read on the host, then the side it picks run as a
+    program of its own on the device tensors of ``args`` (only that side runs: the other's
+    writes and errors never happen); ``results`` receive the side's outputs; ``writes`` are
+    buffers either side writes in place."""
+
+    node: Node
+    pred: object
+    args: tuple
+    results: tuple
+    writes: tuple[ir.Buffer, ...]
+
+    def prepare(self, program) -> None:
+        program.add_cond(self)
+
+    def run(self, call) -> None:
+        for buffer in self.writes:
+            call.host.pop(id(buffer), None)
+        pred = _device_arg(call, self.pred)
+        if not isinstance(pred, np.generic | bool | int):
+            pred = call.device.to_host(pred, scalar=True)
+        side = call.program.bodies[id(self)][0 if pred else 1]
+        args = [map_leaves(a, functools.partial(_device_arg, call)) for a in self.args]
+        if call.error is None:
+            call.new_error_flag()
+        _put_results(call, self.results, side(*args, error=call.error))
+
+    def describe(self, program) -> str:
+        results = ", ".join(getattr(r, "name", None) or r.buffer.name for r in self.results)
+        return f"cond {self.node.name}: the side its predicate picks, on the device -> {results}"
+
+    def info(self, program) -> KernelInfo:
+        sides = program.bodies[id(self)]
+        return KernelInfo(f"cond {self.node.name}", "cond", "", user_lines(self.node),
+                          notes=(COND_NOTE,),
+                          parts=lambda: sum((side.infos() for side in sides), ()))  # fmt: skip
+
+
+def _put_results(call, results: tuple, outputs) -> None:
+    """A body's outputs (a loop's, a cond side's) into the step's result slots."""
+    for slot, value in zip(results, outputs, strict=True):
+        if isinstance(value, np.generic | int | float):  # a counter, or a body that ran
+            # without device arrays
+            call.host[id(slot)] = value
+            continue
+        tensor = call.device.adopt(value)
+        if isinstance(slot, BufferTensor):
+            call.device.copy(call.tensor(slot.buffer), tensor)
+        else:
+            call.host[id(slot)] = call.device.to_host(tensor, scalar=True)
 
 
 @dataclass(eq=False)

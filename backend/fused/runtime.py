@@ -54,7 +54,8 @@ class Program:
     target: Target
     compiled: dict = field(default_factory=dict)  # id(kernel) -> CompiledKernel
     decisions: list = field(default_factory=list)
-    bodies: dict = field(default_factory=dict)  # id(DeviceLoop) -> the Runner of its body
+    # id(DeviceLoop) -> the Runner of its body; id(DeviceCond) -> a Runner per side
+    bodies: dict = field(default_factory=dict)
     loop_runners: dict = field(default_factory=dict)  # id(DeviceLoop) -> the target's runner
     frees: list = field(default_factory=list)  # per step, the buffers a call lets go of after it
 
@@ -66,6 +67,11 @@ class Program:
         self.bodies[id(step)] = Runner(step.node.target.body, self.target, loop_body=True)
         self.loop_runners[id(step)] = self.target.loop_runner(step)
 
+    def add_cond(self, step) -> None:
+        """A cond step's sides, each planned at its first run."""
+        self.bodies[id(step)] = tuple(Runner(body, self.target, loop_body=True)
+                                      for body in step.node.target.bodies)  # fmt: skip
+
     def infos(self) -> tuple[KernelInfo, ...]:
         """What the program runs, for the Kernels tab: its kernels, then its library calls,
         loops (whose bodies' kernels are listed once made: at the loop's first run) and
@@ -74,7 +80,7 @@ class Program:
         return tuple(sorted(infos, key=lambda info: _TAB_ORDER.get(info.kind, 0)))
 
 
-_TAB_ORDER = {"library": 1, "loop": 2, "extern": 3}  # kernels first (0)
+_TAB_ORDER = {"library": 1, "loop": 2, "cond": 2, "extern": 3}  # kernels first (0)
 
 
 def make_program(graph: Graph, metas: list[InputMeta], target: Target) -> Program:

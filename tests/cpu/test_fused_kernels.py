@@ -419,3 +419,18 @@ def test_float_sums_of_negative_zeros_are_positive_zero(dtype, shape):
     compiled = same(f, x)
     for got, want in zip(compiled(x), f(x)):
         assert np.asarray(got).tobytes() == np.asarray(want).tobytes(), (got, want)
+
+
+REDUCTIONS_OF_REDUCTIONS = {  # a reduction over the rows of row reductions: computed first
+    "max_of_sums": lambda m: m.sum(axis=1).max(),
+    "compared": lambda m: m.sum(axis=1).max() > 3.0,
+    "and_the_rows": lambda m: (m.sum(axis=1).max(), m.sum(axis=1) * 2),
+    "min_of_stds": lambda m: m.std(axis=1).min(),  # the std's mean inside the sum inside a min
+    "centred": lambda m: (m - m.mean(axis=0)).std(axis=1).min(),
+    "centred_rows": lambda m: (m - m.mean(axis=1, keepdims=True)).sum(axis=1).min(),
+}
+
+
+@pytest.mark.parametrize("name", list(REDUCTIONS_OF_REDUCTIONS))
+def test_a_reduction_of_row_reductions(name):
+    same(REDUCTIONS_OF_REDUCTIONS[name], RNG.standard_normal((40, 50)))

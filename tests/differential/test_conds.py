@@ -194,6 +194,18 @@ def from_loop_index(x):
     return out
 
 
+def nested_with_else(x):
+    if x.sum() > 0:
+        if x.max() > 0.9:
+            y = x * 2
+        else:
+            y = x * 3  # 3.11 jumps from here past the outer else, to the outer join
+    else:
+        y = -x
+    z = y + 1
+    return z * x
+
+
 RNG = np.random.default_rng(23)
 DATA = RNG.integers(0, 256, 24).astype(np.uint8)
 ONE_GRAPH = [  # (fn, calls, cond nodes made)
@@ -203,6 +215,11 @@ ONE_GRAPH = [  # (fn, calls, cond nodes made)
     (count_above, [((RNG.random(40), 0.5), {}), ((RNG.random(40) * 0.6, 0.5), {})], 1),
     (clip_in_place, [((RNG.random(30), np.zeros(30)), {})], 1),
     (nested, [((RNG.random(40),), {})], 2),
+    (
+        nested_with_else,
+        [((RNG.random(8) + 0.5,), {}), ((RNG.random(8) * 0.5,), {}), ((-RNG.random(8),), {})],
+        2,
+    ),
     (elif_chain, [((RNG.random(40),), {})], 3),
     (crc16, [((DATA,), {}), ((DATA[::-1].copy(),), {})], 1),
     (untaken_side_would_raise, [((np.array([1.0, 2.0]), 5), {})], 1),

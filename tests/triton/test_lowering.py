@@ -115,6 +115,8 @@ CASES = {
     ),  # fmt: skip
     "argmax_nan": (lambda x: np.where(x > 1.5, np.nan, x).argmax(axis=1), (F,), ["reduction"]),
     "any_all": (lambda x: (np.any(x > 2, axis=1), np.all(x > -3)), (F,), ["reduction"]),
+    "max_of_row_sums": (lambda x: (x.sum(axis=1).max(), x.std(axis=1).min()), (F,), ["reduction"]),
+    "centred_std_min": (lambda x: (x - x.mean(axis=0)).std(axis=1).min(), (F,), ["reduction"]),
     "long_rows": (lambda r: r.sum(axis=1) / r.max(axis=1), (np.abs(ROW) + 1,), ["reduction"]),
     # views: slices (negative steps), transposes, reshapes, expand_dims, squeeze, broadcast_to
     "slices": (lambda x: x[::-1, 1:8:3] * 2, (F,), ["pointwise"]),

@@ -215,10 +215,11 @@ def _starts_line(instrs, at: int) -> bool:
 def _exits(instrs, start: int, stop: int, join: int) -> frozenset[int]:
     """Where a side ``instrs[start:stop]`` ends: at its stop, or at a jump that lands where the
     join does (CPython threads jumps: an inner ``if``'s side at the end of an outer one jumps
-    straight to a loop's head)."""
+    straight to a loop's head, or past the outer ``else``), or where that lands (an inner
+    ``if`` at the end of the side, a cond node, goes on at its own join: there)."""
     end = _landing(instrs, join)
-    return frozenset({stop, *(k for k in range(start, stop) if instrs[k].opname == "JUMP"
-                              and _landing(instrs, instrs[k].target) == end)})  # fmt: skip
+    return frozenset({stop, end, *(k for k in range(start, stop) if instrs[k].opname == "JUMP"
+                                   and _landing(instrs, instrs[k].target) == end)})  # fmt: skip
 
 
 def _landing(instrs, at: int) -> int:

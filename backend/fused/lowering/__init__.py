@@ -16,6 +16,7 @@ The modules:
 - `indexing`: gathers, assignments, ``np.add.at``
 - `library`: matmul and scans by the array library
 - `loops`: loop nodes as device loops
+- `conds`: cond nodes as a host branch between two programs
 - `host`: Python values on the host (folded or computed per call)
 - `externs`: NumPy's own call on the host
 - `outputs`: the outputs, and values in memory as NumPy lays them out
@@ -25,7 +26,7 @@ The modules:
 from __future__ import annotations
 
 # the rules register themselves as they are imported
-from . import elementwise, host, indexing, library, loops, reductions, views  # noqa: F401
+from . import conds, elementwise, host, indexing, library, loops, reductions, views  # noqa: F401
 from .core import lower
 from .shared import written_nodes
 

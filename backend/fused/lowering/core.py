@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from tcompile.tracer.ir.cond_nodes import Cond
 from tcompile.tracer.ir.graph import Graph
 from tcompile.tracer.ir.node import Node, nodes_in, user_lines
 
@@ -39,10 +38,6 @@ def lower(graph: Graph, inputs: list[InputMeta], target) -> Plan:
     `target.Target`: which dtypes and ops they compute); kernels not yet fused (see
     `fusion`)."""
     _check_input_orders(graph, inputs)
-    if any(node.op == Cond.op for node in graph.nodes):
-        # its sides would be programs of their own, and its results may be its arguments
-        raise WholeGraphInNumPy("it holds a cond node (a branch on data): the kernels' "
-                                "runtime does not lower those yet")  # fmt: skip
     if any(node.sized_by_data for node in graph.nodes):
         raise WholeGraphInNumPy("it makes an array whose size follows array values (x[mask], "
                                 "np.nonzero): the kernels' plans fix sizes from the inputs'")  # fmt: skip

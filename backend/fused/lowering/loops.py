@@ -28,24 +28,34 @@ def loop(lowering, node: Node) -> tuple:
             # the layout of what follows from it is only known once the loop ran
             raise WholeGraphInNumPy(f"the loop's {start.name} changes its memory order in "
                                     "an iteration: NumPy lays it out after the count")  # fmt: skip
-    results = []
-    for made in node.target.returned():
-        meta = made.tensor
-        if meta is None and made.meta in ("int", "float", "bool"):
-            results.append(HostValue(lowering.fresh(made.name)))  # a counter (``sweeps += 1``)
-            continue
-        if meta is None or not all(isinstance(d, int) for d in meta.shape or ()):
-            raise Unlowerable(f"the loop's body makes {made.meta} (not a sized array)")
-        if meta.kind == "array" and lowering.target.holds(meta.dtype):
-            results.append(BufferTensor.whole(lowering.buffer(made.name, meta.dtype, meta.shape)))
-        elif meta.kind == "scalar" and lowering.target.holds(meta.dtype):
-            results.append(HostValue(lowering.fresh(made.name), meta.dtype))
-        else:
-            raise Unlowerable(f"the loop's body makes {made.meta}")
+    results = result_slots(lowering, node.target.returned(), "the loop's body")
     args = tuple(extern_arg(lowering, a) for a in node.args)
     writes = host_writes(lowering, node)
     lowering.plan.steps.append(DeviceLoop(node, args, tuple(results), writes))
     return tuple(results)
+
+
+def result_slots(lowering, made: tuple, what: str) -> list:
+    """Where a step running a body graph (a loop's, a cond side's) puts each value ``made``:
+    a buffer of its own for an array, a host value for a number."""
+    results = []
+    for value in made:
+        if not isinstance(value, Node):  # a constant a side gives (the other, another one)
+            results.append(HostValue(lowering.fresh("value")))
+            continue
+        meta = value.tensor
+        if meta is None and value.meta in ("int", "float", "bool"):
+            results.append(HostValue(lowering.fresh(value.name)))  # a counter (``sweeps += 1``)
+            continue
+        if meta is None or not all(isinstance(d, int) for d in meta.shape or ()):
+            raise Unlowerable(f"{what} makes {value.meta} (not a sized array)")
+        if meta.kind == "array" and lowering.target.holds(meta.dtype):
+            results.append(BufferTensor.whole(lowering.buffer(value.name, meta.dtype, meta.shape)))
+        elif meta.kind == "scalar" and lowering.target.holds(meta.dtype):
+            results.append(HostValue(lowering.fresh(value.name), meta.dtype))
+        else:
+            raise Unlowerable(f"{what} makes {value.meta}")
+    return results
 
 
 def _check_loop_identity(node: Node, used_later) -> None:
@@ -54,7 +64,7 @@ def _check_loop_identity(node: Node, used_later) -> None:
     iterations give back an input or a value used later), the graph runs in NumPy as a whole:
     identity and aliasing follow from the run, not from the plan."""
     loop = node.target
-    if any(_memory_of_input(made) for made in loop.returned()):
+    if any(input_memory(made) is not None for made in loop.returned()):
         raise WholeGraphInNumPy("a loop's body gives back its inputs (or views of them)")
     if isinstance(loop, WhileLoop):
         for arg in node.args[1 : 1 + loop.carried]:
@@ -67,12 +77,12 @@ def _check_loop_identity(node: Node, used_later) -> None:
                 )
 
 
-def _memory_of_input(node: Node) -> bool:
-    """Whether ``node``'s value is an input's memory: the input, a view of it, or what an
-    operation writing into it (``out=``, ``+=``) returns. A number is no memory (a counter's
-    ``sweeps += 1`` makes a new int)."""
+def input_memory(node: Node) -> Node | None:
+    """The graph input whose memory ``node``'s value is, if any: the input, a view of it, or
+    what an operation writing into it (``out=``, ``+=``) returns. A number is no memory (a
+    counter's ``sweeps += 1`` makes a new int)."""
     if node.tensor is None or node.tensor.kind != "array":
-        return False
+        return None
     while node.op != "input":
         out = node.kwargs.get("out")
         if isinstance(out, tuple) and len(out) == 1:
@@ -87,5 +97,5 @@ def _memory_of_input(node: Node) -> bool:
         ):
             node = node.args[0]
         else:
-            return False
-    return True
+            return None
+    return node
