@@ -536,3 +536,21 @@ def test_a_split_loop_run_as_plain_python_shows_with_its_reason():
     line = re.search(r'<div class="tc-line tc-plain-line">.*?</div>', breaks).group(0)
     assert "for v in x:" in html.unescape(line) and "the loop runs as plain Python" in line
     assert "loop at Cell In[" in text_report(run) and "runs as plain Python" in text_report(run)
+
+
+def test_graphs_tab_names_the_operations_whose_sizes_follow_data():
+    page = html.unescape(graphs_html(run_cell(
+        """
+        import numpy as np
+        import tcompile as tc
+
+        @tc.compile
+        def positives(x):
+            i = np.nonzero(x > 0)[0]
+            return x[i] * 2 + i
+
+        positives(np.arange(-3.0, 5.0))
+        """
+    )))  # fmt: skip
+    assert "Sizes from data:" in page
+    assert "nonzero = np.nonzero(gt) (its size follows array values" in page

@@ -17,6 +17,7 @@ from tcompile.tracer.ir.cond_nodes import Cond
 from tcompile.tracer.ir.graph import Graph
 from tcompile.tracer.ir.node import FrameLoc
 from tcompile.tracer.report import ERROR, GRAPH, CompileReport
+from tcompile.tracer.state import data_sizes
 
 from . import blocks, drawing, facts, kernels_tab, line_map
 from .model import CellRun, CellSource
@@ -204,7 +205,7 @@ def _graph_block(report: CompileReport, title: str, graph: Graph, source: CellSo
     # <details>: a click on the title folds the graph away, with no script (saved copies too)
     return f'<details class="tc-graph" open><summary>{heading}</summary>' \
         f'<div class="tc-graph-row">{row}</div>{_loops_html(report)}{_conds_html(report)}' \
-        "</details>"  # fmt: skip
+        f"{_sizes_html(graph)}</details>"  # fmt: skip
 
 
 # A drawing fits a short box; this box shows it at full size (CSS alone: `style.CSS`).
@@ -269,6 +270,15 @@ def _conds_html(report: CompileReport) -> str:
         for cond in report.conds
     )
     return f'<div class="tc-loops tc-conds">Branches:<ul>{items}</ul></div>'
+
+
+def _sizes_html(graph: Graph) -> str:
+    """The operations of the graph whose results' sizes follow array values."""
+    sizes = data_sizes.made_in(graph)
+    if not sizes:
+        return ""
+    items = "".join(f"<li>{escape(size.describe())}</li>" for size in sizes)
+    return f'<div class="tc-loops tc-sizes">Sizes from data:<ul>{items}</ul></div>'
 
 
 def _guards_body(run: CellRun) -> str:

@@ -145,3 +145,15 @@ def test_the_graph_holds_no_size_for_it():
     assert selection.tensor.shape == (None,)
     doubled = next(n for n in graph.nodes if n.sized_by_data and n is not selection)
     assert doubled.tensor.shape == (None,) and doubled.risk == "raise"
+
+
+def test_explain_names_the_operations_that_make_such_sizes():
+    explained = tc.explain(thresholds)(normal(20))  # its loop unrolls: a selection per iteration
+    made = [size.operation for size in explained.data_sizes]
+    assert made == ["s = x[gt]", "s_1 = x[gt_1]", "s_2 = x[gt_2]"], explained
+    assert "Sizes from data:" in str(explained) and "known only when the graph runs" in str(
+        explained
+    )
+    explained = tc.explain(gathered_by_nonzero)(normal(20))
+    # np.nonzero makes the size; x[i] and what follows only carry it
+    assert [size.operation.split(" = ")[1] for size in explained.data_sizes] == ["np.nonzero(gt)"]

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from .. import report
 from ..errors import BreakRecord
 from ..ir.cond_nodes import BODY_OPS, Cond
+from ..state import data_sizes
 from .entry import compile_function, reset_all
 
 
@@ -27,6 +28,7 @@ class ExplainOutput:
     skip_reasons: list[str] = field(default_factory=list)  # why, one per skipped frame
     loops: list = field(default_factory=list)  # loops.LoopRecord: loop nodes, or why unrolled
     conds: list = field(default_factory=list)  # loops.conds.CondRecord: branches made cond nodes
+    data_sizes: list = field(default_factory=list)  # data_sizes.DataSize: sizes from data
     result: object = None
     reports: list = field(default_factory=list)  # the CompileReports this is made from
 
@@ -51,6 +53,9 @@ class ExplainOutput:
         if self.conds:
             lines.append("Branches:")
             lines.extend(f"  {cond.describe()}" for cond in self.conds)
+        if self.data_sizes:
+            lines.append("Sizes from data:")
+            lines.extend(f"  {size.describe()}" for size in self.data_sizes)
         if self.out_guards:
             lines.append("Out Guards:")
             lines.extend(f"  {g.describe()}" for g in self.out_guards)
@@ -92,6 +97,7 @@ def explain(fn, rebuild, *, backend, dynamic=None):
         out.graph_count = len(out.graphs)
         out.graph_break_count = len(out.break_reasons)
         out.ops_per_graph = [_ops(g) for g in out.graphs]
+        out.data_sizes = [size for g in out.graphs for size in data_sizes.made_in(g)]
         return out
 
     return run

@@ -13,15 +13,20 @@ on instead of breaking there:
   selection, arrays whose lengths no longer fit together): its risk is RAISE, and a graph that
   fails runs the frame again eagerly, where the user sees NumPy's error at their line.
 
+`explain` and the widget list each operation that makes such a size (`made_in`).
 Kernel backends run a graph holding such nodes in NumPy (their plans fix sizes from the
 inputs'). ``tc.config.sizes_from_data = False`` breaks at those operations, as before.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..config import config
+from ..ir import file_labels
+from ..ir.cond_nodes import BODY_OPS
 from ..ir.node import RAISE, Node, TensorMeta
 from ..values.arrays import ArrayValue
 
@@ -74,3 +79,31 @@ def needed_as_number(state, v: ArrayValue):
         )
 
     return needed
+
+
+@dataclass(frozen=True)
+class DataSize:
+    """An operation whose result's size follows array values, as `explain` lists it."""
+
+    filename: str
+    lineno: int
+    operation: str  # as the graph prints it: ``sum_selected = x[gt]``
+
+    def describe(self) -> str:
+        return (f"{file_labels.label(self.filename)}:{self.lineno}: {self.operation} (its "
+                "size follows array values: known only when the graph runs)")  # fmt: skip
+
+
+def made_in(graph) -> list[DataSize]:
+    """The operations of ``graph`` (and of the bodies of its loop and cond nodes) that make a
+    size from data: marked, of no marked operand."""
+    found = []
+    for node in graph.nodes:
+        if node.op in BODY_OPS:
+            for body in getattr(node.target, "bodies", None) or (node.target.body,):
+                found += made_in(body)
+        operands = [a for a in (*node.args, *node.kwargs.values()) if isinstance(a, Node)]
+        if node.sized_by_data and not any(a.sized_by_data for a in operands) and node.stack:
+            where = node.stack[-1]
+            found.append(DataSize(where.filename, where.lineno, graph.format_node(node)))
+    return found
