@@ -434,3 +434,37 @@ REDUCTIONS_OF_REDUCTIONS = {  # a reduction over the rows of row reductions: com
 @pytest.mark.parametrize("name", list(REDUCTIONS_OF_REDUCTIONS))
 def test_a_reduction_of_row_reductions(name):
     same(REDUCTIONS_OF_REDUCTIONS[name], RNG.standard_normal((40, 50)))
+
+
+# -- selections reduced whole, masked ufuncs ------------------------------------------------------
+
+
+def selections_reduced(x, k, t):
+    m = x > t
+    return (x[m].sum(), np.mean(x[m]), (x[m] * 2).prod(), (x[m] > 0.5).any(),
+            (x[m] < 5).all(), k[m].sum(), np.mean(k[x < -t]))  # fmt: skip
+
+
+@pytest.mark.parametrize("t", [0.0, -10.0, 10.0], ids=["some", "all", "none"])
+def test_a_selection_reduced_whole_is_a_masked_reduction(t):
+    # none selected: sums give 0, prod 1, any False, all True; the means nan (NumPy warns)
+    compiled = same(selections_reduced, floats(40, 50), ints(40, 50, dtype=np.int32), t)
+    assert "reduction" in kinds(compiled)
+
+
+def test_a_selection_read_otherwise_runs_the_graph_in_numpy():
+    compiled = same(lambda x: (x[x > 0].sum(), len(x[x > 0])), floats(300), externs=True)
+    (step,) = _report(compiled).details
+    assert step.kind == "extern" and "read otherwise than by a whole sum" in step.notes[0]
+
+
+def masked_ufuncs(a, b, out, m):
+    np.add(a, b, out=out, where=m)  # elsewhere out keeps its values
+    np.multiply(a, 3, out=out, where=~m)
+    return out
+
+
+def test_a_ufunc_with_where_writes_only_where_the_mask_holds():
+    a = floats(3000)
+    same(masked_ufuncs, a, floats(3000), np.zeros(3000), a > 0)
+    same(lambda k, out, m: np.add(k, 1, out=out, where=m), ints(300), np.ones(300), a[:300] > 0)

@@ -93,6 +93,7 @@ CASES = {
     "clip_int": (lambda a: np.clip(a, -3, 4), (INTS,), ["pointwise"]),
     "astype": (lambda x: x.astype(np.float32) * 3 + x.astype(np.int16), (F * 50,), ["pointwise"]),
     "square_sqrt": (lambda x: x**2 + np.abs(x) ** 0.5, (F,), ["pointwise"]),
+    "ufunc_where": (lambda x, o: np.add(x, 1, out=o, where=x > 0), (F, F * 0), ["pointwise"]),
     "divmod": (lambda a: np.divmod(a, 3), (INTS,), ["pointwise"]),
     # reductions over any axes, keepdims, dtype=
     "sum_rows": (lambda x: x.sum(axis=1), (F,), ["reduction"]),
@@ -117,6 +118,11 @@ CASES = {
     "any_all": (lambda x: (np.any(x > 2, axis=1), np.all(x > -3)), (F,), ["reduction"]),
     "max_of_row_sums": (lambda x: (x.sum(axis=1).max(), x.std(axis=1).min()), (F,), ["reduction"]),
     "centred_std_min": (lambda x: (x - x.mean(axis=0)).std(axis=1).min(), (F,), ["reduction"]),
+    "masked_reductions": (  # the selections' sizes follow data: reductions with a mask
+        lambda x: (x[x > 0].sum(), np.mean(x[x > 0.5]), (x[x < 0] * 2).prod(), x[x > 9].any()),
+        (F,),
+        ["reduction"],
+    ),
     "long_rows": (lambda r: r.sum(axis=1) / r.max(axis=1), (np.abs(ROW) + 1,), ["reduction"]),
     # views: slices (negative steps), transposes, reshapes, expand_dims, squeeze, broadcast_to
     "slices": (lambda x: x[::-1, 1:8:3] * 2, (F,), ["pointwise"]),

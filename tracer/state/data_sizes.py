@@ -14,7 +14,8 @@ on instead of breaking there:
   fails runs the frame again eagerly, where the user sees NumPy's error at their line.
 
 `explain` and the widget list each operation that makes such a size (`made_in`).
-Kernel backends run a graph holding such nodes in NumPy (their plans fix sizes from the
+Kernel backends compute a boolean selection that only whole reductions read as a masked
+reduction, and run a graph with any other such node in NumPy (their plans fix sizes from the
 inputs'). ``tc.config.sizes_from_data = False`` breaks at those operations, as before.
 """
 

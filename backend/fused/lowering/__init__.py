@@ -12,6 +12,7 @@ The modules:
 - `registry`: the rules by what they lower (``@lowers(np.where)``, ``@lowers(kind=REDUCTION)``)
 - `elementwise`: ufuncs and operators, where, clip, casts, copies, joins, outer, constants
 - `reductions`: sums and friends, argmax, mean/var/std
+- `selections`: boolean-mask selections reduced whole (``x[m].sum()``)
 - `views`: basic indexing, transposes, reshapes, broadcasts
 - `indexing`: gathers, assignments, ``np.add.at``
 - `library`: matmul and scans by the array library

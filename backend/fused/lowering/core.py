@@ -20,7 +20,7 @@ from ..tensors import (
     contiguous_strides,
     strided,
 )
-from . import externs, host, outputs, registry
+from . import externs, host, outputs, registry, selections
 from .shared import (
     cast,
     dims_in_memory,
@@ -38,9 +38,7 @@ def lower(graph: Graph, inputs: list[InputMeta], target) -> Plan:
     `target.Target`: which dtypes and ops they compute); kernels not yet fused (see
     `fusion`)."""
     _check_input_orders(graph, inputs)
-    if any(node.sized_by_data for node in graph.nodes):
-        raise WholeGraphInNumPy("it makes an array whose size follows array values (x[mask], "
-                                "np.nonzero): the kernels' plans fix sizes from the inputs'")  # fmt: skip
+    selections.check(graph)
     return GraphLowering(graph, inputs, target).run()
 
 
@@ -130,8 +128,12 @@ class GraphLowering:
     def _lower(self, node: Node):
         if node.errstate and any(v in ("raise", "call") for _, v in node.errstate):
             raise Unlowerable("traced under np.errstate(...='raise'): NumPy must see the error")
+        if node.sized_by_data:  # a selection reduced whole (`selections.check`)
+            return selections.select(self, node)
         rule = registry.find(node)
-        if rule is None or not rule.host_args:
+        reads_selection = any(isinstance(self.values.get(a), selections.Selection)
+                              for a in node.args if isinstance(a, Node))  # fmt: skip
+        if (rule is None or not rule.host_args) and not reads_selection:
             rule = host.rule_on_host_values(self, node) or rule
         if rule is None:
             raise registry.not_lowered(node)

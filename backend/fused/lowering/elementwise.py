@@ -26,7 +26,7 @@ def ufunc_call(lowering, node: Node, ufunc: np.ufunc | None = None):
     """A ufunc (``ufunc``, else the node's target) on tensors and weak Python scalars; with
     ``out=``, stored into the outputs."""
     ufunc = node.target if ufunc is None else ufunc
-    if set(node.kwargs) - {"out"}:
+    if set(node.kwargs) - {"out", "where"} or set(node.kwargs) == {"where"}:
         raise Unlowerable(f"np.{ufunc.__name__} with {', '.join(node.kwargs)}=")
     operands, types = lowering.operands(node.args)
     in_dtypes, out_dtypes = lowering.target.ufunc_loop(ufunc, types)
@@ -41,11 +41,24 @@ def ufunc_call(lowering, node: Node, ufunc: np.ufunc | None = None):
     if "out" in node.kwargs:
         outs = node.kwargs["out"]
         outs = outs if isinstance(outs, tuple) else (outs,)
+        mask = lowering.value(node.kwargs["where"]) if "where" in node.kwargs else None
         for target, result in zip(outs, results):
+            if mask is not None:  # elsewhere the output keeps what it holds
+                result = _where(
+                    lowering.tensor(mask), result, lowering.tensor(lowering.values[target])
+                )
             lowering.store(lowering.values[target], result, node)
         return None
     check_dtype(node, results[0] if ufunc.nout == 1 else None)
     return results[0] if ufunc.nout == 1 else tuple(results)
+
+
+def _where(mask: Tensor, result: Tensor, kept: Tensor) -> Tensor:
+    """``result`` where ``mask`` holds, ``kept`` (the output) elsewhere: a ufunc's ``where=``,
+    in the output's dtype."""
+    return Pointwise(kept.dtype, kept.shape, lambda index: ir.Where(
+        operand_expr(mask, index, np.dtype(bool)), operand_expr(result, index, kept.dtype),
+        kept.load(index)))  # fmt: skip
 
 
 @lowers(*(fn for op in operators.OPERATORS if op.ufunc is not None for fn in (op.fn, op.inplace)

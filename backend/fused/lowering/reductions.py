@@ -11,8 +11,9 @@ from ... import lowering_kinds
 from .. import loop_ir as ir
 from ..dtypes import Unlowerable
 from ..tensors import Lin, Pointwise, Reduction, Tensor, View
+from . import selections
 from .registry import lowers
-from .shared import cast_tensor, operand_expr
+from .shared import binary, cast_tensor
 from .views import flatten
 
 # ``ufunc.reduce`` as the reduction it computes.
@@ -24,7 +25,10 @@ _UFUNC_REDUCTIONS = {np.add: "sum", np.multiply: "prod", np.maximum: "max", np.m
 def reduction(lowering, node: Node) -> Tensor:
     target = node.target
     kwargs = dict(node.kwargs)
-    source = lowering.tensor(lowering.value(node.args[0]))
+    operand = lowering.value(node.args[0])
+    if isinstance(operand, selections.Selection):  # x[m].sum()
+        return selections.reduce(target.__name__, operand, node.tensor.dtype)
+    source = lowering.tensor(operand)
     if len(node.args) > 1:
         raise Unlowerable("reduction with positional options")
     name = getattr(target, "__name__", "")
@@ -83,20 +87,13 @@ def _moments(name, source, axes, keepdims, dtype_arg, ddof, result_dtype):
         return cast_tensor(_squeeze(mean, axes, keepdims), result_dtype)
     if count - ddof <= 0:
         raise Unlowerable(f"np.{name} with ddof={ddof} over {count} values (NumPy warns)")
-    centered = _binary(np.subtract, body, mean, acc)
-    squares = _binary(np.multiply, centered, centered, acc)
+    centered = binary(np.subtract, body, mean, acc)
+    squares = binary(np.multiply, centered, centered, acc)
     var = _divide_by(Reduction("sum", squares, axes, keepdims, acc), max(count - ddof, 0), acc)
     if name == "std":
         var = Pointwise(acc, var.shape, lambda index, v=var: ir.Op(np.sqrt, (v.load(index),),
                                                                     (acc,), (acc,)))  # fmt: skip
     return cast_tensor(var, result_dtype)
-
-
-def _binary(ufunc, a: Tensor, b: Tensor, dtype: np.dtype) -> Tensor:
-    shape = np.broadcast_shapes(a.shape, b.shape)
-    loop = (dtype, dtype)
-    return Pointwise(dtype, shape, lambda index: ir.Op(
-        ufunc, (operand_expr(a, index, dtype), operand_expr(b, index, dtype)), loop, (dtype,)))  # fmt: skip
 
 
 def _divide_by(tensor: Tensor, count: int, dtype: np.dtype) -> Tensor:

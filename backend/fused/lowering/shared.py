@@ -47,6 +47,14 @@ def operand_expr(operand, index, dtype: np.dtype) -> ir.Expr:
     return ir.Constant(operand, np.dtype(dtype))
 
 
+def binary(ufunc, a: Tensor, b: Tensor, dtype: np.dtype) -> Tensor:
+    """``ufunc(a, b)`` element by element, broadcast, computed in ``dtype``."""
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    loop = (dtype, dtype)
+    return Pointwise(dtype, shape, lambda index: ir.Op(
+        ufunc, (operand_expr(a, index, dtype), operand_expr(b, index, dtype)), loop, (dtype,)))  # fmt: skip
+
+
 def store_affine(target, index) -> ir.Affine:
     """Where ``target`` (a `BufferTensor`) holds its element at ``index``."""
     return target.load(index).index
