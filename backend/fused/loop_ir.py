@@ -267,9 +267,12 @@ class Kernel:
         return bool(self.rvars)
 
     def reads(self) -> list[Buffer]:
+        """The buffers its stores load from: in their values, and in the indices a scatter
+        reads from data (``a[idx[i]] += v``: ``idx``)."""
         out: list[Buffer] = []
         for store in self.stores:
-            for node in walk(store.value):
+            index = store.index.children() if isinstance(store.index, Gather) else ()
+            for node in (n for expr in (store.value, *index) for n in walk(expr)):
                 if isinstance(node, Load) and node.buffer not in out:
                     out.append(node.buffer)
         return out

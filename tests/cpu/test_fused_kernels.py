@@ -301,6 +301,17 @@ def test_add_at_adds_repeated_indices():
     same(f, np.zeros(5, np.int32), np.array([0, 0, 4]), np.array([1, 2, 3], np.int32))
 
 
+def test_a_scatter_keeps_the_indices_it_computes_until_it_runs():
+    def f(a, i):
+        np.add.at(a, i.astype(np.int32), a[0])  # indices and values computed by kernels first
+        return a
+
+    compiled = same(f, ints(600, 10), np.array([2, 2, 0, 599, 2]))
+    plan = _report(compiled).sources["plan"]
+    scatter = next(line for line in plan.splitlines() if "k_at(" in line)
+    assert "astype" in scatter.split("reads", 1)[1], plan
+
+
 def test_matmul_is_numpys_own_call():
     def f(a, b):
         return np.sin(a @ b) * 2 + 1

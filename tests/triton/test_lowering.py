@@ -509,3 +509,12 @@ def test_a_scalar_a_host_step_read_is_returned_as_a_numpy_scalar():
     x = np.arange(4.0)
     text, s = tc.compile(_sum_read_by_host_and_returned, backend="triton")(x)
     assert (text, type(s), s) == ("np.float64(6.0)", np.float64, 6.0)
+
+
+def test_a_scatter_reads_the_indices_it_computes_so_they_live_until_it_runs():
+    # the indices' buffer was missing from the scatter's reads: the plan let go of it after the
+    # kernel making it, and the scatter read whatever a new buffer held (seed-dependent)
+    fn, args, _ = CASES["add_at_ints"]
+    _, _, report = compile_and_run(fn, *args)
+    scatter = next(line for line in report.compiled.sources["plan"].splitlines() if "k_at(" in line)
+    assert "astype" in scatter.split("reads", 1)[1].split("writes")[0], scatter
