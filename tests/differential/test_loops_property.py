@@ -8,7 +8,8 @@ A small grammar generates the body of
         N = x.shape[0]                        # bounds) with n rows; n: the trip count
         acc = np.zeros_like(x); out = <np.zeros or np.empty>(N); out[:] = 0.0
         s = np.float64(0.0); h = np.zeros(N); change = 1.0
-        <for i in range(n): | i = 0; while change > 1e-3 and i < n:>
+        <for i in range(n): | i = 0; while <change > 1e-3 and i < n, i < n and change > 1e-3,
+                                             not (change <= 1e-3 or i >= n)>:>
             <statements>
         return acc, out, s, h, x, y
 
@@ -56,11 +57,17 @@ STATEMENTS = [
 ]
 
 WHILE_TAIL = "change = np.abs(acc).max() * 0.5**i\ni = i + 1"
+HEADS = {  # the loop's head by kind: the while conditions' tests in each order CPython compiles
+    "for": "for i in range(n):",
+    "while": "i = 0\nwhile change > 1e-3 and i < n:",
+    "while ints first": "i = 0\nwhile i < n and change > 1e-3:",
+    "while not or": "i = 0\nwhile not (change <= 1e-3 or i >= n):",
+}
 
 
 def program(statements: list[str], pre: str, kind: str) -> str:
-    body = "\n".join(statements + ([WHILE_TAIL] if kind == "while" else []))
-    head = "for i in range(n):" if kind == "for" else "i = 0\nwhile change > 1e-3 and i < n:"
+    body = "\n".join(statements + ([WHILE_TAIL] if kind != "for" else []))
+    head = HEADS[kind]
     return (
         "def prog(x, y, vals, cols, bounds, n):\n"
         "    N = x.shape[0]\n"
@@ -94,7 +101,7 @@ programs = st.builds(
     program,
     st.lists(st.sampled_from(STATEMENTS), min_size=1, max_size=5),
     st.sampled_from(["np.zeros", "np.empty"]),
-    st.sampled_from(["for", "while"]),
+    st.sampled_from(list(HEADS)),
 )
 
 
@@ -117,3 +124,12 @@ def test_most_random_for_loops_are_loop_nodes():
         explained = tc.explain(make(program(list(statements), "np.zeros", "for")))(*arguments(k, 6))
         captured += any(record.captured for record in explained.loops)
     assert captured == len(STATEMENTS)
+
+
+def test_each_while_head_is_a_while_loop_node():
+    for kind in [k for k in HEADS if k != "for"]:
+        tc.reset()
+        explained = tc.explain(make(program(["acc = acc + x * i"], "np.zeros", kind)))(
+            *arguments(0, 6)
+        )
+        assert [r.kind for r in explained.loops if r.captured] == ["while"], (kind, explained)

@@ -191,6 +191,22 @@ def scan_positive(a, n):
     return total, i
 
 
+def either_test(x, least):
+    z, k = x * 0.0, 0
+    while z[0] < 3.0 or k < least:
+        z = z + x
+        k += 1
+    return z, k
+
+
+def not_both(x, most):
+    z, k = x * 0.0, 0
+    while not (z[0] > 2.0 and k >= most):  # runs until both hold
+        z = z + x
+        k += 1
+    return z, k
+
+
 def until_either(x, most):
     z, k = x * 0.0, 0
     while not (z[0] > 2.0 or k >= most):  # runs while both are false
@@ -233,6 +249,20 @@ CAPTURED = [
         lambda: (np.ones(3), 0),
     ),  # fmt: skip
     C(
+        "either_test",
+        either_test,
+        lambda: (np.array([0.5, 0.2]), 10),
+        lambda: (np.array([2.0, 0.2]), 1),  # the ints alone keep it going
+        lambda: (np.array([0.5, 0.2]), 0),
+    ),  # fmt: skip
+    C(
+        "not_both",
+        not_both,
+        lambda: (np.array([0.5, 0.2]), 10),
+        lambda: (np.array([0.1, -0.3]), 3),
+        lambda: (np.array([3.0, 0.2]), 0),
+    ),  # fmt: skip
+    C(
         "until_either",
         until_either,
         lambda: (np.array([0.5, 0.2]), 10),
@@ -273,7 +303,7 @@ CAPTURED = [
 
 # Cases whose loop is one while_loop node (and no graph break) on their first builder.
 CAPTURED_NODES = {"escape_time": 1, "three_tests": 1, "counted_escape": 1, "scan_positive": 1,
-                  "until_either": 1, "sweeps_counted": 1, "relax": 1, "halve_until_small": 1, "until_done": 1, "newton_sqrt": 1,
+                  "until_either": 1, "either_test": 1, "not_both": 1, "sweeps_counted": 1, "relax": 1, "halve_until_small": 1, "until_done": 1, "newton_sqrt": 1,
                   "in_place": 1, "counter_after": 1, "elapsed_time": 1, "while_in_for": 1, "for_in_while": 1,
                   "while_else": 1, "warns_in_body": 1, "raises_in_body": 1}  # fmt: skip
 
@@ -327,21 +357,7 @@ def list_grows(x):
     return x, len(seen)
 
 
-def either_test(x, least):
-    z, k = x * 0.0, 0
-    while z[0] < 3.0 or k < least:
-        z = z + x
-        k += 1
-    return z, k
-
-
 NOT_CAPTURED = [
-    C(
-        "either_test",
-        either_test,
-        lambda: (np.array([0.5, 0.2]), 10),
-        lambda: (np.array([2.0, 0.2]), 1),
-    ),  # fmt: skip
     C("with_break", with_break, lambda: (line() * 8,), lambda: (np.full(3, 200.0),)),
     C("changes_kind", changes_kind, lambda: (np.ones(6),), lambda: (np.full(6, 0.1),)),
     C("python_condition", python_condition, lambda: (np.ones(3), 4), lambda: (np.ones(3), 0)),

@@ -77,11 +77,13 @@ def if_shape(instrs, at: int) -> IfShape | None:
     - ``assert c`` and ``if c: raise ...``: one side raises (`_raises`), the other is empty.
     """
     test = instrs[at]
-    if test.opname not in _TESTS or test.target is None or test.target <= at:
+    if test.opname not in _TESTS or test.target is None:
         return None
     chain = boolean_chain(instrs, at)
     if chain is not None:
         return chain
+    if test.target <= at:
+        return None
     fall, jumped = at + 1, test.target
     last = instrs[jumped - 1]
     if last.opname == "RAISE_VARARGS" and jumped - 1 > at:
@@ -120,17 +122,32 @@ def boolean_chain(instrs, at: int) -> IfShape | None:
     value there, as Python does: ``b`` only where ``a`` does not decide (``a and b`` is ``a``
     where ``a`` is false); the translator goes on at ``b``'s jump with that value."""
     test = instrs[at]
-    for k in range(at + 1, len(instrs)):
-        ins = instrs[k]
-        if ins.opname in _TESTS:
-            break
-        if ins.target is not None or ins.opname in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
+    back = instrs[at + 1] if at + 1 < len(instrs) else None
+    if test.target == at + 2 and back is not None and back.opname == "JUMP" \
+            and back.target <= at:  # fmt: skip
+        # 3.12+'s bottom test of `while a or b:` (`while not (a and b):`): `a` true (false)
+        # jumps back at once, else `b` decides, jumping back the same way
+        k = _next_test(instrs, at + 2)
+        after = instrs[k + 1] if k is not None and k + 1 < len(instrs) else None
+        if k is None or k == at + 2 or instrs[k].opname != test.opname \
+                or instrs[k].target != k + 2 or after.opname != "JUMP" \
+                or after.target != back.target:  # fmt: skip
             return None
-    else:
+        if test.opname == "POP_JUMP_IF_FALSE":
+            return IfShape((k, k), (at + 2, k), k, gives_test=0)
+        return IfShape((at + 2, k), (k, k), k, gives_test=1)
+    k = _next_test(instrs, at + 1)
+    if k is None:
         return None
     second = instrs[k]
     if second.target is None or k == at + 1:
         return None
+    if second.opname == test.opname and second.target == test.target:
+        # both jump to one place (forward, or back to a loop's head at 3.11's bottom test of
+        # `while a or b:` and `while not (a and b):`)
+        if test.opname == "POP_JUMP_IF_FALSE":
+            return IfShape((at + 1, k), (k, k), k, gives_test=1)  # false: `a` itself
+        return IfShape((k, k), (at + 1, k), k, gives_test=0)  # true: `a` itself
     if second.target <= at and test.target == k + 1 and test.opname != second.opname:
         # 3.11's bottom test of `while a and b:` (jumps back while true), of
         # `while not (a or b):` (while false)
@@ -139,13 +156,24 @@ def boolean_chain(instrs, at: int) -> IfShape | None:
         return IfShape((k, k), (at + 1, k), k, gives_test=0)
     if second.target <= k:
         return None
-    if second.opname == test.opname and second.target == test.target:
-        if test.opname == "POP_JUMP_IF_FALSE":
-            return IfShape((at + 1, k), (k, k), k, gives_test=1)  # false: `a` itself
-        return IfShape((k, k), (at + 1, k), k, gives_test=0)  # `not (a or b)`, true: `a`
-    if test.opname == "POP_JUMP_IF_TRUE" and second.opname == "POP_JUMP_IF_FALSE" \
-            and test.target == k + 1:  # fmt: skip
-        return IfShape((k, k), (at + 1, k), k, gives_test=0)  # true: `a` itself
+    if test.target == k + 1 and test.opname != second.opname:
+        # `a` jumps past `b`'s test into where the test's value goes on: `if a or b:`, and the
+        # top test of `while not (a and b):`
+        if test.opname == "POP_JUMP_IF_TRUE":
+            return IfShape((k, k), (at + 1, k), k, gives_test=0)  # true: `a` itself
+        return IfShape((at + 1, k), (k, k), k, gives_test=1)  # false: `a` itself
+    return None
+
+
+def _next_test(instrs, start: int) -> int | None:
+    """The first conditional jump from ``instrs[start]`` on, where no other jump, return or
+    raise comes before it."""
+    for k in range(start, len(instrs)):
+        ins = instrs[k]
+        if ins.opname in _TESTS:
+            return k
+        if ins.target is not None or ins.opname in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
+            return None
     return None
 
 

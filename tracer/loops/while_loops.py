@@ -82,8 +82,8 @@ def loop_shape(instrs, at: int) -> LoopShape | None:
 
 def _bottom_test(instrs, at: int) -> LoopShape | None:
     test = instrs[at]
-    if test.opname not in _TESTS:
-        return None
+    if test.opname not in _TESTS or boolean_chain(instrs, at) is not None:
+        return None  # (the first test of `while a or b:` jumps back too: the last one decides)
     jumps_if_true = test.opname == "POP_JUMP_IF_TRUE"
     if test.target <= at:  # 3.11: a conditional jump back to the body's start
         return LoopShape(test.target, at, at + 1, negate=not jumps_if_true)
@@ -101,13 +101,14 @@ def _bottom_test(instrs, at: int) -> LoopShape | None:
 
 
 def condition_tests(instrs, shape: LoopShape) -> frozenset[int]:
-    """The tests before the bottom one that its condition is made of (``while a and b:``), each
-    a jump to the exit where it decides: a cond node computes the condition there
-    (`conds.boolean_chain`), so they do not leave the body."""
+    """The tests before the bottom one that its condition is made of (``while a and b:``,
+    ``while a or b:``), each a jump where it decides (to the exit, or back to the body's start):
+    a cond node computes the condition there (`conds.boolean_chain`), so they do not leave the
+    body."""
     tests, last = set(), shape.bottom
     for at in range(shape.bottom - 1, shape.start - 1, -1):
         chain = boolean_chain(instrs, at) if instrs[at].opname in _TESTS else None
-        if chain is not None and chain.join == last and instrs[at].target == shape.exit:
+        if chain is not None and chain.join == last:
             tests.add(at)
             last = at
     return frozenset(tests)

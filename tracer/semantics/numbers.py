@@ -121,7 +121,7 @@ _FLOAT_OPS = {operator.add, operator.sub, operator.mul, operator.truediv, operat
 def symfloat_op(state: TraceState, fn, values: list[Value], name: str) -> Value | None:
     """Float arithmetic on dynamic floats, as a graph node giving a Python float; None where
     the value is needed instead (other operators, a result that is not a float)."""
-    if fn not in _FLOAT_OPS or not all(
+    if not (fn in _FLOAT_OPS or _float_power(fn, values)) or not all(
         isinstance(v, SymFloat)
         or is_dynamic_number(v)
         or type(getattr(v, "value", None)) in (int, float)
@@ -136,7 +136,18 @@ def symfloat_op(state: TraceState, fn, values: list[Value], name: str) -> Value 
     if type(hint) is not float:
         return None
     return number_node(state, fn, values, name,
-                       risk="raise" if fn is operator.truediv else "silent")  # fmt: skip
+                       risk="raise" if fn in (operator.truediv, operator.pow) else "silent")  # fmt: skip
+
+
+def _float_power(fn, values: list[Value]) -> bool:
+    """``f ** k`` of a float by an int (``0.5 ** i``): a float for every value (a float base
+    with a float exponent can give a complex, an int base a float or an int)."""
+    if fn is not operator.pow or len(values) != 2:
+        return False
+    base, exponent = values
+    return (isinstance(base, SymFloat) or type(getattr(base, "value", None)) is float) and (
+        isinstance(exponent, SymInt) or type(getattr(exponent, "value", None)) is int
+    )
 
 
 _CONVERSIONS = {int: "int", float: "float", round: "round"}
