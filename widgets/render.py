@@ -184,11 +184,15 @@ def _graphs_body(run: CellRun) -> str:
 
 def _plain_loops_html(run: CellRun) -> str:
     """The split loops that run as plain Python: compiling their bodies did not pay."""
-    loops = facts.plain_loops(run)
-    if not loops:
+    return _described_list(facts.plain_loops(run), "tc-plain-loops", "Loops run as plain Python")
+
+
+def _described_list(records: list, css_class: str, title: str) -> str:
+    """A titled list of records, each as its ``describe()`` says; "" for none."""
+    if not records:
         return ""
-    items = "".join(f"<li>{escape(loop.describe())}</li>" for loop in loops)
-    return f'<div class="tc-loops tc-plain-loops">Loops run as plain Python:<ul>{items}</ul></div>'
+    items = "".join(f"<li>{escape(record.describe())}</li>" for record in records)
+    return f'<div class="tc-loops {css_class}">{title}:<ul>{items}</ul></div>'
 
 
 def _graph_block(report: CompileReport, title: str, graph: Graph, source: CellSource) -> str:
@@ -274,11 +278,7 @@ def _conds_html(report: CompileReport) -> str:
 
 def _sizes_html(graph: Graph) -> str:
     """The operations of the graph whose results' sizes follow array values."""
-    sizes = data_sizes.made_in(graph)
-    if not sizes:
-        return ""
-    items = "".join(f"<li>{escape(size.describe())}</li>" for size in sizes)
-    return f'<div class="tc-loops tc-sizes">Sizes from data:<ul>{items}</ul></div>'
+    return _described_list(data_sizes.made_in(graph), "tc-sizes", "Sizes from data")
 
 
 def _guards_body(run: CellRun) -> str:

@@ -16,6 +16,8 @@ import pytest
 
 pytest.importorskip("numba", reason="the CPU kernels need numba: pip install 'tcompile[cpu]'")
 
+from test_fused_kernels import assert_same  # noqa: E402 - floats to 1e-12, the rest exactly
+
 import tcompile as tc  # noqa: E402
 from tcompile.backend.cpu.kernels import fused_backend  # noqa: E402
 
@@ -102,20 +104,6 @@ def outcome(fn, args):
     except AssertionError as error:
         result = ("raised", type(error), str(error))
     return result, [a for a in args if isinstance(a, np.ndarray)]
-
-
-def assert_same(got, want):
-    if isinstance(want, tuple):
-        assert isinstance(got, tuple) and len(got) == len(want)
-        for g, w in zip(got, want):
-            assert_same(g, w)
-        return
-    assert type(got) is type(want), (type(got), type(want))
-    if isinstance(want, np.ndarray | np.generic):
-        assert got.dtype == want.dtype and np.shape(got) == np.shape(want)
-        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
-    else:
-        assert got == want
 
 
 def run_case(name: str, backend) -> list:
