@@ -463,10 +463,21 @@ def test_a_selection_reduced_whole_is_a_masked_reduction(t):
     assert "reduction" in kinds(compiled)
 
 
-def test_a_selection_read_otherwise_runs_the_graph_in_numpy():
-    compiled = same(lambda x: (x[x > 0].sum(), len(x[x > 0])), floats(300), externs=True)
-    (step,) = _report(compiled).details
-    assert step.kind == "extern" and "read otherwise than by a whole sum" in step.notes[0]
+def sized_by_data(x):
+    y = np.sin(x) * 2 + 1
+    sel = y[y > 1.5]  # read otherwise than by a whole reduction: NumPy on the host
+    return sel * 3, len(sel), y.sum(), np.nonzero(x > 0)[0] + 1
+
+
+@pytest.mark.parametrize("positives", [True, False])
+def test_what_sizes_follow_data_runs_in_numpy_and_the_rest_in_kernels(positives):
+    x = np.abs(floats(3000)) * (1 if positives else -1)
+    compiled = same(sized_by_data, x, externs=True)
+    steps = [(d.kind, d.notes[0] if d.notes else "") for d in _report(compiled).details
+             if hasattr(d, "kind")]  # fmt: skip
+    assert "reduction" in [kind for kind, _ in steps] or "pointwise" in [k for k, _ in steps]
+    externs = [why for kind, why in steps if kind == "extern"]
+    assert externs and all("size follows array values" in why for why in externs), steps
 
 
 def masked_ufuncs(a, b, out, m):

@@ -518,3 +518,18 @@ def test_a_scatter_reads_the_indices_it_computes_so_they_live_until_it_runs():
     _, _, report = compile_and_run(fn, *args)
     scatter = next(line for line in report.compiled.sources["plan"].splitlines() if "k_at(" in line)
     assert "astype" in scatter.split("reads", 1)[1].split("writes")[0], scatter
+
+
+def test_what_sizes_follow_data_runs_in_numpy_and_the_rest_in_kernels():
+    def f(x):
+        y = np.sin(x) * 2 + 1
+        sel = y[y > 1.5]
+        return sel * 3, len(sel), y.sum(), np.nonzero(x > 0)[0] + 1
+
+    for x in (F, -np.abs(F)):
+        got, expected, report = compile_and_run(f, x)
+        assert_close(got, expected)
+        steps = [(d.kind, d.notes[0] if d.notes else "") for d in report.compiled.details
+                 if hasattr(d, "kind")]  # fmt: skip
+        assert {"pointwise", "reduction"} & {kind for kind, _ in steps}, steps
+        assert all("size follows array values" in why for kind, why in steps if kind == "extern")

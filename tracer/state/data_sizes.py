@@ -15,7 +15,7 @@ on instead of breaking there:
 
 `explain` and the widget list each operation that makes such a size (`made_in`).
 Kernel backends compute a boolean selection that only whole reductions read as a masked
-reduction, and run a graph with any other such node in NumPy (their plans fix sizes from the
+reduction, and run any other such node in NumPy on the host (their plans fix sizes from the
 inputs'). ``tc.config.sizes_from_data = False`` breaks at those operations, as before.
 """
 

@@ -38,7 +38,6 @@ def lower(graph: Graph, inputs: list[InputMeta], target) -> Plan:
     `target.Target`: which dtypes and ops they compute); kernels not yet fused (see
     `fusion`)."""
     _check_input_orders(graph, inputs)
-    selections.check(graph)
     return GraphLowering(graph, inputs, target).run()
 
 
@@ -67,6 +66,7 @@ class GraphLowering:
         self.plan = Plan([], [], [])
         self.names: dict[str, int] = {}
         self.written = written_nodes(graph)
+        self.reduced_whole = selections.reduced_whole(graph)  # x[m].sum(): masked reductions
         self.position = 0
         self.last_use: dict[Node, int] = {}
         for position, node in enumerate(graph.nodes):
@@ -128,8 +128,10 @@ class GraphLowering:
     def _lower(self, node: Node):
         if node.errstate and any(v in ("raise", "call") for _, v in node.errstate):
             raise Unlowerable("traced under np.errstate(...='raise'): NumPy must see the error")
-        if node.sized_by_data:  # a selection reduced whole (`selections.check`)
-            return selections.select(self, node)
+        if node.sized_by_data:
+            if node in self.reduced_whole:
+                return selections.select(self, node)
+            raise Unlowerable("its size follows array values (a plan fixes its buffers' sizes)")
         rule = registry.find(node)
         reads_selection = any(isinstance(self.values.get(a), selections.Selection)
                               for a in node.args if isinstance(a, Node))  # fmt: skip
@@ -197,6 +199,9 @@ class GraphLowering:
             dtype = value.value.dtype
             constant = ir.Constant(value.value, dtype)
             return Pointwise(dtype, (), lambda index: constant)
+        if isinstance(value, HostValue):
+            raise Unlowerable(f"{value.name} is computed on the host (as NumPy makes it: its "
+                              "size follows array values, or its kind is no kernel's)")  # fmt: skip
         raise Unlowerable(f"{value} is not an array a kernel can read")
 
     def operands(self, args) -> tuple[list, tuple]:

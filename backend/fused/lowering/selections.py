@@ -5,8 +5,9 @@ reduction a selection of its own (``sum_selected = x[m]``) and writes an element
 on a selection as the masked ufunc it is (``np.greater(y, 0, out=..., where=m)``), so a
 selection read by reductions alone is the common form.
 
-A graph with any other size from data (a selection read otherwise, ``np.nonzero``,
-``np.unique``...) runs in NumPy as a whole (`check`)."""
+Any other operation whose size follows data (a selection read otherwise, ``np.nonzero``,
+``np.unique``...), and every one that takes its result, runs in NumPy on the host as an extern
+step (`reduced_whole` tells them apart)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,6 @@ from tcompile.tracer.ir.node import Node, nodes_in
 
 from .. import loop_ir as ir
 from ..dtypes import Unlowerable
-from ..plan import WholeGraphInNumPy
 from ..tensors import Pointwise, Reduction, Tensor
 from .shared import binary, cast_tensor
 
@@ -36,20 +36,15 @@ class Selection:
     mask: Tensor
 
 
-def check(graph) -> None:
-    """Every node whose size follows data is a selection that only whole reductions read;
-    else the graph runs in NumPy."""
+def reduced_whole(graph) -> set[Node]:
+    """The nodes whose size follows data that are selections only whole reductions read (the
+    others run in NumPy on the host, as extern steps: a plan fixes its buffers' sizes)."""
     users = defaultdict(list)
     for node in graph.nodes:
         for used in nodes_in((node.args, node.kwargs)):
             users[used].append(node)
-    for node in graph.nodes:
-        if node.sized_by_data and not (
-            _whole_mask(node) and users[node] and all(_reduces(u, node) for u in users[node])
-        ):
-            raise WholeGraphInNumPy("it makes an array whose size follows array values (x[mask], "
-                                    "np.nonzero) read otherwise than by a whole sum, prod, any, "
-                                    "all or mean: the kernels' plans fix sizes from the inputs'")  # fmt: skip
+    return {node for node in graph.nodes if node.sized_by_data and _whole_mask(node)
+            and users[node] and all(_reduces(u, node) for u in users[node])}  # fmt: skip
 
 
 def _whole_mask(node: Node) -> bool:
