@@ -463,6 +463,23 @@ def test_a_selection_reduced_whole_is_a_masked_reduction(t):
     assert "reduction" in kinds(compiled)
 
 
+def extremes_of_selections(x, k):
+    m = x > 0.5
+    return x[m].max(), x[m].min(), k[m].max(), k[x < 0].min(), (x[m] > 1).max()
+
+
+def test_the_extremes_of_a_selection_are_masked_reductions_that_raise_where_it_is_empty():
+    x, k = floats(40, 50), ints(40, 50, dtype=np.int16)
+    assert "reduction" in kinds(same(extremes_of_selections, x, k))
+    compiled = tc.compile(extremes_of_selections, backend=fused_backend)
+    with pytest.raises(ValueError, match="zero-size array to reduction operation maximum"):
+        compiled(x * 0, k)  # nothing selected: NumPy's error, from the eager rerun
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        mean = tc.compile(lambda v: np.mean(v[v > 0.5]), backend=fused_backend)(x * 0)
+    assert np.isnan(mean) and "Mean of empty slice" in [str(w.message) for w in caught]
+
+
 def sized_by_data(x):
     y = np.sin(x) * 2 + 1
     sel = y[y > 1.5]  # read otherwise than by a whole reduction: NumPy on the host

@@ -119,7 +119,14 @@ CASES = {
     "max_of_row_sums": (lambda x: (x.sum(axis=1).max(), x.std(axis=1).min()), (F,), ["reduction"]),
     "centred_std_min": (lambda x: (x - x.mean(axis=0)).std(axis=1).min(), (F,), ["reduction"]),
     "masked_reductions": (  # the selections' sizes follow data: reductions with a mask
-        lambda x: (x[x > 0].sum(), np.mean(x[x > 0.5]), (x[x < 0] * 2).prod(), x[x > 9].any()),
+        lambda x: (
+            x[x > 0].sum(),
+            np.mean(x[x > 0.5]),
+            (x[x < 0] * 2).prod(),
+            x[x > 9].any(),
+            x[x > 0].max(),
+            x[x < 0.5].min(),
+        ),
         (F,),
         ["reduction"],
     ),

@@ -1,4 +1,4 @@
-"""Boolean-mask selections reduced whole (``x[m].sum()``, ``np.mean(y[m])``): the selection's
+"""Boolean-mask selections reduced whole (``x[m].sum()``, ``np.mean(y[m])``, ``x[m].max()``): the selection's
 size follows data, which a plan cannot hold, but its reduction is one over the whole array
 with the mask, ``sum(where(m, x, 0))``, a kernel like any other. The tracer gives each such
 reduction a selection of its own (``sum_selected = x[m]``) and writes an element-wise operation
@@ -23,9 +23,8 @@ from ..dtypes import Unlowerable
 from ..tensors import Pointwise, Reduction, Tensor
 from .shared import binary, cast_tensor
 
-# reductions of a selection, by name: the value an unselected element stands for (mean: a sum
-# and a count)
-_IDENTITY = {"sum": 0, "prod": 1, "any": False, "all": True, "mean": 0}
+_REDUCTIONS = ("sum", "prod", "any", "all", "mean", "max", "min")
+_INT64 = np.dtype(np.int64)
 
 
 @dataclass(frozen=True)
@@ -66,7 +65,7 @@ def _reduces(user: Node, selection: Node) -> bool:
     name = getattr(user.target, "__name__", "")
     return (
         user.op == "call"
-        and name in _IDENTITY
+        and name in _REDUCTIONS
         and user.target is getattr(np, name)
         and user.args == (selection,)
         and not user.kwargs
@@ -84,21 +83,54 @@ def reduce(name: str, selection: Selection, result_dtype: np.dtype) -> Tensor:
     source = selection.source
     if not all(source.shape):
         raise Unlowerable("a reduction of a selection of an empty array")
+    mask = selection.mask
     if name == "mean":
         acc = np.dtype(np.float64) if source.dtype.kind in "iub" else source.dtype
         if acc.kind != "f" or acc == np.float16:
             raise Unlowerable(f"np.mean of a selection of {source.dtype}")
-        total = _masked_reduction("sum", cast_tensor(source, acc), selection.mask, acc)
-        count = _masked_reduction("sum", cast_tensor(selection.mask, acc), selection.mask, acc)
-        return cast_tensor(binary(np.true_divide, total, count, acc), result_dtype)
+        total = _masked_reduction("sum", cast_tensor(source, acc), mask, acc)
+        count = _masked_reduction("sum", cast_tensor(mask, acc), mask, acc)
+        mean = cast_tensor(binary(np.true_divide, total, count, acc), result_dtype)
+        return _when_selected(mean, mask)
     if result_dtype == np.float16:
         raise Unlowerable(f"np.{name} of a selection of float16")
-    body = cast_tensor(source, result_dtype)
-    return _masked_reduction(name, body, selection.mask, result_dtype)
+    found = _masked_reduction(name, cast_tensor(source, result_dtype), mask, result_dtype)
+    return _when_selected(found, mask) if name in ("max", "min") else found
 
 
 def _masked_reduction(name: str, body: Tensor, mask: Tensor, dtype: np.dtype) -> Tensor:
-    identity = ir.Constant(_IDENTITY[name], dtype)
+    identity = ir.Constant(_identity(name, dtype), dtype)
     masked = Pointwise(dtype, body.shape,
                        lambda index: ir.Where(mask.load(index), body.load(index), identity))  # fmt: skip
     return Reduction(name, masked, tuple(range(len(body.shape))), False, dtype)
+
+
+def _identity(name: str, dtype: np.dtype):
+    """What an unselected element stands for: a value that changes no reduction's result."""
+    if name in ("max", "min"):
+        if dtype.kind == "f":
+            return -np.inf if name == "max" else np.inf
+        if dtype.kind == "b":
+            return name == "min"
+        info = np.iinfo(dtype)
+        return info.min if name == "max" else info.max
+    return {"sum": 0, "prod": 1, "any": False, "all": True}[name]
+
+
+def _when_selected(value: Tensor, mask: Tensor) -> Tensor:
+    """``value``, setting the plan's error flag where nothing is selected: NumPy raises there
+    (``max``, ``min``) or warns (a mean of an empty slice), so the call fails and the frame
+    runs eagerly, where the user sees NumPy's own error or warning. The flag is raised by a
+    checked cast of NaN to int64 (item assignment raises for NaN: `loop_ir.Cast`)."""
+    count = _masked_reduction("sum", cast_tensor(mask, _INT64), mask, _INT64)
+    f64, b = np.dtype(np.float64), np.dtype(bool)
+
+    def checked(index):
+        empty = ir.Op(np.equal, (count.load(index), ir.Constant(0, _INT64)), (_INT64, _INT64), (b,))
+        flag = ir.Where(empty, ir.Constant(np.nan, f64), ir.Constant(0.0, f64))
+        passed = ir.Op(np.equal, (ir.Cast(flag, _INT64, checked=True), ir.Constant(0, _INT64)),
+                       (_INT64, _INT64), (b,))  # fmt: skip
+        found = value.load(index)
+        return ir.Where(passed, found, found)
+
+    return Pointwise(value.dtype, value.shape, checked)
