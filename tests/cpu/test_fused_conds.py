@@ -76,6 +76,16 @@ def asserted(x):
     return y + 1
 
 
+def loop_in_side(x):
+    y = x * 2
+    if x.sum() > 0:
+        for i in range(3):  # a loop node inside the side: a loop step of the side's program
+            y = y * 0.5 + i
+    else:
+        y = y - 1
+    return y + x
+
+
 def gives_back_the_input(x):
     if x.sum() > 0:
         x = x * 2  # else: the caller's own array is returned
@@ -90,6 +100,7 @@ CASES = {
     "numbers_from_sides": (numbers_from_sides, [(M,), (M * 0.01,)], True),
     "nested": (nested, [(X,), (X * 0.01,), (-X,)], True),
     "asserted": (asserted, [(X,), (X * 100,), (X,)], True),
+    "loop_in_side": (loop_in_side, [(X,), (-X,), (X,)], True),
     "gives_back_the_input": (gives_back_the_input, [(X,), (-X,)], False),
 }
 
