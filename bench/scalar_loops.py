@@ -72,6 +72,20 @@ def escape_counts(re, im, maxiter):
     return counts
 
 
+def escape_counted(re, im, maxiter):
+    """The same escape time, its counter tested first (a comparison of the loop's ints)."""
+    counts = np.zeros(re.shape[0], dtype=np.int64)
+    for p in range(re.shape[0]):
+        zr = 0.0
+        zi = 0.0
+        n = 0
+        while n < maxiter and zr * zr + zi * zi <= 4.0:
+            zr, zi = zr * zr - zi * zi + re[p], 2.0 * zr * zi + im[p]
+            n += 1
+        counts[p] = n
+    return counts
+
+
 def histogram(samples, weights, nbins):
     """A weighted histogram of values in [0, 1), a sample at a time."""
     hist = np.zeros(nbins)
@@ -197,6 +211,7 @@ SCALAR_KERNELS = [
     Kernel("soft_clip", soft_clip, setup_vector, 100_000, 1000, "elements"),
     # a while loop on `a and b` (issue 23), int() of data, a range bound from data
     Kernel("escape", escape_counts, setup_escape, 10_000, 200, "points (100 its)"),
+    Kernel("escape_counted", escape_counted, setup_escape, 10_000, 200, "points (100 its)"),
     Kernel("histogram", histogram, setup_histogram, 100_000, 1000, "samples"),
     Kernel("csr_matvec", csr_matvec, setup_csr, 20_000, 200, "rows (8 nnz)"),
 ]
