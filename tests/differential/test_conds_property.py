@@ -91,10 +91,12 @@ def program(body: list, after: list) -> str:
         "    acc = np.zeros_like(x)\n"
         "    s = np.float64(0.0)\n"
         "    k = 0\n"
-        "    i = 0\n"
-        "    for i in range(n):\n"
-        + textwrap.indent(block(body), "        ")
-        + "\n"
+        "    i = 1\n"
+        + (
+            "    for i in range(n):\n" + textwrap.indent(block(body), "        ") + "\n"
+            if body
+            else ""
+        )
         + (textwrap.indent(block(after), "    ") + "\n" if after else "")
         + "    return acc, s, k, x, y\n"
     )
@@ -105,6 +107,9 @@ programs = st.builds(
     st.lists(statements, min_size=1, max_size=3),
     st.lists(statements, max_size=2),
 )
+# no loop around them: the graph's branches are cond nodes of its own, which the kernel
+# backends run (`backend/fused/lowering/conds.py`)
+straight_programs = st.builds(program, st.just([]), st.lists(statements, min_size=1, max_size=4))
 
 
 def make(source: str):
@@ -139,6 +144,17 @@ def test_random_branches_on_data_match_eager_on_the_cpu_backend(source, seed):
     """Native loops compile the branches; a side that leaves a carried array alone gives that
     very array back (it once came back as a view of it)."""
     check(source, seed, "cpu")
+
+
+@pytest.mark.skipif(importlib.util.find_spec("numba") is None, reason="the cpu backend needs numba")
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(source=straight_programs, seed=st.integers(0, 2**16))
+def test_random_branches_on_data_match_eager_in_the_cpu_kernels(source, seed):
+    """The fused runtime runs each cond node's side taken as a program of kernels (its sums in
+    NumPy's pairwise order: bit for bit)."""
+    from tcompile.backend.cpu.kernels import fused_backend
+
+    check(source, seed, fused_backend)
 
 
 def test_most_random_branches_are_cond_nodes():

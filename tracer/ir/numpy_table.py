@@ -250,7 +250,8 @@ _NEW_MEMORY = frozenset(
     id(fn)
     for fn in (*REDUCTIONS, *SCANS, np.matmul, np.dot, np.tensordot, np.inner, np.vdot,
                np.outer, np.where, np.clip, np.concatenate, np.stack, np.copy, np.ndarray.copy,
-               np.ndarray.flatten)
+               np.ndarray.flatten, np.zeros_like, np.ones_like, np.empty_like, np.full_like,
+               np.sort, np.argsort, np.tile, np.repeat, np.diff, np.roll, np.pad)
 )  # fmt: skip
 
 
