@@ -55,6 +55,8 @@ class Target:
     refused_dtypes: frozenset = frozenset()
     library_ops: frozenset = frozenset({"matmul", "cumsum", "cumprod"})
     library_name = "library"  # the Kernels tab's name for it: "torch.matmul", "np.matmul"
+    # Whether its float sums are NumPy's bit for bit (then no reduction may change their order).
+    exact_float_sums = False
     # What a scatter-add (`loop_ir.Store` with ``accumulate``: ``np.add.at``) may write.
     accumulate_dtypes: tuple = tuple(map(np.dtype, (np.float64, np.float32, np.int64, np.int32)))
 

@@ -1,6 +1,7 @@
 """Cond nodes (branches on data) in the fused kernels' runtime (`backend/fused/lowering/conds.py`):
-the predicate is read on the host and the side it picks runs as a program of kernels of its
-own. Each case runs plain and compiled on calls that take each side, with NumPy's results,
+where both sides are a few element-wise operations they are computed in the kernels and chosen
+element by element (a select); otherwise the predicate is read on the host and the side it
+picks runs as a program of kernels of its own. Each case runs plain and compiled on calls that take each side, with NumPy's results,
 writes into the caller's arrays and errors; the cases whose copy of an array could be told
 apart from NumPy's (a side giving back the caller's array) run in NumPy as a whole, and say so.
 ``tests/triton/test_fused_conds_triton.py`` runs the same cases on the Triton backend.
@@ -92,21 +93,33 @@ def gives_back_the_input(x):
     return x
 
 
-# name -> (function, calls (each the arguments of one call), whether kernels run it)
+def inner_keeps_the_input(x, y):
+    if x[1] > 0:
+        y = y * 0.9
+    elif x[2] > 0:  # a cond inside the side that gives y back as it was
+        y = y * 0.5
+    return y
+
+
+# name -> (function, calls (each the arguments of one call), how it runs: "select" (both
+# sides in the kernels, chosen element by element), "branch" (the side taken a program of its
+# own), "numpy" (the whole graph))
 CASES = {
-    "either_side": (either_side, [(X,), (-X,), (X,)], True),
-    "intermediate_kept": (intermediate_kept, [(X,), (-X,)], True),
-    "write_in_side": (write_in_side, [(X,), (-X,)], True),
-    "numbers_from_sides": (numbers_from_sides, [(M,), (M * 0.01,)], True),
-    "nested": (nested, [(X,), (X * 0.01,), (-X,)], True),
-    "asserted": (asserted, [(X,), (X * 100,), (X,)], True),
-    "loop_in_side": (loop_in_side, [(X,), (-X,), (X,)], True),
-    "gives_back_the_input": (gives_back_the_input, [(X,), (-X,)], False),
+    "either_side": (either_side, [(X,), (-X,), (X,)], "select"),
+    "intermediate_kept": (intermediate_kept, [(X,), (-X,)], "select"),
+    "write_in_side": (write_in_side, [(X,), (-X,)], "branch"),
+    "numbers_from_sides": (numbers_from_sides, [(M,), (M * 0.01,)], "branch"),
+    "nested": (nested, [(X,), (X * 0.01,), (-X,)], "branch"),
+    "asserted": (asserted, [(X,), (X * 100,), (X,)], "branch"),
+    "loop_in_side": (loop_in_side, [(X,), (-X,), (X,)], "branch"),
+    "gives_back_the_input": (gives_back_the_input, [(X,), (-X,)], "numpy"),
+    "inner_keeps_the_input": (inner_keeps_the_input, [(X, X), (-X, X), (-X, -X)], "numpy"),
 }
 
 
 def outcome(fn, args):
-    """What a call returns (or raises), and the arrays it was given after it."""
+    """What a call returns (or raises), the arrays it was given after it, and which of them the
+    result is (NumPy gives back the very array a side left alone)."""
     args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     try:
         with warnings.catch_warnings():
@@ -114,7 +127,8 @@ def outcome(fn, args):
             result = fn(*args)
     except AssertionError as error:
         result = ("raised", type(error), str(error))
-    return result, [a for a in args if isinstance(a, np.ndarray)]
+    arrays = [a for a in args if isinstance(a, np.ndarray)]
+    return result, arrays, [k for k, a in enumerate(arrays) if result is a]
 
 
 def run_case(name: str, backend) -> list:
@@ -122,22 +136,24 @@ def run_case(name: str, backend) -> list:
     fn, calls, _ = CASES[name]
     compiled = tc.compile(fn, backend=backend)
     for args in calls:
-        want, want_args = outcome(fn, args)
-        got, got_args = outcome(compiled, args)
+        want, want_args, want_is = outcome(fn, args)
+        got, got_args, got_is = outcome(compiled, args)
         assert_same(got, want)
         assert_same(tuple(got_args), tuple(want_args))
+        assert got_is == want_is, (got_is, want_is)
     report = compiled.__tc_compiled__.entries[-1].report.compiled
     return [(d.kind, d.notes) for d in report.details if hasattr(d, "kind")]
 
 
 def check_case(name: str, backend) -> None:
-    """The case runs as NumPy does, by a cond step of kernels, or in NumPy saying why."""
+    """The case runs as NumPy does: as a select, by a cond step, or in NumPy saying why."""
     steps = run_case(name, backend)
     kinds = [kind for kind, _ in steps]
-    if CASES[name][2]:
-        assert "cond" in kinds and "extern" not in kinds, steps
+    how = CASES[name][2]
+    if how == "numpy":
+        assert kinds == ["extern"] and "gives back" in steps[0][1][0], steps
     else:
-        assert kinds == ["extern"] and "gives back x itself" in steps[0][1][0], steps
+        assert "extern" not in kinds and ("cond" in kinds) == (how == "branch"), steps
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -146,10 +162,11 @@ def test_a_cond_runs_the_side_its_predicate_picks(name):
 
 
 def test_the_default_cpu_backend_keeps_cond_graphs_fused():
-    # large inputs: the tiers measure kernels against NumPy instead of running NumPy's code
+    # inputs past the tiers' small size: the graph is planned into kernels, not run as NumPy
+    big = RNG.standard_normal(100_000) + 0.01
     compiled = tc.compile(either_side, backend="cpu")
-    for _ in range(3):
-        for x in (X, -X):
-            np.testing.assert_allclose(compiled(x), either_side(x), rtol=1e-12)
+    for x in (big, -big, big):
+        np.testing.assert_allclose(compiled(x), either_side(x), rtol=1e-12, atol=1e-12)
     sources = compiled.__tc_compiled__.entries[-1].report.compiled.sources
-    assert any("cond" in text for text in sources.values()), sorted(sources)
+    plan = sources["plan"]  # the branch a select inside the kernels: no host step
+    assert "launch k_" in plan and "extern" not in plan and "cond" not in plan, plan

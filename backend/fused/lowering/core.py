@@ -66,7 +66,9 @@ class GraphLowering:
         self.plan = Plan([], [], [])
         self.names: dict[str, int] = {}
         self.written = written_nodes(graph)
-        self.reduced_whole = selections.reduced_whole(graph)  # x[m].sum(): masked reductions
+        self.reduced_whole = selections.reduced_whole(
+            graph, target
+        )  # x[m].sum(): masked reductions
         self.position = 0
         self.last_use: dict[Node, int] = {}
         for position, node in enumerate(graph.nodes):
@@ -124,6 +126,10 @@ class GraphLowering:
                 # must exist now, so that views made of it see the write
                 self.values[node] = self.realize(value, node.name)
         return self.plan
+
+    def lower_node(self, node: Node):
+        """``node``'s value by its rule (`Unlowerable` where it has none)."""
+        return self._lower(node)
 
     def _lower(self, node: Node):
         if node.errstate and any(v in ("raise", "call") for _, v in node.errstate):

@@ -4,6 +4,7 @@ its own, its arrays staying on the device between iterations."""
 from __future__ import annotations
 
 from tcompile.tracer.ir import numpy_table
+from tcompile.tracer.ir.cond_nodes import Cond
 from tcompile.tracer.ir.loop_nodes import LOOP_OPS, ForLoop, WhileLoop
 from tcompile.tracer.ir.node import Node
 
@@ -89,6 +90,10 @@ def input_memory(node: Node) -> Node | None:
             out = out[0]
         if isinstance(out, Node):
             node = out
+        elif node.op == "getitem" and getattr(node.args[0], "op", None) == Cond.op:
+            node = _cond_item_memory(node.args[0], node.args[1])  # a side may give one back
+            if node is None:
+                return None
         elif node.op == "inplace" or (
             node.op in ("getitem", "call", "method", *LOOP_OPS)
             and node.args
@@ -99,3 +104,14 @@ def input_memory(node: Node) -> Node | None:
         else:
             return None
     return node
+
+
+def _cond_item_memory(cond: Node, item: int) -> Node | None:
+    """The argument of the cond node whose memory its item ``item`` may be: the one a side
+    gives back there (itself, or a view of it)."""
+    for body in cond.target.bodies:
+        made = body.output.args[0]
+        given = input_memory(made[item]) if isinstance(made[item], Node) else None
+        if given is not None:
+            return cond.args[1 + body.inputs.index(given)]
+    return None

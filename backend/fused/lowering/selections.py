@@ -35,15 +35,19 @@ class Selection:
     mask: Tensor
 
 
-def reduced_whole(graph) -> set[Node]:
+def reduced_whole(graph, target) -> set[Node]:
     """The nodes whose size follows data that are selections only whole reductions read (the
-    others run in NumPy on the host, as extern steps: a plan fixes its buffers' sizes)."""
+    others run in NumPy on the host, as extern steps: a plan fixes its buffers' sizes). On a
+    target whose float sums follow NumPy's order bit for bit (``exact_float_sums``), a float
+    sum, product or mean of a selection runs in NumPy too: the masked one adds the selected
+    values in other groups than NumPy's sum of the compacted array."""
+    exact = target.exact_float_sums
     users = defaultdict(list)
     for node in graph.nodes:
         for used in nodes_in((node.args, node.kwargs)):
             users[used].append(node)
     return {node for node in graph.nodes if node.sized_by_data and _whole_mask(node)
-            and users[node] and all(_reduces(u, node) for u in users[node])}  # fmt: skip
+            and users[node] and all(_reduces(u, node, exact) for u in users[node])}  # fmt: skip
 
 
 def _whole_mask(node: Node) -> bool:
@@ -61,14 +65,16 @@ def _whole_mask(node: Node) -> bool:
     )
 
 
-def _reduces(user: Node, selection: Node) -> bool:
+def _reduces(user: Node, selection: Node, exact: bool) -> bool:
     name = getattr(user.target, "__name__", "")
+    ordered = name == "mean" or (name in ("sum", "prod") and selection.tensor.dtype.kind in "fc")
     return (
         user.op == "call"
         and name in _REDUCTIONS
         and user.target is getattr(np, name)
         and user.args == (selection,)
         and not user.kwargs
+        and not (exact and ordered)
     )
 
 
