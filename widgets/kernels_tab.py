@@ -138,13 +138,12 @@ def _kernel_block(kernel: KernelInfo) -> str:
         )
     if kernel.parts is not None:
         inner = kernel.parts()
+        whose = "Its sides'" if kernel.kind == "cond" else "Its body's"  # a cond: two programs
         if inner:
-            parts.append("<div>Its body's kernels:</div>")
+            parts.append(f"<div>{whose} kernels:</div>")
             parts += [_kernel_block(k) for k in inner]
         else:
-            parts.append(
-                '<div class="tc-note">Its body\'s kernels are made at its first run.</div>'
-            )
+            parts.append(f'<div class="tc-note">{whose} kernels are made at its first run.</div>')
     return f'<div class="tc-kernel{kind}">{"".join(parts)}</div>'
 
 

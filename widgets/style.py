@@ -78,6 +78,7 @@ div.tc-report pre.tc-code { background: var(--jp-layout-color2, rgba(127, 127, 1
 .tc-report .tc-kernel.tc-kind-scatter { border-left-color: #1f9e89; }
 .tc-report .tc-kernel.tc-kind-extern { border-left-color: #c89600; border-left-style: dashed; }
 .tc-report .tc-kernel.tc-kind-native-loop { border-left-color: #2e7d32; }
+.tc-report .tc-kernel.tc-kind-cond { border-left-color: #2e9e4f; }
 .tc-report .tc-kernel.tc-kind-python-loop { border-left-color: #c89600; border-left-style: dashed; }
 .tc-report .tc-badge { display: inline-block; padding: 0 7px; margin-left: 4px; border-radius: 9px;
   font-size: 11px; font-weight: 600; background: rgba(127, 127, 127, 0.18); }
@@ -87,6 +88,7 @@ div.tc-report pre.tc-code { background: var(--jp-layout-color2, rgba(127, 127, 1
 .tc-report .tc-badge.tc-kind-scatter { background: rgba(31, 158, 137, 0.24); }
 .tc-report .tc-badge.tc-kind-extern { background: rgba(200, 150, 0, 0.3); }
 .tc-report .tc-badge.tc-kind-native-loop { background: rgba(46, 125, 50, 0.24); }
+.tc-report .tc-badge.tc-kind-cond { background: rgba(46, 158, 79, 0.24); }
 .tc-report .tc-badge.tc-kind-python-loop { background: rgba(200, 150, 0, 0.3); }
 .tc-report .tc-table td.tc-fused { color: #2e9e4f; font-weight: 600; }
 .tc-report .tc-table td.tc-refused { color: #e0561e; font-weight: 600; }

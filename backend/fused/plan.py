@@ -220,13 +220,16 @@ class DeviceCond(Step):
 
     def describe(self, program) -> str:
         results = ", ".join(getattr(r, "name", None) or r.buffer.name for r in self.results)
-        return f"cond {self.node.name}: the side its predicate picks, on the device -> {results}"
+        return f"{self._name()}: the side its predicate picks, on the device -> {results}"
 
     def info(self, program) -> KernelInfo:
         sides = program.bodies[id(self)]
-        return KernelInfo(f"cond {self.node.name}", "cond", "", user_lines(self.node),
+        return KernelInfo(self._name(), "cond", "", user_lines(self.node),
                           notes=(COND_NOTE,),
                           parts=lambda: sum((side.infos() for side in sides), ()))  # fmt: skip
+
+    def _name(self) -> str:
+        return f"if {getattr(self.node.args[0], 'name', 'its predicate')}"  # "if gt"
 
 
 def _put_results(call, results: tuple, outputs) -> None:

@@ -170,3 +170,18 @@ def test_the_default_cpu_backend_keeps_cond_graphs_fused():
     sources = compiled.__tc_compiled__.entries[-1].report.compiled.sources
     plan = sources["plan"]  # the branch a select inside the kernels: no host step
     assert "launch k_" in plan and "extern" not in plan and "cond" not in plan, plan
+
+
+def test_the_kernels_tab_shows_a_cond_step_with_the_kernels_of_its_sides():
+    from tcompile.widgets import CellOptions, CellRun, CellSource
+    from tcompile.widgets.kernels_tab import kernels_html
+
+    compiled = tc.compile(write_in_side, backend=fused_backend)
+    for x in (X.copy(), -X):  # each side runs once: its kernels are made
+        compiled(x)
+    report = compiled.__tc_compiled__.entries[-1].report
+    run = CellRun(CellSource("", 1, "<cell>"), CellOptions(backend="cpu"), [report], seconds=0.1)
+    page = kernels_html(run)
+    assert '<span class="tc-badge tc-kind-cond">cond: the side its predicate picks</span>' in page
+    assert "<code>if gt</code>" in page and "its predicate is read on the host" in page
+    assert "Its sides' kernels:" in page and "<code>k_setitem</code>" in page
