@@ -56,8 +56,9 @@ def _untraced(body) -> bool:
 
 def _check_identity(lowering, node: Node, body, made: Node) -> None:
     """A side that gives back an array from before the branch (a side leaving a local alone)
-    gives NumPy that very array; the step (or the select) gives a copy. Where the copy could be told apart (the
-    array is the caller's memory, a view, or read after the branch), the graph runs in NumPy."""
+    gives NumPy that very array; the step (or the select) gives a copy. Where the copy could be
+    told apart (the array is the caller's memory, a view, or read after the branch), the graph
+    runs in NumPy."""
     given = input_memory(made)
     if given is None:
         return
