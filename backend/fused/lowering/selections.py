@@ -1,6 +1,6 @@
-"""Boolean-mask selections reduced whole (``x[m].sum()``, ``np.mean(y[m])``, ``x[m].max()``): the selection's
-size follows data, which a plan cannot hold, but its reduction is one over the whole array
-with the mask, ``sum(where(m, x, 0))``, a kernel like any other. The tracer gives each such
+"""Boolean-mask selections reduced whole (``x[m].sum()``, ``np.mean(y[m])``, ``x[m].max()``):
+the selection's size follows data, which a plan cannot hold, but its reduction is one over the
+whole array with the mask, ``sum(where(m, x, 0))``, a kernel like any other. The tracer gives each such
 reduction a selection of its own (``sum_selected = x[m]``) and writes an element-wise operation
 on a selection as the masked ufunc it is (``np.greater(y, 0, out=..., where=m)``), so a
 selection read by reductions alone is the common form.
@@ -106,8 +106,9 @@ def reduce(name: str, selection: Selection, result_dtype: np.dtype) -> Tensor:
 
 def _masked_reduction(name: str, body: Tensor, mask: Tensor, dtype: np.dtype) -> Tensor:
     identity = ir.Constant(_identity(name, dtype), dtype)
-    masked = Pointwise(dtype, body.shape,
-                       lambda index: ir.Where(mask.load(index), body.load(index), identity))  # fmt: skip
+    masked = Pointwise(
+        dtype, body.shape, lambda index: ir.Where(mask.load(index), body.load(index), identity)
+    )
     return Reduction(name, masked, tuple(range(len(body.shape))), False, dtype)
 
 
