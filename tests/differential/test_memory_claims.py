@@ -178,6 +178,53 @@ def _ufunc_calls(ufunc: np.ufunc):
             yield operands, {"dtype": dtypes[0]}
 
 
+def _like_calls():
+    for a in _arrays():
+        yield (a,), {}
+        yield (a,), {"dtype": np.int32}
+        yield (a,), {"order": "F"}
+
+
+def _full_like_calls():
+    for (a,), kwargs in _like_calls():
+        yield (a, 7.0), kwargs
+
+
+def _sort_calls():
+    for a in _arrays():
+        yield (a,), {}
+        yield (a,), {"axis": 0}
+        yield (a,), {"axis": None}
+        yield (a,), {"kind": "stable"}
+
+
+def _tile_calls():
+    for a in _arrays():
+        for reps in (1, 2, (1, 1), (2, 1), 0):
+            yield (a, reps), {}
+
+
+def _repeat_calls():
+    for a in _arrays():
+        yield (a, 1), {}
+        yield (a, 2), {"axis": 0}
+        yield (a, 1), {"axis": -1}
+
+
+def _roll_calls():
+    for a in _arrays():
+        yield (a, 0), {}
+        yield (a, 1), {"axis": 0}
+        yield (a, (1, 0)), {"axis": (0, -1)}
+
+
+def _pad_calls():
+    for a in _arrays():
+        yield (a, 0), {}
+        yield (a, 1), {"mode": "wrap"}
+        yield (a, 1), {"mode": "edge"}
+
+
 _CALLS = {
     **{id(f): _reduction_calls for f in numpy_table.REDUCTIONS},
     **{id(f): _scan_calls for f in numpy_table.SCANS},
@@ -191,6 +238,13 @@ _CALLS = {
     id(np.ndarray.copy): _method_calls,
     id(np.ndarray.flatten): _method_calls,
     id(operator.pow): _power_calls,
+    **{id(f): _like_calls for f in (np.zeros_like, np.ones_like, np.empty_like)},
+    id(np.full_like): _full_like_calls,
+    **{id(f): _sort_calls for f in (np.sort, np.argsort)},
+    id(np.tile): _tile_calls,
+    id(np.repeat): _repeat_calls,
+    id(np.roll): _roll_calls,
+    id(np.pad): _pad_calls,
 }
 
 

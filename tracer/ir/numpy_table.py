@@ -245,13 +245,13 @@ SCANS = (np.cumsum, np.cumprod)
 # Operations whose result never shares memory with an argument: a claim the memory plan
 # relies on, proven over argument variants by tests/differential/test_memory_claims.py.
 # Not ``np.einsum``: with one operand and nothing to sum, it returns a view of it
-# (``"ij->ji"``, ``"ii->i"``, ``"i->i"``).
+# (``"ij->ji"``, ``"ii->i"``, ``"i->i"``); not ``np.diff``: with ``n=0`` it returns its argument.
 _NEW_MEMORY = frozenset(
     id(fn)
     for fn in (*REDUCTIONS, *SCANS, np.matmul, np.dot, np.tensordot, np.inner, np.vdot,
                np.outer, np.where, np.clip, np.concatenate, np.stack, np.copy, np.ndarray.copy,
                np.ndarray.flatten, np.zeros_like, np.ones_like, np.empty_like, np.full_like,
-               np.sort, np.argsort, np.tile, np.repeat, np.diff, np.roll, np.pad)
+               np.sort, np.argsort, np.tile, np.repeat, np.roll, np.pad)
 )  # fmt: skip
 
 
