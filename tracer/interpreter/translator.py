@@ -279,8 +279,15 @@ class Translator(NamesMixin, BuildingMixin, CallMixin):
 
     def COMPARE_OP(self, inst: Instruction) -> None:
         b, a = self.pop(), self.pop()
-        with strategy.comparison(self):
+        if not strategy.compares_for_test(self):
             self.push(ops.compare_op(self.state, inst.arg, a, b))
+            return
+        state = self.state
+        saved, state.comparisons_in_graph = state.comparisons_in_graph, True
+        try:
+            self.push(ops.compare_op(state, inst.arg, a, b))
+        finally:
+            state.comparisons_in_graph = saved
 
     def IS_OP(self, inst: Instruction) -> None:
         b, a = self.pop(), self.pop()

@@ -441,14 +441,20 @@ def _numpy_bool(tx, body: BodyTrace, value: Value) -> Value:
     comparison of ints; ``np.bool_(value)`` traced into the side's graph)."""
     if isinstance(value, Const) and type(value.value) is bool:
         return Const(np.bool_(value.value))
-    if not (isinstance(value, SymInt) and value.python_type() is bool):
-        return value
     state = tx.state
     outer, state.graph = state.graph, body.graph
     try:
-        return tx.call(Obj(np.bool_), [value], {})
+        return numpy_bool(tx, value)
     finally:
         state.graph = outer
+
+
+def numpy_bool(tx, value: Value) -> Value:
+    """A bool of the graph (a comparison of ints, `SymInt`) as a NumPy bool of the graph now
+    traced (``np.bool_(value)``); any other value as it is."""
+    if not (isinstance(value, SymInt) and value.python_type() is bool):
+        return value
+    return tx.call(Obj(np.bool_), [value], {})
 
 
 _STACKED = "__tc_stacked_"  # the name of a value a side leaves on the stack, by its position

@@ -31,10 +31,10 @@ def at_array_test(tx, inst, value) -> LoopRecord | None:
     return while_loops.capture(tx, inst, value) if tx.state.loop_nodes else None
 
 
-def comparison(tx):
-    """Around a comparison: a bool of the graph where a while loop's condition tests it
-    (`while_loops.comparison`)."""
-    return while_loops.comparison(tx)
+def compares_for_test(tx) -> bool:
+    """Whether the comparison being traced is one a while loop's condition tests: a bool of
+    the graph (`while_loops.compares_for_test`)."""
+    return while_loops.compares_for_test(tx)
 
 
 def tested_value(tx, inst, value):

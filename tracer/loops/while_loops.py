@@ -24,7 +24,6 @@ the loop. Anything else breaks the graph at the condition as before.
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,9 +31,9 @@ import numpy as np
 from ..bytecode import analysis
 from ..ir.loop_nodes import WhileLoop
 from ..ir.node import RAISE, SILENT
-from ..values.arrays import NumpyValue, SymInt
-from ..values.core import UNBOUND, Obj, Value
-from .conds import boolean_chain
+from ..values.arrays import NumpyValue
+from ..values.core import UNBOUND, Value
+from .conds import boolean_chain, numpy_bool
 from .loop_body import (
     BodyTrace,
     NotCaptured,
@@ -114,31 +113,20 @@ def condition_tests(instrs, shape: LoopShape) -> frozenset[int]:
     return frozenset(tests)
 
 
-@contextlib.contextmanager
-def comparison(tx):
-    """Around a comparison: where a test of the condition of the while loop whose body is
-    traced jumps on its bool (``n < maxiter`` in ``while n < maxiter and z <= 4.0:``, ``n``
-    carried), the bool is a node of the graph, where pinning ``n`` would end the capture."""
-    state = tx.state
-    after = tx.instrs[tx.ip] if tx.ip < len(tx.instrs) else None
-    if after is None or id(after) not in state.graph_tests:
-        yield
-        return
-    saved, state.comparisons_in_graph = state.comparisons_in_graph, True
-    try:
-        yield
-    finally:
-        state.comparisons_in_graph = saved
+def compares_for_test(tx) -> bool:
+    """Whether the comparison being traced gives the bool a test of the condition of the while
+    loop whose body is traced jumps on (``n < maxiter`` in ``while n < maxiter and z <= 4.0:``,
+    ``n`` carried): that bool is a node of the graph, where pinning ``n`` would end the
+    capture."""
+    tests = tx.state.graph_tests
+    return bool(tests) and tx.ip < len(tx.instrs) and id(tx.instrs[tx.ip]) in tests
 
 
 def graph_test(tx, inst, value: Value) -> Value:
     """What the conditional jump ``inst`` tests: at a test of the condition of the while loop
-    whose body is traced, a bool of the graph (`comparison`) as a NumPy bool, so that a cond
-    node computes the condition (`conds.boolean_chain`)."""
-    if id(inst) in tx.state.graph_tests and isinstance(value, SymInt) \
-            and value.python_type() is bool:  # fmt: skip
-        return tx.call(Obj(np.bool_), [value], {})
-    return value
+    whose body is traced, a bool of the graph (`compares_for_test`) as a NumPy bool, so that a
+    cond node computes the condition (`conds.boolean_chain`)."""
+    return numpy_bool(tx, value) if id(inst) in tx.state.graph_tests else value
 
 
 def capture(tx, inst, cond: NumpyValue) -> LoopRecord | None:

@@ -115,7 +115,7 @@ class GraphLowering:
             self.position = position
             self.pending.append(node)
             try:
-                self.values[node] = self._lower(node)
+                self.values[node] = self.lower_node(node)
             except Unlowerable as why:
                 self.values[node] = externs.extern(self, node, str(why))
             value = self.values[node]
@@ -129,9 +129,6 @@ class GraphLowering:
 
     def lower_node(self, node: Node):
         """``node``'s value by its rule (`Unlowerable` where it has none)."""
-        return self._lower(node)
-
-    def _lower(self, node: Node):
         if node.errstate and any(v in ("raise", "call") for _, v in node.errstate):
             raise Unlowerable("traced under np.errstate(...='raise'): NumPy must see the error")
         if node.sized_by_data:
