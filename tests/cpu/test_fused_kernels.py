@@ -485,6 +485,22 @@ def test_the_extremes_of_a_selection_are_masked_reductions_that_raise_where_it_i
     assert np.isnan(mean) and "Mean of empty slice" in [str(w.message) for w in caught]
 
 
+def selections_then_written(k, w, m):
+    t = k[m]
+    u = k[m] * 3
+    m[:] = True  # the selections were made before: reduced after, they still see the old mask
+    w[m] = 1
+    return t.sum(), u.max(), (k[m] + 1).max(), w
+
+
+def test_a_selection_reduced_after_a_write_is_made_before_it():
+    k = ints(300)
+    compiled = same(selections_then_written, k, ints(300), k > 0, externs=True)
+    steps = [(d.kind, d.name) for d in _report(compiled).details if hasattr(d, "kind")]
+    assert ("extern", "extern getitem") in steps, steps  # t and u: made in NumPy, in their place
+    assert "reduction" in [kind for kind, _ in steps], steps  # the last one: a masked max
+
+
 def sized_by_data(x):
     y = np.sin(x) * 2 + 1
     sel = y[y > 1.5]  # read otherwise than by a whole reduction: NumPy on the host

@@ -110,7 +110,7 @@ def test_a_selection_used_as_an_array_is_a_size_from_data(sizes_from_data, monke
 def test_the_graph_shows_the_selection_and_its_reduction():
     explained = tc.explain(total_above)(X.copy(), 0.0)
     graph = explained.graphs[0]
-    selected = [n for n in graph.nodes if n.op == "getitem" and n.name.endswith("_selected")]
+    selected = [n for n in graph.nodes if n.op == "getitem" and n.sized_by_data]
     assert len(selected) == 1 and selected[0].tensor.shape == (None,), graph
 
 
@@ -119,3 +119,13 @@ def test_with_sizes_from_data_off_a_reduced_selection_breaks_at_its_read(sizes_b
     explained = tc.explain(total_above)(X.copy(), 0.5)
     assert explained.graph_break_count == 1, explained
     assert "boolean-mask indexing" in explained.break_reasons[0].reason
+
+
+def test_a_selection_computed_on_and_reduced_is_made_at_its_read():
+    """``(x[y > 0.5] * 2.0 + 1.0).max()``: the selection first, then the operations on its
+    elements, as eager code runs them (masked ufuncs over the whole array cost more: they are
+    kept for values stored back, ``z[m] = z[m] * 2``)."""
+    graph = tc.explain(largest_scaled)(X, RNG.random(64)).graphs[0]
+    calls = [(n.op, getattr(n.target, "__name__", None), dict(n.kwargs)) for n in graph.nodes]
+    assert not any("where" in kwargs or name == "empty_like" for _, name, kwargs in calls), calls
+    assert [op for op, _, _ in calls if op == "getitem"] == ["getitem"], calls

@@ -15,12 +15,14 @@ computes), and a store ``z[m] = value`` writes the selected elements back. ``z[m
 
 and a store that casts (or of a number) is ``np.copyto(z, value, casting='unsafe', where=m)``.
 
-Other operations on it (``z[m].sum()``, ``np.mean(z[m])``) take the selection made in the graph
-(`made`), an array whose length is known only at run time, where sizes from data are on
-(`data_sizes`). Any other use of a masked value (``len``, its shape, a branch, another mask, a
+A read is kept masked only where its value is stored so, or where sizes from data are off:
+a selection that is only computed on and reduced (``(x[m] > 1).any()``) is made at its read,
+in the graph (`data_sizes`), eager's own computation and cheaper than masked operations over
+the whole array. Other operations on a masked value (``z[m] = x[m] / x[m].sum()``) take the
+selection made in the graph (`made`), where sizes from data are on. Any other use of a masked value (``len``, its shape, a branch, another mask, a
 read after ``z`` or ``m`` was written...) is the graph break reading it always was: at the read,
 so the frame resumes there with ``z[m]`` made eagerly. A read is kept lazy only where the
-bytecode after it shows the value used up by the end of its statement (`_used_up`; a reduction
+bytecode after it shows the value used up by the end of its statement (`_scan`; a reduction
 uses it up), so a value that is returned or kept for later breaks where it is read, as before.
 
 Exactness: the selected elements are computed by the same ufunc loops as eager code's gathered
@@ -147,7 +149,13 @@ def read(state, obj: Value, index: Value) -> MaskedValue | None:
     tx = state.tx
     if tx is None or tx.current is None or tx.current.opname != "BINARY_SUBSCR":
         return None
-    if state.breaks.region is not None or _blocked(tx) or not _used_up(tx):
+    if state.breaks.region is not None or _blocked(tx):
+        return None
+    scan = _scan(tx)
+    if not scan.used_up or (data_sizes.enabled() and not scan.stored):
+        # kept, or only computed on and reduced (``(x[m] > 1).any()``): the selection made
+        # now, in the graph where sizes from data are on, costs less than masked operations
+        # over the whole array, and is eager's own computation
         return None
     brk = state.graph_break("data_dependent_shape", EXPLANATION, HINT)
     root = tx
@@ -482,38 +490,47 @@ def _blocked(tx) -> bool:
     return False
 
 
-def _used_up(tx) -> bool:
-    """Whether the value the current BINARY_SUBSCR pushes, and what is computed from it, are
-    used up before the code can keep them: by the end of a straight run of instructions, no
-    stack slot holds them and no local holding them is read again. Returned by the root frame,
-    put in a container, read as an attribute or item, or still live at a jump: False (the read
-    breaks, as before). Passed to a call: its result is taken to hold them."""
+@dataclass(frozen=True)
+class _Scanned:
+    used_up: bool  # no stack slot or live local holds the value by the end of its statement
+    stored: bool  # it (or a value computed from it) is stored by ``container[key] = value``
+
+
+def _scan(tx) -> _Scanned:
+    """Where the value the current BINARY_SUBSCR pushes, and what is computed from it, go in
+    a straight run of instructions. It is used up where, by the end of the run, no stack slot
+    holds it and no local holding it is read again. Returned by the root frame, put in a
+    container, read as an attribute or item, or still live at a jump: not used up (the read
+    is made where it is, as before). Passed to a call: its result is taken to hold it."""
     try:
         return _follow(tx)
     except (IndexError, KeyError):  # a stack effect or an offset this does not know
-        return False
+        return _Scanned(False, False)
 
 
-def _follow(tx) -> bool:
+def _follow(tx) -> _Scanned:
     frame, ip = tx, tx.ip
     stack: list = [*tx.stack, stack_effects.TRACKED]
     names: set[str] = set()
+    stored = False
     for _ in range(_SCAN_LIMIT):
         if not any(map(tracked, stack)) and not (names and names & _live_locals(frame, ip)):
-            return True
+            return _Scanned(True, stored)
         inst = frame.instrs[ip]
         ip += 1
         if inst.opname == "RETURN_VALUE":
             returned = stack.pop()
             parent = frame.parent
             if parent is None or parent.current.opname not in ("CALL", "CALL_KW"):
-                return not tracked(returned) and not any(map(tracked, stack))
+                used_up = not tracked(returned) and not any(map(tracked, stack))
+                return _Scanned(used_up, stored)
             frame, ip, names = parent, parent.ip, set()
             stack = [*parent.stack, returned]
             continue
+        stored = stored or (inst.opname == "STORE_SUBSCR" and tracked(stack[-3]))
         if not stack_effects.step(inst, stack, names, _opaque, WHOLE_METHODS):
-            return False
-    return False
+            return _Scanned(False, stored)
+    return _Scanned(False, stored)
 
 
 def _live_locals(frame, ip: int) -> frozenset:

@@ -1,9 +1,10 @@
-"""Boolean-mask selections reduced whole (``x[m].sum()``, ``np.mean(y[m])``, ``x[m].max()``):
-the selection's size follows data, which a plan cannot hold, but its reduction is one over the
-whole array with the mask, ``sum(where(m, x, 0))``, a kernel like any other. The tracer gives each such
-reduction a selection of its own (``sum_selected = x[m]``) and writes an element-wise operation
-on a selection as the masked ufunc it is (``np.greater(y, 0, out=..., where=m)``), so a
-selection read by reductions alone is the common form.
+"""Boolean-mask selections reduced whole (``x[m].sum()``, ``np.mean(y[m])``,
+``(x[m] > 1).any()``): the selection's size follows data, which a plan cannot hold, but its
+reduction is one over the whole array with the mask, ``sum(where(m, x, 0))``, a kernel like
+any other. The tracer makes a selection that is computed on and reduced in its statement at
+its read (``x_item = x[m]; gt = x_item > 1; gt.any()``), so a selection read by element-wise
+operations with numbers and by whole reductions is the common form: each such operation is
+computed on the whole array (`operation`) and the reduction takes the mask.
 
 Any other operation whose size follows data (a selection read otherwise, ``np.nonzero``,
 ``np.unique``...), and every one that takes its result, runs in NumPy on the host as an extern
@@ -16,12 +17,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tcompile.tracer.ir import operators
+from tcompile.tracer.ir.cond_nodes import Cond
+from tcompile.tracer.ir.loop_nodes import LOOP_OPS
 from tcompile.tracer.ir.node import Node, nodes_in
 
 from .. import loop_ir as ir
 from ..dtypes import Unlowerable
 from ..tensors import Pointwise, Reduction, Tensor
-from .shared import binary, cast_tensor
+from . import registry
+from .shared import binary, cast_tensor, written_args
 
 _REDUCTIONS = ("sum", "prod", "any", "all", "mean", "max", "min")
 _INT64 = np.dtype(np.int64)
@@ -29,32 +34,57 @@ _INT64 = np.dtype(np.int64)
 
 @dataclass(frozen=True)
 class Selection:
-    """``source[mask]`` (a mask of the source's shape), as its reductions read it."""
+    """``source[mask]`` (a mask of the source's shape), as its reductions read it: ``source``
+    may be computed from selections of one mask (``x[m] * 2``: ``x * 2``)."""
 
     source: Tensor
     mask: Tensor
 
 
 def reduced_whole(graph, target) -> set[Node]:
-    """The nodes whose size follows data that are selections only whole reductions read (the
-    others run in NumPy on the host, as extern steps: a plan fixes its buffers' sizes). On a
-    target whose float sums follow NumPy's order bit for bit (``exact_float_sums``), a float
-    sum, product or mean of a selection runs in NumPy too: the masked one adds the selected
-    values in other groups than NumPy's sum of the compacted array."""
+    """The nodes whose size follows data that are selections, or element-wise operations of
+    selections of one mask and numbers, that only whole reductions and such operations read
+    (the others run in NumPy on the host, as extern steps: a plan fixes its buffers' sizes).
+    On a target whose float sums follow NumPy's order bit for bit (``exact_float_sums``), a
+    float sum, product or mean of a selection runs in NumPy too: the masked one adds the
+    selected values in other groups than NumPy's sum of the compacted array."""
     exact = target.exact_float_sums
     users = defaultdict(list)
-    for node in graph.nodes:
+    masks: dict[Node, Node] = {}  # each candidate -> the node of the mask it selects with
+    writes = []  # the positions of the nodes that may write memory
+    for position, node in enumerate(graph.nodes):
         for used in nodes_in((node.args, node.kwargs)):
             users[used].append(node)
-    return {node for node in graph.nodes if node.sized_by_data and _whole_mask(node)
-            and users[node] and all(_reduces(u, node, exact) for u in users[node])}  # fmt: skip
+        if written_args(node) or node.mutates or node.op in (*LOOP_OPS, Cond.op):
+            writes.append(position)
+        if node.sized_by_data:
+            mask = _whole_mask(node) or _masked_operation(node, masks)
+            if mask is not None:
+                masks[node] = mask
+    position = {node: i for i, node in enumerate(graph.nodes)}
+    # a selection is computed where it is reduced: memory written in between is read as it is
+    # then, not as it was when the selection was made (``t = z[m]; m[:] = True; t.sum()``)
+    kept = {node for node in masks if users[node] and not any(
+        position[node] < w < max(position[u] for u in users[node]) for w in writes)}  # fmt: skip
+    changed = True
+    while changed:  # until every kept node's users and selected operands are kept too
+        changed = False
+        for node in list(kept):
+            read = all(u in kept or _reduces(u, node, exact) for u in users[node])
+            made = all(a in kept for a in node.args
+                       if node.op == "call" and isinstance(a, Node) and a in masks)  # fmt: skip
+            if not (read and made):
+                kept.discard(node)
+                changed = True
+    return kept
 
 
-def _whole_mask(node: Node) -> bool:
+def _whole_mask(node: Node) -> Node | None:
+    """The mask of ``source[mask]``, a selection of elements by a mask of the source's shape."""
     if node.op != "getitem" or len(node.args) != 2:
-        return False
+        return None
     source, mask = node.args
-    return (
+    whole = (
         isinstance(source, Node)
         and isinstance(mask, Node)
         and source.tensor is not None
@@ -63,6 +93,31 @@ def _whole_mask(node: Node) -> bool:
         and mask.tensor.shape == source.tensor.shape
         and all(isinstance(d, int) for d in source.tensor.shape)
     )
+    return mask if whole else None
+
+
+def _masked_operation(node: Node, masks: dict[Node, Node]) -> Node | None:
+    """The mask of an element-wise ufunc of selections of one mask and NumPy numbers, which
+    may be computed on the whole arrays: it writes nothing and raises for no element (an
+    unselected one must not fail: no integer power; no Python number computed per call, which
+    may not convert to an integer dtype). Its node's risk says nothing here: any operation on
+    a size from data may raise where sizes do not fit, which those of one mask always do."""
+    if node.op != "call" or node.kwargs or node.mutates:
+        return None
+    operator = operators.of_function(node.target)
+    ufunc = operator.ufunc if operator is not None else node.target
+    if not isinstance(ufunc, np.ufunc) or ufunc.nout != 1 or len(node.args) != ufunc.nin:
+        return None
+    if ufunc is np.power and node.tensor.dtype.kind in "iub":
+        return None
+    selected = {masks.get(a) for a in node.args if isinstance(a, Node) and a in masks}
+    numbers = all(
+        a in masks or (a.tensor is not None and a.tensor.kind != "python" and a.tensor.shape == ())
+        if isinstance(a, Node)
+        else type(a) in (bool, int, float) or isinstance(a, np.generic)
+        for a in node.args
+    )
+    return selected.pop() if len(selected) == 1 and numbers else None
 
 
 def _reduces(user: Node, selection: Node, exact: bool) -> bool:
@@ -79,8 +134,27 @@ def _reduces(user: Node, selection: Node, exact: bool) -> bool:
 
 
 def select(lowering, node: Node) -> Selection:
-    source, mask = (lowering.tensor(lowering.value(a)) for a in node.args)
-    return Selection(source, mask)
+    """A node `reduced_whole` keeps, as the selection it is."""
+    if node.op == "getitem":
+        source, mask = (lowering.tensor(lowering.value(a)) for a in node.args)
+        return Selection(source, mask)
+    return operation(lowering, node)
+
+
+def operation(lowering, node: Node) -> Selection:
+    """An element-wise operation of selections and numbers: its rule on the selections' whole
+    arrays (each selection's ``source`` stands for it while the rule runs), under their mask."""
+    selected = {a: v for a in node.args
+                if isinstance(a, Node) and isinstance(v := lowering.values[a], Selection)}  # fmt: skip
+    rule = registry.find(node)
+    if rule is None:
+        raise registry.not_lowered(node)
+    lowering.values.update((a, v.source) for a, v in selected.items())
+    try:
+        result = rule(lowering, node)
+    finally:
+        lowering.values.update(selected)
+    return Selection(result, next(iter(selected.values())).mask)
 
 
 def reduce(name: str, selection: Selection, result_dtype: np.dtype) -> Tensor:
