@@ -294,6 +294,20 @@ class _Generator(KernelNames):
         self.hoist.append((len(w.lines), w.level))  # x values go before both branches
         row, at = self.scratch[id(reduce)], self.fresh("at")
         w.line(f"{at} = 0")
+        if reduce.compact:  # the selected values alone, in order: NumPy's sum of x[m]
+            self._r_loops(reduce.rvars)
+            w.line(f"if {self._value(reduce.body.condition)}:")
+            w.level += 1  # the value is computed where selected only
+            w.line(f"{row}[{_element(at)}] = {self._value(reduce.body.then)}")
+            w.line(f"{at} += 1")
+            w.level -= 1
+            self._close_r_loops(reduce.rvars)
+            w.line(f"{acc} = {t}(np.add({acc}, pairwise_sum({row}, 0, {at}, {t}(-0.0))))")
+            self.hoist.pop()
+            name = self.fresh("red")
+            w.line(f"{name} = {ops.cast(acc, body, reduce.dtype)}")
+            self.memo[self._key(reduce)] = name
+            return
         w.line(f"if {n} < 8:")
         w.level += 1
         self._r_loops(reduce.rvars)

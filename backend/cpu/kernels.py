@@ -58,7 +58,7 @@ class NumbaTarget(Target):
 
     name = "CPU kernel"
     refused_dtypes = frozenset({"float16"})
-    exact_float_sums = True  # NumPy's pairwise order (`pairwise`): a masked sum would not be
+    exact_float_sums = True  # NumPy's pairwise order (`pairwise`), a selection's too (`compact`)
     library_name = "np"
     accumulate_dtypes = tuple(
         np.dtype(t)

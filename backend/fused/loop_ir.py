@@ -188,13 +188,16 @@ class Reduce(Expr):
     the remaining ones. ``body`` has the accumulation dtype; argmax/argmin give int64 positions
     in the flattened ``rvars``. ``pairwise``: NumPy's inner loop runs along the rows (the
     reduced axes are the operand's trailing ones), so it sums a float row pairwise; a backend
-    may follow that order exactly."""
+    may follow that order exactly. ``compact``: the body is ``Where(selected, value, 0)`` and
+    the sum is NumPy's of the selected values alone (``x[m].sum()``: the pairwise order of
+    the compacted row), which a backend may follow too."""
 
     kind: str
     body: Expr
     rvars: tuple[IterVar, ...]
     dtype: np.dtype
     pairwise: bool = False
+    compact: bool = False
 
     def children(self):
         return (self.body,)
@@ -350,7 +353,7 @@ def substitute(expr: Expr, exprs: dict[int, Expr] | None = None,
             new = Where(go(node.condition), go(node.then), go(node.otherwise))
         elif isinstance(node, Reduce):
             new = Reduce(node.kind, go(node.body), tuple(vars_.get(v, v) for v in node.rvars),
-                         node.dtype, node.pairwise)  # fmt: skip
+                         node.dtype, node.pairwise, node.compact)  # fmt: skip
         else:
             new = node
         done[key] = new

@@ -155,7 +155,8 @@ class View(Tensor):
 @dataclass(eq=False)
 class Reduction(Tensor):
     """``kind`` of ``source`` over ``axes`` (``keepdims`` keeps them as size 1), computed in
-    ``acc`` dtype. Loads of one index share one `Reduce`, so a kernel computes it once."""
+    ``acc`` dtype. Loads of one index share one `Reduce`, so a kernel computes it once.
+    ``compact``: a sum of the selected elements of a ``where(mask, x, 0)`` source (`ir.Reduce`)."""
 
     kind: str
     source: Tensor
@@ -163,6 +164,7 @@ class Reduction(Tensor):
     keepdims: bool
     dtype: np.dtype
     shape: tuple[int, ...] = ()
+    compact: bool = False
 
     def __post_init__(self):
         self.shape = tuple(1 if i in self.axes else s for i, s in enumerate(self.source.shape)
@@ -189,7 +191,8 @@ class Reduction(Tensor):
             body = self.source.load(tuple(source_index))
             ndim = len(self.source.shape)
             trailing = tuple(self.axes) == tuple(range(ndim - len(self.axes), ndim))
-            self._loads[key] = ir.Reduce(self.kind, body, rvars, self.dtype, trailing)
+            self._loads[key] = ir.Reduce(self.kind, body, rvars, self.dtype, trailing,
+                                         self.compact)  # fmt: skip
         return self._loads[key]
 
 

@@ -459,13 +459,40 @@ def selections_reduced(x, k, t):
 @pytest.mark.parametrize("t", [0.0, -10.0, 10.0], ids=["some", "all", "none"])
 def test_a_selection_reduced_whole_is_a_masked_reduction(t):
     # none selected: sums give 0, prod 1, any False, all True; the mean nan (NumPy warns).
-    # A float sum or mean stays NumPy's (its pairwise order is the compacted array's)
+    # A float sum is NumPy's pairwise sum of the selected values alone
     compiled = same(selections_reduced, floats(40, 50), ints(40, 50, dtype=np.int32), t,
                     externs=True)  # fmt: skip
     steps = [(d.kind, d.name) for d in _report(compiled).details if hasattr(d, "kind")]
     assert "reduction" in [kind for kind, _ in steps], steps
-    # the two selections the float sum and the mean read are NumPy's (they then run on the host)
-    assert [name for kind, name in steps if kind == "extern"] == ["extern getitem"] * 2, steps
+    # the selection the mean of ints reads is NumPy's: its mean sums float64s cast in buffers
+    assert [name for kind, name in steps if kind == "extern"] == ["extern getitem"], steps
+
+
+def float_sums_of_selections(x, y, t):
+    m = x > t
+    return (
+        x[m].sum(),
+        (x[m] * 2.0 + y[m]).sum(),
+        np.mean(x[m]),
+        np.mean(y[x < 0].astype(np.float32)),
+    )
+
+
+@pytest.mark.parametrize("shape", [(7,), (40, 50), (100_001,)])
+@pytest.mark.parametrize("t", [-10.0, 0.3, 10.0], ids=["all", "some", "none"])
+def test_a_float_sum_of_a_selection_is_numpys_bit_for_bit(shape, t):
+    """Each selected value is written to a row in order and summed pairwise (NumPy's
+    ``x[m].sum()``): one kernel, no NumPy on the host, every bit NumPy's."""
+    x, y = floats(*shape), floats(*shape)
+    compiled = tc.compile(float_sums_of_selections, backend=fused_backend, fullgraph=True)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        want = float_sums_of_selections(x, y, t)
+        for _ in range(2):  # the first call runs the trace's NumPy
+            got = compiled(x, y, t)
+    assert [type(v) for v in got] == [type(v) for v in want]
+    assert [np.asarray(v).tobytes() for v in got] == [np.asarray(v).tobytes() for v in want]
+    assert "extern" not in kinds(compiled), _report(compiled).details
 
 
 def extremes_of_selections(x, k):

@@ -46,8 +46,9 @@ def reduced_whole(graph, target) -> set[Node]:
     selections of one mask and numbers, that only whole reductions and such operations read
     (the others run in NumPy on the host, as extern steps: a plan fixes its buffers' sizes).
     On a target whose float sums follow NumPy's order bit for bit (``exact_float_sums``), a
-    float sum, product or mean of a selection runs in NumPy too: the masked one adds the
-    selected values in other groups than NumPy's sum of the compacted array."""
+    float sum of a selection is NumPy's pairwise sum of the selected values alone (a compact
+    `ir.Reduce`), and a mean of integers runs in NumPy (it sums float64s cast in buffers).
+    """
     exact = target.exact_float_sums
     users = defaultdict(list)
     masks: dict[Node, Node] = {}  # each candidate -> the node of the mask it selects with
@@ -97,12 +98,24 @@ def _whole_mask(node: Node) -> Node | None:
 
 
 def _masked_operation(node: Node, masks: dict[Node, Node]) -> Node | None:
-    """The mask of an element-wise ufunc of selections of one mask and NumPy numbers, which
-    may be computed on the whole arrays: it writes nothing and raises for no element (an
-    unselected one must not fail: no integer power; no Python number computed per call, which
-    may not convert to an integer dtype). Its node's risk says nothing here: any operation on
+    """The mask of an element-wise ufunc of selections of one mask and NumPy numbers, or of a
+    selection's cast, which may be computed on the whole arrays: it writes nothing and raises
+    for no element (an unselected one must not fail: no integer power; no Python number
+    computed per call, which may not convert to an integer dtype). Its node's risk says nothing here: any operation on
     a size from data may raise where sizes do not fit, which those of one mask always do."""
-    if node.op != "call" or node.kwargs or node.mutates:
+    if node.op != "call" or node.mutates:
+        return None
+    if node.target is np.ndarray.astype:  # a cast of each element (casts raise for none)
+        source = node.args[0]
+        others = (*node.args[1:], *node.kwargs.values())
+        if (
+            isinstance(source, Node)
+            and source in masks
+            and not any(isinstance(a, Node) for a in others)
+        ):
+            return masks[source]
+        return None
+    if node.kwargs:
         return None
     operator = operators.of_function(node.target)
     ufunc = operator.ufunc if operator is not None else node.target
@@ -122,7 +135,8 @@ def _masked_operation(node: Node, masks: dict[Node, Node]) -> Node | None:
 
 def _reduces(user: Node, selection: Node, exact: bool) -> bool:
     name = getattr(user.target, "__name__", "")
-    ordered = name == "mean" or (name in ("sum", "prod") and selection.tensor.dtype.kind in "fc")
+    # NumPy's mean of integers sums float64s cast in buffers of 8192: another order
+    ordered = name == "mean" and selection.tensor.dtype.kind != "f"
     return (
         user.op == "call"
         and name in _REDUCTIONS
@@ -183,7 +197,8 @@ def _masked_reduction(name: str, body: Tensor, mask: Tensor, dtype: np.dtype) ->
     masked = Pointwise(
         dtype, body.shape, lambda index: ir.Where(mask.load(index), body.load(index), identity)
     )
-    return Reduction(name, masked, tuple(range(len(body.shape))), False, dtype)
+    compact = name == "sum" and dtype.kind == "f"  # NumPy's pairwise sum of the selection
+    return Reduction(name, masked, tuple(range(len(body.shape))), False, dtype, compact=compact)
 
 
 def _identity(name: str, dtype: np.dtype):
