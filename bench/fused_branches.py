@@ -12,6 +12,8 @@ cond node, or an array whose size follows data, wholly in NumPy.
   taken a program of kernels);
 - ``masked_reductions``: ``x[m].max()``, ``x[m].min()``, ``(x[m] > 1).any()``, masked
   reductions of the whole array;
+- ``selection_sums``: float sums and a mean of selections, NumPy's bit for bit on the cpu
+  kernels (the selected values summed pairwise in order: a compact reduction);
 - ``selection_kept``: ``x[x > 0]`` returned (its size from data: NumPy on the host) next to
   element-wise work that stays in kernels.
 """
@@ -47,12 +49,17 @@ def masked_reductions(x):
     return x[m].max(), x[m].min(), (x[m] > 1).any()
 
 
+def selection_sums(x):
+    m = np.cos(x) > 0.2
+    return x[m].sum(), np.mean(np.abs(x[m]) * 2.0), x[x < 0].sum()
+
+
 def selection_kept(x):
     y = np.exp(-x * x) * 3 + np.cos(x)
     return y[y > 2.5], y.max()
 
 
-FUNCTIONS = [either_side, writes_a_side, masked_reductions, selection_kept]
+FUNCTIONS = [either_side, writes_a_side, masked_reductions, selection_sums, selection_kept]
 
 
 def _same(got, want) -> bool:

@@ -17,7 +17,8 @@ function, warm calls of:
              through a user backend, to show what the plan changes.
 
 Times are medians of interleaved batches (see ``timing.py``), in milliseconds per call; "x np"
-is the ratio to plain NumPy. Peak memory is measured with ``tracemalloc`` around one call
+is the ratio to plain NumPy; "first ms" is a cold first call (``tc.reset()`` first: the
+trace, the graph, the call's results), ratio to NumPy's warm call beside it. Peak memory is measured with ``tracemalloc`` around one call
 (NumPy reports its array allocations to it), the inputs excluded. The run checks that every
 result equals NumPy's bit for bit, and prints the targets: every function at most 1.02x NumPy's
 time, a geometric mean of at most 0.85x, and peak memory at most NumPy's.
@@ -33,6 +34,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import argparse  # noqa: E402 - the thread settings above must come before NumPy
 import math  # noqa: E402
 import statistics  # noqa: E402
+import time  # noqa: E402
 import tracemalloc  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
 
@@ -120,6 +122,7 @@ class Row:
     no_plan_mib: float
     noisy: bool
     exact: bool
+    first_ms: float  # a cold first call: trace, graph, and the call's results
 
     @property
     def ratio(self) -> float:
@@ -134,26 +137,32 @@ def measure(fn, args, number: int, repeat: int) -> Row:
         "no plan": tc.compile(fn, backend=without_plan, fullgraph=True),
     }
     want = fn(*copies())
+    tc.reset()
+    fresh = copies()
+    start = time.perf_counter()
+    tc.compile(fn, backend="eager", fullgraph=True)(*fresh)
+    first_ms = (time.perf_counter() - start) * 1e3
     exact = all(exactly_equal(v(*copies()), want) for v in list(variants.values())[1:])
     times = per_call_us(variants, args, number, repeat)
     peaks = {name: peak_mib(v, copies()) for name, v in variants.items()}
     noisy = max(times["numpy"].spread, times["tcompile"].spread) > NOISY
     return Row(fn.__name__, times["numpy"].us / 1e3, times["tcompile"].us / 1e3,
                times["no plan"].us / 1e3, peaks["numpy"], peaks["tcompile"], peaks["no plan"],
-               noisy, exact)  # fmt: skip
+               noisy, exact, first_ms)  # fmt: skip
 
 
 def print_table(rows: list[Row]) -> None:
     header = (f"{'function':<16}| {'numpy ms':>8} | {'tcompile ms':>11} | {'x np':>5} | "
               f"{'no plan ms':>10} | {'x np':>5} | {'numpy MiB':>9} | {'tc MiB':>7} | "
-              f"{'no plan MiB':>11} | notes")  # fmt: skip
+              f"{'no plan MiB':>11} | {'first ms':>8} | {'x np':>5} | notes")  # fmt: skip
     print(header)
     print("-" * len(header))
     for r in rows:
         notes = ", ".join(n for n, on in (("noisy", r.noisy), ("NOT EXACT", not r.exact)) if on)
         print(f"{r.name:<16}| {r.numpy_ms:8.2f} | {r.tc_ms:11.2f} | {r.ratio:5.2f} | "
               f"{r.no_plan_ms:10.2f} | {r.no_plan_ms / r.numpy_ms:5.2f} | {r.numpy_mib:9.1f} | "
-              f"{r.tc_mib:7.1f} | {r.no_plan_mib:11.1f} | {notes}")  # fmt: skip
+              f"{r.tc_mib:7.1f} | {r.no_plan_mib:11.1f} | {r.first_ms:8.2f} | "
+              f"{r.first_ms / r.numpy_ms:5.2f} | {notes}")  # fmt: skip
 
 
 def print_targets(rows: list[Row]) -> bool:

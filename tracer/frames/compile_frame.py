@@ -27,12 +27,15 @@ from ..glue.function import GlueFunction, live_example_inputs
 from ..interpreter.translator import Translator
 from ..ir import device_arrays
 from ..ir.compiled_graph import CompiledGraph
-from ..ir.first_run import replay_first_calls
+from ..ir.cond_nodes import Cond
+from ..ir.first_run import first_call_from_trace, replay_first_calls
 from ..ir.graph import Graph, loop_function_name
+from ..ir.loop_nodes import LOOP_OPS
 from ..ir.node import FrameLoc
 from ..state.guards import Guard, build_check_function, order_guards
 from ..state.trace_state import TraceState
 from ..state.wrapping import DynamicPolicy
+from ..values.arrays import NumpyValue, SymFloat, SymInt
 from ..values.source import (
     CLOSURE,
     AttrSource,
@@ -176,6 +179,10 @@ def compile_frame(fn, args, kwargs, options: FrameOptions, phases: report.Phases
     ns = made.namespace
     ns.update(frame_names(fn))
     ns["__tc_graph"] = compiled_graph.fn if compiled_graph is not None else None
+    results = _trace_results(state, glue, compiled_graph, outcome)
+    if results is not None:
+        inputs = live_example_inputs(state)
+        first_call_from_trace(ns, "__tc_graph", compiled_graph.fn, inputs, results)
     line = getattr(outcome, "tx", None) and outcome.tx.instrs[outcome.tx.ip].line
     exec(made.compile(fn.__code__.co_filename, line or fn.__code__.co_firstlineno), ns)  # noqa: S102
     run = _with_defaults(ns[made.name], fn)
@@ -243,6 +250,30 @@ def _eager_entry(fn, state, record, reason: str, options: FrameOptions, phases) 
         check, check_code = make_check(fn, guards, options.closure_param)
     return Entry(check, options.eager_run, guards, break_record=record, eager_reason=reason,
                  sources={"guards": check_code}, phases=phases)  # fmt: skip
+
+
+def _trace_results(state, glue, compiled_graph, outcome) -> tuple | None:
+    """The trace's values of the graph's outputs, where they are what its first call gives
+    (`first_run.first_call_from_trace`): the eager backend runs the operations the trace ran
+    on the caller's arrays, and no example came otherwise (a warning, an fp error, a stand-in,
+    a function of its own: `TraceState.examples_differ`), no caller's memory was written (the
+    trace wrote private copies), the graph is the whole frame's and has no loop or cond node
+    (their examples come from runs of their own)."""
+    if compiled_graph is None or compiled_graph.backend != "eager" or state.examples_differ:
+        return None
+    if isinstance(outcome, StopTrace) or any(b.copy is not None for b in state.memory.blocks):
+        return None
+    if any(node.op in (*LOOP_OPS, Cond.op) for node in state.graph.nodes):
+        return None
+    results = []
+    for value in glue.values.output_values:
+        if isinstance(value, NumpyValue) and not getattr(value, "device", False):
+            results.append(value.example)
+        elif isinstance(value, (SymInt, SymFloat)):
+            results.append(value.hint)
+        else:
+            return None
+    return tuple(results)
 
 
 def _replay_first_runs(state, graph, functions) -> None:

@@ -23,6 +23,7 @@ class Rebuilder:
     def __init__(self, state: TraceState):
         self.state = state
         self.outputs: list = []
+        self.output_values: list = []  # the trace's value of each output, in order
         self.ns: dict = {
             "__tc_new_object": _new_object,
             "__tc_instance_dict": instance_dict,
@@ -50,10 +51,11 @@ class Rebuilder:
             return self._memo[id(v)]
         return v.rebuild_text(self)
 
-    def output(self, node) -> str:
-        """A graph node's value: one of the graph's outputs."""
+    def output(self, node, value: Value) -> str:
+        """A graph node's value (``value`` in the trace): one of the graph's outputs."""
         if node not in self.outputs:
             self.outputs.append(node)
+            self.output_values.append(value)
         return f"__tc_o[{self.outputs.index(node)}]"
 
     def cannot_leave(self, v: Value):

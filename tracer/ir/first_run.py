@@ -1,4 +1,5 @@
-"""A loop's run on the trace's examples, kept for the graph's first call.
+"""Runs on the trace's examples, kept for the graph's first call: a loop's, and the whole
+graph's.
 
 A loop node is captured by tracing its body once; the trace then runs the whole loop on the
 examples, so that it goes on with the loop's real results. The examples of graph inputs are
@@ -63,6 +64,30 @@ def _first_call(functions: MutableMapping, name: str, loop, first_run: FirstRun)
         return loop(*args) if results is None else results
 
     return first_call
+
+
+def first_call_from_trace(namespace: MutableMapping, name: str, graph_fn, inputs: list,
+                          results: tuple) -> None:  # fmt: skip
+    """The graph function ``namespace[name]`` gives back, at its first call, ``results``: the
+    trace's own values of its outputs, computed by the very operations the graph runs, when
+    its arguments are ``inputs``, the trace's examples (the caller's arrays themselves, and
+    numbers of the same bits). A first call of a long graph on large arrays then costs one
+    run of its operations (the trace's), not two. Every later call runs ``graph_fn``."""
+    kept = [a if isinstance(a, np.ndarray) else _frozen(a) for a in inputs]
+
+    def first_call(*args):
+        namespace[name] = graph_fn
+        if len(args) == len(kept) and all(map(_traced_with, args, kept)):
+            return results
+        return graph_fn(*args)
+
+    namespace[name] = first_call
+
+
+def _traced_with(arg, kept) -> bool:
+    if isinstance(kept, np.ndarray):
+        return arg is kept
+    return kept is not None and _same(arg, kept)
 
 
 class _Same:

@@ -40,6 +40,7 @@ def fold(state: TraceState, fn, *args, **kwargs) -> Value:
     except Exception as error:
         raise UserErrorInTrace(error) from error
     if warns:
+        state.examples_differ.append(f"{getattr(fn, '__name__', fn)} warned while tracing")
         node = state.graph.add("call", fn, args, kwargs, name=getattr(fn, "__name__", "fold"),
                                stack=state.user_stack(), risk="raise")  # fmt: skip
         node.meta = describe_value(result)

@@ -93,6 +93,8 @@ def number_node(state: TraceState, fn, values: list[Value], name: str, *, risk: 
         fn, *(v.hint if isinstance(v, _SYMBOLIC) else v.value for v in values)
     )
     args = tuple(v.node if isinstance(v, _SYMBOLIC) else v.value for v in values)
+    if warns:  # its node warns when the graph runs
+        state.examples_differ.append(f"{name} warned while tracing")
     node = state.graph.add("call", fn, args, name=name, meta=describe_value(hint),
                            stack=state.user_stack(), risk="raise" if warns else risk)  # fmt: skip
     if type(hint) is float:

@@ -171,22 +171,31 @@ def as_example(value, replace: dict | None = None):
     return rebuild(value, example)
 
 
-def apply(op: str, target, args: tuple, kwargs: dict):
-    """Run one operation on examples, quietly (its warnings belong to the real run)."""
-    with quiet.silenced():
-        if op == "call":
-            return target(*args, **kwargs)
-        if op == "method":
-            return getattr(args[0], target)(*args[1:], **kwargs)
-        if op == "attr":
-            return getattr(args[0], target)
-        if op == "getitem":
-            return args[0][args[1]]
-        if op == "setitem":
-            args[0][args[1]] = args[2]
-            return None
-        if op == "inplace":
-            return target(args[0], args[1])
+def apply(op: str, target, args: tuple, kwargs: dict, noted: list | None = None):
+    """Run one operation on examples, quietly (its warnings belong to the real run); a
+    warning or fp error that came is added to ``noted``."""
+    with quiet.noting() as seen:
+        try:
+            return _apply(op, target, args, kwargs)
+        finally:
+            if noted is not None and seen:
+                noted.append(f"{seen[0]} while tracing")
+
+
+def _apply(op: str, target, args: tuple, kwargs: dict):
+    if op == "call":
+        return target(*args, **kwargs)
+    if op == "method":
+        return getattr(args[0], target)(*args[1:], **kwargs)
+    if op == "attr":
+        return getattr(args[0], target)
+    if op == "getitem":
+        return args[0][args[1]]
+    if op == "setitem":
+        args[0][args[1]] = args[2]
+        return None
+    if op == "inplace":
+        return target(args[0], args[1])
     raise AssertionError(op)
 
 
@@ -198,7 +207,8 @@ def traced_leaves(obj) -> list:
     ]
 
 
-def run_with_stand_ins(op: str, target, args: tuple, kwargs: dict, writes: list):
+def run_with_stand_ins(op: str, target, args: tuple, kwargs: dict, writes: list,
+                       noted: list | None = None):  # fmt: skip
     """Run the operation on its examples; if that raises, on stand-ins of the same shapes,
     dtypes and flags (zeros, then identity matrices, then random values) for the arguments it
     does not write.
@@ -206,12 +216,15 @@ def run_with_stand_ins(op: str, target, args: tuple, kwargs: dict, writes: list)
     An operation can fail on these particular values (``np.linalg.inv`` of a singular matrix,
     an out-of-range index) yet succeed on others: the graph must still hold it, and it raises
     at run time exactly where eager code does. Only when every stand-in fails too does the
-    error belong to the shapes and types the guards fix: `UserErrorInTrace`.
+    error belong to the shapes and types the guards fix: `UserErrorInTrace`. ``noted``: why
+    the example is not what the operation gives the caller (a warning came, a stand-in's).
     """
     try:
-        return apply(op, target, as_example(args), as_example(kwargs))
+        return apply(op, target, as_example(args), as_example(kwargs), noted)
     except Exception as error:
         first = error
+    if noted is not None:
+        noted.append("an example computed on stand-ins")
     readable = [v for v in traced_leaves((args, kwargs))
                 if isinstance(v, NumpyValue) and not any(v is w for w in writes)]  # fmt: skip
     if readable:

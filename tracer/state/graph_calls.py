@@ -56,7 +56,10 @@ def graph_call(state, op: str, target, args: tuple, kwargs: dict, *, name: str,
     written_inputs = _prepare_writes(state, writes)
     for w in writes:
         state.note_write(w.example)
-    example = run_with_stand_ins(op, example_fn or target, args, kwargs, writes)
+    example = run_with_stand_ins(op, example_fn or target, args, kwargs, writes,
+                                 state.examples_differ)  # fmt: skip
+    if example_fn is not None:
+        state.examples_differ.append(f"{what}: its example made by a function of its own")
     leaves = traced_leaves((args, kwargs))
     if data_shape and not data_sizes.takes(example):
         raise state.graph_break("data_dependent_shape", f"{what}: its output shape depends on "

@@ -56,6 +56,10 @@ class TraceState:
         self.counted_loops: list = []
         # loop node -> its run on the examples, for the graph's first call (`first_run`)
         self.first_runs: dict = {}
+        # why the examples are not what the graph gives on the first call, if they are not: a
+        # warning or fp error came (the real run must show it), a stand-in or a function of
+        # its own made an example (`first_run.trace_results_for_first_call`)
+        self.examples_differ: list[str] = []
         # the frame is a split loop's body: comparisons of its dynamic ints stay in the graph
         # (a branch on one breaks; a value guard would recompile every iteration)
         self.per_iteration = per_iteration

@@ -22,7 +22,7 @@ class GraphValue(Value):
         return self.node
 
     def rebuild_text(self, rb) -> str:
-        return rb.output(self.node)
+        return rb.output(self.node, self)
 
 
 class NumpyValue(GraphValue):
