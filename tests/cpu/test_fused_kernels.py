@@ -528,6 +528,19 @@ def test_a_selection_reduced_after_a_write_is_made_before_it():
     assert "reduction" in [kind for kind, _ in steps], steps  # the last one: a masked max
 
 
+def writes_through_views_made_in_numpy(x, k, m):
+    y = x * 2.0  # computed before the writes: the old values
+    np.flip(x)[:1] = 5.0  # np.flip is no kernel: its view, written, must still be x's memory
+    np.asarray(k)[m] += 2
+    return y.sum(), x, k
+
+
+def test_a_write_through_a_view_numpy_makes_reaches_the_array():
+    x = floats(3000)
+    compiled = same(writes_through_views_made_in_numpy, x, ints(3000), x > 0, externs=True)
+    assert kinds(compiled) == ["extern"], "the graph runs in NumPy: no kernel writes the view"
+
+
 def sized_by_data(x):
     y = np.sin(x) * 2 + 1
     sel = y[y > 1.5]  # read otherwise than by a whole reduction: NumPy on the host

@@ -76,7 +76,7 @@ def loops(x):
 RNG = np.random.default_rng(7)
 X = RNG.random(64)
 # (function, its calls, runs of its graphs on the first call)
-CASES = {
+FIRST_CALLS = {
     "arc": (arc, [tuple(RNG.random(64) for _ in range(4))] * 2, 0),
     "given_back": (given_back, [(X, 0.5), (X, 0.5), (X + 1, 2.5)], 0),
     "logs": (logs, [(np.array([0.0, 1.0, 2.0]),)] * 2, 1),
@@ -93,9 +93,9 @@ def _fresh():
     RUNS.clear()
 
 
-@pytest.mark.parametrize("name", list(CASES))
+@pytest.mark.parametrize("name", list(FIRST_CALLS))
 def test_the_first_call_takes_the_trace_results_only_where_they_are_the_graphs(name, capsys):
-    fn, calls, first_runs = CASES[name]
+    fn, calls, first_runs = FIRST_CALLS[name]
     calls = [(args, {}) for args in calls]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # a break's report, where it breaks

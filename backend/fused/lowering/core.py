@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tcompile.tracer.ir import numpy_table
 from tcompile.tracer.ir.graph import Graph
 from tcompile.tracer.ir.node import Node, nodes_in, user_lines
 
@@ -54,6 +55,15 @@ def _check_input_orders(graph: Graph, inputs: list[InputMeta]) -> None:
         if was is not None and dims_in_memory(meta.shape, meta.strides) != was:
             raise WholeGraphInNumPy(f"input {node.name} is laid out in another order than the "
                                     "traced one, and NumPy lays the results out after it")  # fmt: skip
+
+
+def _may_view(node: Node) -> bool:
+    """Whether ``node`` may give back an array argument or a view of one (``np.flip(x)``,
+    ``np.asarray(x)``)."""
+    return not numpy_table.returns_new_memory(node.op, node.target) and any(
+        isinstance(a, Node) and a.tensor is not None and a.tensor.kind == "array"
+        for a in nodes_in((node.args, node.kwargs))
+    )
 
 
 class GraphLowering:
@@ -117,6 +127,11 @@ class GraphLowering:
             try:
                 self.values[node] = self.lower_node(node)
             except Unlowerable as why:
+                if node in self.written and _may_view(node):
+                    # the extern's result is a copy of NumPy's view: writes would miss the array
+                    raise WholeGraphInNumPy(f"{node.name} is written later and may be a view "
+                                            f"NumPy makes of an array outside the kernels "
+                                            f"({why})") from None  # fmt: skip
                 self.values[node] = externs.extern(self, node, str(why))
             value = self.values[node]
             if node in self.written and isinstance(value, HostValue) and value.shape is not None:
