@@ -65,8 +65,8 @@ def reduced_whole(graph, target) -> set[Node]:
     position = {node: i for i, node in enumerate(graph.nodes)}
     # a selection is computed where it is reduced: memory written in between is read as it is
     # then, not as it was when the selection was made (``t = z[m]; m[:] = True; t.sum()``)
-    kept = {node for node in masks if users[node] and not any(
-        position[node] < w < max(position[u] for u in users[node]) for w in writes)}  # fmt: skip
+    last = {node: max(position[u] for u in users[node]) for node in masks if users[node]}
+    kept = {node for node in last if not any(position[node] < w < last[node] for w in writes)}
     changed = True
     while changed:  # until every kept node's users and selected operands are kept too
         changed = False
