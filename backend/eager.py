@@ -27,7 +27,7 @@ def eager_backend(graph, example_inputs):
     exec(compile_at_user_lines(graph.name, lines), namespace)  # noqa: S102
     source = "\n".join(text for text, _ in lines) + "\n"
     return CompiledGraph(namespace[graph.name], "eager", MappingProxyType({"python": source}),
-                         loop_functions=namespace)  # fmt: skip
+                         loop_functions=namespace, trace_answers_first_call=True)  # fmt: skip
 
 
 eager_backend.loop_nodes = True  # it runs a loop node's body as Python, once per iteration

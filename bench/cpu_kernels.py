@@ -146,7 +146,11 @@ def main() -> None:
     repeat = 5 if options.quick else 9
     import numba
 
+    from tcompile.backend.cpu import numba_start
     from tcompile.backend.cpu.kernels import threads
+
+    numba_start.start()  # over before the first kernel: each first call compiles its kernels
+    numba_start.wait()  # (a graph compiled while numba starts makes them at its second call)
 
     if options.threads:
         os.environ["NUMBA_NUM_THREADS"] = str(options.threads)  # the kernels' threads

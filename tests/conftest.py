@@ -1,12 +1,33 @@
-"""Every test starts and ends with a fresh compiler: no cache, counter or log left behind. The
-``shell`` fixture: a real IPython shell with the extension loaded (the ``%%tcompile`` magic)."""
+"""Every test starts and ends with a fresh compiler: no cache, counter or log left behind, and
+numba's start, where it is installed, is over. The ``shell`` fixture: a real IPython shell with
+the extension loaded (the ``%%tcompile`` magic)."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
-import tcompile as tc
-from tcompile.tracer.ir.first_run import FirstRun
+# Triton's interpreter where the machine has no NVIDIA GPU, set before anything imports Triton:
+# its @triton.jit makes interpreted functions only where the setting is there when they are
+# defined (a module of helpers imported earlier would hold compiled ones). tests/triton's own
+# conftest decides again where a GPU is there but torch cannot use it.
+if "TRITON_INTERPRET" not in os.environ and not os.path.exists("/dev/nvidiactl"):
+    os.environ["TRITON_INTERPRET"] = "1"
+
+import tcompile as tc  # noqa: E402
+from tcompile.tracer.ir.first_run import FirstRun  # noqa: E402
+
+
+@pytest.fixture(autouse=True, scope="session")
+def numba_started():
+    """numba's start is over before any test: a graph compiled for the cpu backend while it
+    runs makes its kernels at its second call (`backend/cpu/while_starting.py`, whose own tests
+    bring that about), and each test's first call would depend on the order tests run in."""
+    from tcompile.backend.cpu import numba_start
+
+    numba_start.start()
+    numba_start.wait()
 
 
 @pytest.fixture(autouse=True)

@@ -43,8 +43,10 @@ class CompileReport:
     when it captured no operation), "eager" (the frame runs as plain Python, for
     ``eager_reason``), "error" (a break where none was allowed: ``tc.Unsupported`` was
     raised; ``breaks`` holds it) or "plain" (no compile: a split loop found that compiling its
-    body does not pay and runs as plain Python from then on; ``loops`` holds its record). ``sources`` maps "graph", "glue", "guards", "resume",
-    "loops" (the bodies of loop nodes) and "backend" (the backend's generated code) to text; ``phases`` maps a compile phase
+    body does not pay and runs as plain Python from then on; ``loops`` holds its record).
+    ``sources`` maps "graph", "glue", "guards", "resume", "loops" (the bodies of loop nodes)
+    and "backend" (the backend's generated code, as it is when read: `Sources`) to text;
+    ``phases`` maps a compile phase
     ("trace", "codegen", "backend", "guards") to seconds; ``compiled`` is what the backend
     returned (its sources by name and its details, such as Triton's kernel groups).
     """
@@ -76,6 +78,29 @@ class CompileReport:
     @property
     def location(self) -> str:
         return f"{self.filename}:{self.firstlineno}"
+
+
+class Sources(Mapping):
+    """A compile's sources by name, with "backend" read from the compiled graph when asked:
+    a backend may make code after the compile (the cpu backend's kernels at a graph's second
+    call while numba starts, its choices between kernels and NumPy code)."""
+
+    def __init__(self, sources: Mapping[str, str], compiled: CompiledGraph | None):
+        self._sources = MappingProxyType(dict(sources))
+        self._compiled = compiled if compiled is not None and compiled.sources else None
+
+    def __getitem__(self, key: str) -> str:
+        if key == "backend" and self._compiled is not None:
+            return self._compiled.source_text()
+        return self._sources[key]
+
+    def __iter__(self):
+        yield from self._sources
+        if self._compiled is not None:
+            yield "backend"
+
+    def __len__(self) -> int:
+        return len(self._sources) + (self._compiled is not None)
 
 
 class Phases(dict):

@@ -1,7 +1,7 @@
 """The helpers every module of native loops defines before its loop functions: what numba
 would do otherwise than Python and NumPy (Python's ZeroDivisionError, which numba with NumPy's
 error model would not raise; a Python int past 64 bits; ``int()`` of a float; an index read
-from data), and NumPy's calls numba lacks or runs otherwise (``np.add.at``, float dot
+from data; a float converted to an integer type), and NumPy's calls numba lacks or runs otherwise (``np.add.at``, float dot
 products, slices assigned). A text, formatted with numba's options (``{options}``: its disk
 cache) into each module (`native_loops`).
 """
@@ -54,6 +54,24 @@ def _int_of(x):
             raise ValueError("cannot convert float NaN to integer")
         raise OverflowError("a float past int64 converted to int")
     return int(x)
+
+
+# A float converted to an integer type: NumPy's value past the bounds (NaN, infinities, 1e30)
+# is the machine's, numba's undefined: there the loop runs as Python (`scalar_ops.cast_bounds`).
+@numba.njit(inline="always", {options})
+def _within(x, low, high):
+    if not (x > low and x < high):
+        raise OverflowError("a float outside the integer type it is converted to")
+    return x
+
+
+# ... each element of an array, where numba's astype converts (the bounds of the type itself).
+@numba.njit({options})
+def _all_within(a, low, high):
+    for x in a.flat:
+        if not (x > low and x < high):
+            raise OverflowError("a float outside the integer type it is converted to")
+    return a
 
 
 # An index read from data (or a while loop's), checked where it is used: numba's boundscheck

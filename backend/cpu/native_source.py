@@ -33,6 +33,7 @@ from tcompile.tracer.ir.loop_nodes import COUNT
 from tcompile.tracer.ir.node import RAISE, Node
 from tcompile.tracer.ir.printer import Printer, numpy_name
 
+from . import scalar_ops as ops
 from .index_checks import IndexChecks
 from .int_ranges import IntRanges
 from .native_elementwise import ElementLoops
@@ -147,11 +148,28 @@ class NativePrinter(Printer):
         elif node.op == "call" and node.target is int and _is_float(node.args[0]):
             self.checks_ints = True  # past int64: OverflowError, and the loop runs as Python
             return f"{node.name} = _int_of({self.arg(node.args[0])})"
+        elif node.op == "call" and _float_to_int(node):
+            return f"{node.name} = {self._float_to_int(node)}"
         elif node.op == "call" and node.target is round and _is_float(node.args[0]):
             raise Unsupported("round() of a float (NaN and infinity raise)")
         elif node.op == "call" and self.vector_helper(node) is None:
             _check_float_sum(node)
         return super().statement(node, buffer, loop_function)
+
+    def _float_to_int(self, node: Node) -> str:
+        """A float (or floats) converted to an integer type, checked within the bounds where
+        the conversion is NumPy's: past them (NaN, infinities) OverflowError, and the loop runs
+        as Python. A scalar converts as NumPy's (`scalar_ops.cast`); numba's ``astype`` is
+        NumPy's within the integer type's own bounds."""
+        value, dst = self.arg(node.args[0]), node.tensor.dtype
+        self.checks_ints = True  # the loop's writes are undone where it raises
+        if node.target is np.ndarray.astype:
+            info = np.iinfo(dst)
+            low = ops.cast_bounds(dst)[0] if dst == np.int64 else float(info.min - 1)
+            return f"_all_within({value}, {low!r}, {float(info.max + 1)!r}).astype(np.{dst.name})"
+        low, high = ops.cast_bounds(dst)
+        return ops.cast(f"_within({value}, {low!r}, {high!r})", _dtype(node.args[0]) or
+                        np.dtype(np.float64), dst)  # fmt: skip
 
     def _checked(self, node: Node) -> Node:
         """``node`` with the int items of its index the caller cannot check once per call
@@ -528,6 +546,18 @@ def _is_int(value) -> bool:
     return (meta is not None and meta.kind == "scalar" and meta.dtype.kind in "iu") or (
         isinstance(value, np.integer)
     )
+
+
+def _float_to_int(node: Node) -> bool:
+    """``a.astype(int type)`` of a float array, or ``np.int32(x)`` (any NumPy integer type) of
+    a float."""
+    meta = node.tensor
+    if meta is None or meta.kind not in ("array", "scalar") or meta.dtype.kind not in "iu":
+        return False
+    if node.target is np.ndarray.astype:
+        return len(node.args) == 2 and not node.kwargs and _is_float(node.args[0])
+    integer_type = isinstance(node.target, type) and issubclass(node.target, np.integer)
+    return integer_type and len(node.args) == 1 and not node.kwargs and _is_float(node.args[0])
 
 
 def _is_float(value) -> bool:

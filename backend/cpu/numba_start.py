@@ -6,6 +6,9 @@ and target registries (0.2-0.35 s), beside 0.15 s of ours. A function compiled f
 backend starts both in the background (`start`), so that its first call, in a notebook a cell
 or more later, finds numba ready; a call that comes sooner waits for them as it would have
 anyway (the import lock, numba's compiler lock) and takes no longer. A fork waits for them.
+
+A graph compiled before the start is over runs its NumPy code at its first call, which does not
+wait for it (`while_starting`).
 """
 
 from __future__ import annotations
@@ -30,6 +33,20 @@ def start() -> None:
             # forked there: a child would find the module locks it held taken for good
             atexit.register(_thread.join, 60)
             os.register_at_fork(before=lambda: _thread.join(60))
+
+
+def ready() -> bool:
+    """Whether numba's start is over (or was never begun here: a direct use of the backend, a
+    Dask worker, which load numba as they go)."""
+    thread = _thread
+    return thread is None or not thread.is_alive()
+
+
+def wait() -> None:
+    """Wait for numba's start, if begun."""
+    thread = _thread
+    if thread is not None:
+        thread.join()
 
 
 def _warm() -> None:

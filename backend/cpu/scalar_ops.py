@@ -140,6 +140,35 @@ def cast(expr: str, src: np.dtype, dst: np.dtype) -> str:
     return f"{to}({expr})"
 
 
+def cast_bounds(dst: np.dtype) -> tuple[float, float]:
+    """The open interval of floats that `cast` converts to ``dst`` as NumPy does: within what
+    the conversion goes through (int32, int64; uint64 up to 2**64). Past it (NaN, infinities,
+    1e30) NumPy's value is the machine's, with a warning, and numba's is undefined (LLVM may
+    fold ``float(int(x))`` into ``x``, and give NaN).
+
+    >>> cast_bounds(np.dtype(np.int8))
+    (-2147483649.0, 2147483648.0)
+    """
+    dst = np.dtype(dst)
+    below_int64 = float(np.nextafter(-(2.0**63), -np.inf))
+    if dst == np.int64:
+        return below_int64, 2.0**63
+    if dst == np.uint64:
+        return below_int64, 2.0**64
+    return -(2.0**31) - 1, 2.0**32 if dst == np.uint32 else 2.0**31
+
+
+def uncastable(expr: str, src: np.dtype, dst: np.dtype) -> str:
+    """A condition: the float ``expr`` lies outside `cast_bounds` of ``dst`` (NaN too).
+
+    >>> uncastable("v", np.dtype(np.float64), np.dtype(np.int32))
+    'not ((v > -2147483649.0) and (v < 2147483648.0))'
+    """
+    x = expr if np.dtype(src) == np.float64 else f"np.float64({expr})"
+    low, high = cast_bounds(dst)
+    return f"not (({x} > {low!r}) and ({x} < {high!r}))"
+
+
 def unassignable(expr: str, src: np.dtype, dst: np.dtype) -> str:
     """A condition: NumPy raises assigning the NumPy scalar ``expr`` to an item of a signed
     integer array of ``dst`` (NaN, infinity, an integer part ``dst`` cannot hold).

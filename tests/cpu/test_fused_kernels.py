@@ -528,6 +528,30 @@ def test_a_selection_reduced_after_a_write_is_made_before_it():
     assert "reduction" in [kind for kind, _ in steps], steps  # the last one: a masked max
 
 
+def casts_to_every_integer_type(x, f):
+    return (x.astype(np.int64), x.astype(np.uint64), x.astype(np.int32), x.astype(np.uint32),
+            x.astype(np.int16), x.astype(np.uint8), f.astype(np.int64), f.astype(np.int8))  # fmt: skip
+
+
+def cast_and_back(x, m):
+    return (x.astype(np.int64) * 1.0).sum(), np.mean((x[m] * 2.0).astype(np.int64) + 1.0)
+
+
+def test_a_float_cast_to_an_integer_is_numpys_past_the_integer_types_bounds():
+    """NaN, infinities and 1e30 cast to an integer: NumPy gives the machine's value (with a
+    warning), numba's conversion is undefined there (LLVM folded ``float(int(x))`` into ``x``:
+    NaN where NumPy gave -2**63). Those calls run in NumPy; values within the bounds, in the
+    kernels (negative ones into unsigned types too)."""
+    x = floats(3000) * 300.0
+    inside = casts_to_every_integer_type(x, x.astype(np.float32))
+    same(casts_to_every_integer_type, x, x.astype(np.float32))
+    same(cast_and_back, x, x > 0, externs=True)  # a selection's cast is made in NumPy
+    x[::7], x[3::11], x[5::13], x[6::17], x[8::19] = np.nan, np.inf, 1e30, -3e9, -1e19
+    same(casts_to_every_integer_type, x, x.astype(np.float32))
+    same(cast_and_back, x, x > 0, externs=True)
+    assert inside[1].max() > 2**63, "negative values were cast to uint64 in the kernels"
+
+
 def writes_through_views_made_in_numpy(x, k, m):
     y = x * 2.0  # computed before the writes: the old values
     np.flip(x)[:1] = 5.0  # np.flip is no kernel: its view, written, must still be x's memory

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -457,6 +458,36 @@ def test_loops_printed_alike_around_other_constants_keep_their_own(loops):
     assert native(loops) == [True, True] and loops[0].source == loops[1].source
 
 
+def casts_in_a_loop(x):
+    counts = np.zeros(x.shape[0], np.uint64)
+    small = np.empty(x.shape[0], np.int8)
+    for i in range(x.shape[0]):
+        small[i] = np.int8(x[i] * 2.0)  # through int32, as NumPy: 255.5 -> -1
+    for step in range(2):
+        counts = counts + (x * (step + 1)).astype(np.uint64)
+    return counts, small, np.uint32(x[0])
+
+
+def test_floats_cast_to_integers_in_a_loop_are_numpys_and_past_the_bounds_run_as_python(loops):
+    """Within the bounds a float converts in machine code as NumPy converts it (a negative
+    one into an unsigned type wraps); NaN, infinities and 1e30 raise there, and the loop runs
+    as Python, where NumPy gives the machine's values."""
+
+    def inside():
+        return (np.abs(np.random.default_rng(5).standard_normal(500)) * 200.0,)
+
+    def outside():
+        x = np.random.default_rng(6).standard_normal(500) * 200.0
+        x[::7], x[3::11], x[5::13], x[6::17] = np.nan, np.inf, 1e30, -3e9
+        return (x,)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's "invalid value in cast"
+        same(casts_in_a_loop, inside, outside, inside, calls=3)
+    assert native(loops) == [True, True]
+    assert "_within(" in loops[0].source and "_all_within(" in loops[1].source
+
+
 # -- the disk cache ---------------------------------------------------------------------------------
 
 CHILD = f"""
@@ -467,7 +498,9 @@ from tcompile.backend.cpu import native_loops
 made = []
 real = native_loops.NativeLoop.__init__
 native_loops.NativeLoop.__init__ = lambda self, *a: (real(self, *a), made.append(self))[0]
-tc.compile(smooth, backend="cpu")(np.arange(10.0))
+compiled = tc.compile(smooth, backend="cpu")
+compiled(np.arange(10.0))  # while numba starts, the NumPy code runs (while_starting.py)
+compiled(np.arange(10.0))
 (loop,) = made
 print(loop.dispatcher is not None, sum(loop.dispatcher.stats.cache_hits.values()))
 """

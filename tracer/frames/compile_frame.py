@@ -56,7 +56,8 @@ class Entry:
     graph: Graph | None = None
     break_record: BreakRecord | None = None
     eager_reason: str = ""
-    sources: dict = field(default_factory=dict)  # "graph", "glue", "guards", "resume", "backend"
+    # "graph", "glue", "guards", "resume", "loops"; the report adds the compiled graph's "backend"
+    sources: dict = field(default_factory=dict)
     phases: report.Phases = field(default_factory=report.Phases)
     report: report.CompileReport | None = None  # set once the entry is published
     compiled: CompiledGraph | None = None  # what the backend made of the graph
@@ -194,8 +195,6 @@ def compile_frame(fn, args, kwargs, options: FrameOptions, phases: report.Phases
     bodies += [f"# {cond.describe()}\n{cond.sides}" for cond in state.conds]
     if bodies:
         sources["loops"] = "\n".join(bodies)
-    if compiled_graph is not None and compiled_graph.sources:
-        sources["backend"] = compiled_graph.source_text()
     entry = Entry(check, run, order_guards(state.guards.items), graph, record, sources=sources,
                   phases=phases, compiled=compiled_graph, loops=tuple(state.loops),
                   conds=tuple(state.conds))  # fmt: skip
@@ -254,12 +253,13 @@ def _eager_entry(fn, state, record, reason: str, options: FrameOptions, phases) 
 
 def _trace_results(state, glue, compiled_graph, outcome) -> tuple | None:
     """The trace's values of the graph's outputs, where they are what its first call gives
-    (`first_run.first_call_from_trace`): the eager backend runs the operations the trace ran
-    on the caller's arrays, and no example came otherwise (a warning, an fp error, a stand-in,
-    a function of its own: `TraceState.examples_differ`), no caller's memory was written (the
-    trace wrote private copies), the graph is the whole frame's and has no loop or cond node
-    (their examples come from runs of their own)."""
-    if compiled_graph is None or compiled_graph.backend != "eager" or state.examples_differ:
+    (`first_run.first_call_from_trace`): the backend gives NumPy's results on the caller's
+    arrays (`CompiledGraph.trace_answers_first_call`), no example came otherwise (a warning,
+    an fp error, a stand-in, a function of its own: `TraceState.examples_differ`), no caller's
+    memory was written (the trace wrote private copies), the graph is the whole frame's and has
+    no loop or cond node (their examples come from runs of their own)."""
+    takes = compiled_graph is not None and compiled_graph.trace_answers_first_call
+    if not takes or state.examples_differ:
         return None
     if isinstance(outcome, StopTrace) or any(b.copy is not None for b in state.memory.blocks):
         return None

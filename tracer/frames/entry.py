@@ -242,7 +242,7 @@ class CompiledFrame:
             report.EAGER if entry.is_eager else report.GRAPH, reasons,
             eager_reason=entry.eager_reason, graphs=() if entry.is_eager else (entry.graph,),
             guards=tuple(entry.guards), breaks=breaks,
-            sources=MappingProxyType(dict(entry.sources)),
+            sources=report.Sources(entry.sources, entry.compiled),
             phases=MappingProxyType(dict(entry.phases)), compiled=entry.compiled,
             loops=entry.loops, conds=entry.conds,
         )  # fmt: skip

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, MutableMapping
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -12,11 +12,15 @@ class CompiledGraph:
     """A backend's result: ``fn`` takes the graph's inputs positionally and returns the tuple
     the graph's output lists; ``sources`` is the code it generated, by name ("python" for the
     eager backend; "kernels" and "launcher" for Triton); ``details`` holds what the report
-    views show of it beyond code (the Triton backend's kernel groups and fusion decisions).
+    views show of it beyond code (the Triton backend's kernel groups and fusion decisions; a
+    backend that makes its kernels later fills them in then).
 
     ``loop_functions``, where a backend's code looks up each loop node's function by the name
     the graph prints it under (the eager backend: its code's globals), lets the trace's run of a
-    loop stand in for the loop's first call (`first_run.replay_first_calls`).
+    loop stand in for the loop's first call (`first_run.replay_first_calls`);
+    ``trace_answers_first_call``, that the trace's own results may stand in for the whole
+    graph's first call (`first_run.first_call_from_trace`): the backend gives NumPy's results
+    on the caller's arrays, and NumPy's are the trace's (the eager backend, the cpu backend).
 
     A backend may also return a plain callable (a user's backend, as torch.compile allows):
     `CompiledGraph.of` wraps it.
@@ -25,8 +29,9 @@ class CompiledGraph:
     fn: Callable
     backend: str
     sources: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
-    details: tuple = ()
+    details: Sequence = ()
     loop_functions: MutableMapping | None = None
+    trace_answers_first_call: bool = False
 
     @staticmethod
     def of(result, backend) -> CompiledGraph:

@@ -99,19 +99,21 @@ def _whole_mask(node: Node) -> Node | None:
 
 def _masked_operation(node: Node, masks: dict[Node, Node]) -> Node | None:
     """The mask of an element-wise ufunc of selections of one mask and NumPy numbers, or of a
-    selection's cast, which may be computed on the whole arrays: it writes nothing and raises
-    for no element (an unselected one must not fail: no integer power; no Python number
-    computed per call, which may not convert to an integer dtype). Its node's risk says nothing here: any operation on
-    a size from data may raise where sizes do not fit, which those of one mask always do."""
+    selection's cast, which may be computed on the whole arrays: it writes nothing and fails
+    for no element (an unselected one must not: no integer power; no float cast to an
+    integer, NaN's sends the call to NumPy; no Python number computed per call, which may not
+    convert to an integer dtype). Its node's risk says nothing here: any operation on a size
+    from data may raise where sizes do not fit, which those of one mask always do."""
     if node.op != "call" or node.mutates:
         return None
-    if node.target is np.ndarray.astype:  # a cast of each element (casts raise for none)
+    if node.target is np.ndarray.astype:  # a cast of each element
         source = node.args[0]
         others = (*node.args[1:], *node.kwargs.values())
         if (
             isinstance(source, Node)
             and source in masks
             and not any(isinstance(a, Node) for a in others)
+            and not (source.tensor.dtype.kind == "f" and node.tensor.dtype.kind in "iu")
         ):
             return masks[source]
         return None
