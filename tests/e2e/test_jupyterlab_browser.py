@@ -74,6 +74,7 @@ CELLS = [
     "    for i in range(1, v.shape[0] - 1):\n"
     "        out[i] = (v[i - 1] + v[i] + v[i + 1]) / 3\n"
     "    return out\n"
+    "smooth(np.arange(8.0))  # numba starts in this cell: the first call runs NumPy's code\n"
     "smooth(np.arange(8.0)).sum()",
     # A large graph: a loop unrolled by its branch on k % 2, 3,001 ops (not drawn: summarised).
     "%%tcompile\n"
