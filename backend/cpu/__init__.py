@@ -40,14 +40,14 @@ def cpu_backend(graph, example_inputs) -> CompiledGraph:
     """``graph`` as fused numba kernels or NumPy code (`tiers.Tiers`), or, with loop nodes, as
     NumPy code with its loops native. The kernels are made for the example inputs now when
     those are not small (their sources go in the report), else at the first call whose inputs
-    are not; while numba is still starting, at the first call that finds it ready
+    are not; while numba is still starting, at the graph's second call, for its inputs
     (`while_starting`)."""
     reason = unavailable()
     if reason:
         raise RuntimeError(reason)
     eager = eager_backend(graph, None)
     if not numba_start.ready():
-        return while_starting.compiled(eager, lambda: _compiled(graph, example_inputs, eager))
+        return while_starting.compiled(eager, lambda inputs: _compiled(graph, inputs, eager))
     return _compiled(graph, example_inputs, eager)
 
 

@@ -63,6 +63,11 @@ class NativeLoop:
         loop = node.target
         returned = loop.returned()[: loop.carried] if loop.op == "while_loop" else loop.returned()
         self.metas = [getattr(n, "tensor", None) for n in returned]
+        # Python numbers only: numba gives back int, float and bool as the trace saw them
+        self.numbers_only = all(
+            m is not None and m.kind == "python" and m.type_name in ("int", "float", "bool")
+            for m in self.metas
+        )
         # the argument each result is, where the body gives one of its inputs back unchanged
         # (numba gives back the argument's own object for a value with its memory and layout:
         # a view ``a[:]`` too, which must stay a view of its own). A body that makes no view
@@ -165,8 +170,9 @@ class NativeLoop:
             return self.python(*args)
         if self.counted and not (args[1] and -_COUNTER_LIMIT < args[0] < _COUNTER_LIMIT - args[1]):
             return self.python(*args)  # no iteration, or indices past what `int_ranges` assumes
-        if any(not -_COUNTER_LIMIT < args[p] < _COUNTER_LIMIT for p in self.stepped):
-            return self.python(*args)  # a count starting past what `int_ranges` assumes
+        for p in self.stepped:  # (a loop: a generator costs more than the check)
+            if not -_COUNTER_LIMIT < args[p] < _COUNTER_LIMIT:
+                return self.python(*args)  # a count starting past what `int_ranges` assumes
         if self.index_checks is not None and not self.index_checks.hold(args):
             return self.python(*args)  # an index out of range: NumPy raises its error
         if not self.counted and bool(args[0]) == self.node.target.negate:
@@ -185,7 +191,7 @@ class NativeLoop:
         except OverflowError:  # a Python int outgrew int64: Python's ints do not
             _restore(saved)
             return self.python(*args)
-        if not results:
+        if not results or self.numbers_only:
             return results
         return tuple([self._as_traced(i, value, args) for i, value in enumerate(results)])
 

@@ -29,8 +29,9 @@ from . import numba_start
 WAITING = "# numba was starting: the first call ran this code, the second makes the kernels"
 
 
-def compiled(eager: CompiledGraph, build: Callable[[], CompiledGraph]) -> CompiledGraph:
-    """The cpu backend's graph while numba starts: ``eager``'s code, then ``build()``'s."""
+def compiled(eager: CompiledGraph, build: Callable[[list], CompiledGraph]) -> CompiledGraph:
+    """The cpu backend's graph while numba starts: ``eager``'s code, then what ``build`` makes
+    for the inputs of the second call (the trace's are not kept alive until then)."""
     sources = {"kernels": WAITING, **eager.sources}
     details: list = []
     run = WhileStarting(eager.fn, build, sources, details)
@@ -39,10 +40,10 @@ def compiled(eager: CompiledGraph, build: Callable[[], CompiledGraph]) -> Compil
 
 
 class WhileStarting:
-    """Calls ``plain`` first, then the CompiledGraph that ``build()`` makes at the second call
-    (its sources and details replace ``sources`` and ``details``, the report's views of it)."""
+    """Calls ``plain`` first, then the CompiledGraph that ``build(inputs)`` makes at the second
+    call (its sources and details replace ``sources`` and ``details``, the report's views)."""
 
-    def __init__(self, plain: Callable, build: Callable[[], CompiledGraph], sources: dict,
+    def __init__(self, plain: Callable, build: Callable[[list], CompiledGraph], sources: dict,
                  details: list):  # fmt: skip
         self.run, self.build, self.first = plain, build, True
         self.sources, self.details = sources, details
@@ -52,17 +53,17 @@ class WhileStarting:
         if self.first:
             self.first = False
         elif self.build is not None:
-            self._build()
+            self._build(list(inputs))
         return self.run(*inputs)
 
-    def _build(self) -> None:
+    def _build(self, inputs: list) -> None:
         with self.lock:
             build, self.build = self.build, None
             if build is None:
                 return
             numba_start.wait()
             try:
-                made = build()
+                made = build(inputs)
             except Exception as why:  # noqa: BLE001 - the NumPy code is exact: it goes on
                 self.sources["kernels"] = (
                     f"# not made ({type(why).__name__}: {why}): this code runs"
