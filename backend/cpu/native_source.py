@@ -163,7 +163,7 @@ class NativePrinter(Printer):
         NumPy's within the integer type's own bounds."""
         value, dst = self.arg(node.args[0]), node.tensor.dtype
         self.checks_ints = True  # the loop's writes are undone where it raises
-        if node.target is np.ndarray.astype:
+        if node.tensor.kind == "array":  # astype, np.asarray(a, dtype), np.array(a, dtype)
             info = np.iinfo(dst)
             low = ops.cast_bounds(dst)[0] if dst == np.int64 else float(info.min - 1)
             return f"_all_within({value}, {low!r}, {float(info.max + 1)!r}).astype(np.{dst.name})"
@@ -549,13 +549,16 @@ def _is_int(value) -> bool:
 
 
 def _float_to_int(node: Node) -> bool:
-    """``a.astype(int type)`` of a float array, or ``np.int32(x)`` (any NumPy integer type) of
-    a float."""
+    """``a.astype(int type)`` (``np.asarray`` or ``np.array`` with a dtype alone) of a float
+    array, or ``np.int32(x)`` (any NumPy integer type) of a float."""
     meta = node.tensor
     if meta is None or meta.kind not in ("array", "scalar") or meta.dtype.kind not in "iu":
         return False
     if node.target is np.ndarray.astype:
         return len(node.args) == 2 and not node.kwargs and _is_float(node.args[0])
+    if node.target in (np.asarray, np.array):  # with a dtype alone: a new array, as astype
+        given = len(node.args) + len(node.kwargs) == 2 and set(node.kwargs) <= {"dtype"}
+        return given and meta.kind == "array" and _is_float(node.args[0])
     integer_type = isinstance(node.target, type) and issubclass(node.target, np.integer)
     return integer_type and len(node.args) == 1 and not node.kwargs and _is_float(node.args[0])
 

@@ -463,9 +463,11 @@ def casts_in_a_loop(x):
     small = np.empty(x.shape[0], np.int8)
     for i in range(x.shape[0]):
         small[i] = np.int8(x[i] * 2.0)  # through int32, as NumPy: 255.5 -> -1
+    wide = np.zeros(x.shape[0], np.int64)
     for step in range(2):
         counts = counts + (x * (step + 1)).astype(np.uint64)
-    return counts, small, np.uint32(x[0])
+        wide = wide + np.asarray(x * step, dtype=np.int64) + np.array(x, dtype=np.uint8)
+    return counts, small, wide, np.uint32(x[0])
 
 
 def test_floats_cast_to_integers_in_a_loop_are_numpys_and_past_the_bounds_run_as_python(loops):
