@@ -253,6 +253,18 @@ def test_a_user_backend_without_details_says_so():
     assert f"  kernels g {report.compile_id} (mine): none reported" in text_report(run)
 
 
+def test_kernels_still_to_come_say_why():
+    """The cpu backend's graph compiled while numba starts: no kernels until its second call."""
+    from tcompile.backend.cpu.while_starting import WAITING
+
+    compiled = CompiledGraph(lambda x: (x,), "cpu", MappingProxyType({"kernels": WAITING}), [])
+    report = CompileReport(compile_id="[0/0]", function="f", filename="<cell-7>",
+                           firstlineno=2, outcome="graph", compiled=compiled)  # fmt: skip
+    page = html.unescape(kernels_html(run_of(report)))
+    assert ("The cpu backend reported no kernels: numba was starting: the first call ran this "
+            "code, the second makes the kernels. Its code, if any, is in the Code tab.") in page  # fmt: skip
+
+
 def test_without_a_compiled_graph_the_tab_says_there_are_no_kernels():
     empty = CellRun(CellSource("x = 1\n", 2, "<empty>"), CellOptions())
     assert "No kernels: no frame of this cell compiled a graph." in kernels_html(empty)

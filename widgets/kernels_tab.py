@@ -98,9 +98,12 @@ def _kernels_entry(report: CompileReport, source: CellSource) -> str:
     if compiled.backend == "eager":
         body = f'<div class="tc-note">{escape(EAGER_NOTE)}</div>'
     elif not (kernels or decisions or plan):
+        # a backend's word on kernels still to come (the cpu backend's while numba starts)
+        why = compiled.sources.get("kernels", "")
+        why = why[2:] + ". " if why.startswith("# ") and "\n" not in why else ""
         body = blocks.empty(
-            f"The {compiled.backend} backend reported no kernels; its code, if any, is in the "
-            "Code tab."
+            f"The {compiled.backend} backend reported no kernels{': ' if why else ''}{why}"
+            f"{'Its' if why else '; its'} code, if any, is in the Code tab."
         )
     else:
         parts = [f'<div class="tc-note">Kernels: {escape(kernel_counts(compiled))}</div>']
