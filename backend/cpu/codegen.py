@@ -439,7 +439,8 @@ class _Generator(KernelNames):
                 self._check(expr, bad)
             elif expr.value.dtype.kind == "f" and expr.dtype.kind in "iu":
                 # NaN, infinities, 1e30: NumPy gives the machine's value (and warns): its own
-                self._check(expr, ops.uncastable(value, expr.value.dtype, expr.dtype))
+                bounds = ops.cast_bounds(expr.dtype)
+                self._check(expr, ops.outside(value, expr.value.dtype, bounds))
             text = ops.cast(value, expr.value.dtype, expr.dtype)
         elif isinstance(expr, ir.Where):
             c, a, b = (self._value(x) for x in expr.children())

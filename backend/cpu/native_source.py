@@ -164,9 +164,8 @@ class NativePrinter(Printer):
         value, dst = self.arg(node.args[0]), node.tensor.dtype
         self.checks_ints = True  # the loop's writes are undone where it raises
         if node.tensor.kind == "array":  # astype, np.asarray(a, dtype), np.array(a, dtype)
-            info = np.iinfo(dst)
-            low = ops.cast_bounds(dst)[0] if dst == np.int64 else float(info.min - 1)
-            return f"_all_within({value}, {low!r}, {float(info.max + 1)!r}).astype(np.{dst.name})"
+            low, high = ops.integer_bounds(dst)
+            return f"_all_within({value}, {low!r}, {high!r}).astype(np.{dst.name})"
         low, high = ops.cast_bounds(dst)
         return ops.cast(f"_within({value}, {low!r}, {high!r})", _dtype(node.args[0]) or
                         np.dtype(np.float64), dst)  # fmt: skip

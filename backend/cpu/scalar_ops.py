@@ -140,6 +140,21 @@ def cast(expr: str, src: np.dtype, dst: np.dtype) -> str:
     return f"{to}({expr})"
 
 
+def integer_bounds(dst: np.dtype) -> tuple[float, float]:
+    """The open interval of floats whose integer part the integer type ``dst`` holds,
+    (min - 1, max + 1) in float64: no float64 lies between -2**63 - 1 and -2**63, so int64's
+    low end is the float below -2**63.
+
+    >>> integer_bounds(np.dtype(np.int8))
+    (-129.0, 128.0)
+    """
+    info = np.iinfo(dst)
+    low = float(info.min - 1)
+    if low == info.min:  # rounded up onto the minimum itself
+        low = float(np.nextafter(low, -np.inf))
+    return low, float(info.max + 1)
+
+
 def cast_bounds(dst: np.dtype) -> tuple[float, float]:
     """The open interval of floats that `cast` converts to ``dst`` as NumPy does: within what
     the conversion goes through (int32, int64; uint64 up to 2**64). Past it (NaN, infinities,
@@ -150,22 +165,22 @@ def cast_bounds(dst: np.dtype) -> tuple[float, float]:
     (-2147483649.0, 2147483648.0)
     """
     dst = np.dtype(dst)
-    below_int64 = float(np.nextafter(-(2.0**63), -np.inf))
-    if dst == np.int64:
-        return below_int64, 2.0**63
-    if dst == np.uint64:
-        return below_int64, 2.0**64
-    return -(2.0**31) - 1, 2.0**32 if dst == np.uint32 else 2.0**31
+    if dst.itemsize == 8:  # through int64 (uint64 from 2**63 on by its halves)
+        return integer_bounds(np.int64)[0], integer_bounds(dst)[1]
+    return integer_bounds(np.int32)[0], integer_bounds(np.uint32 if dst == np.uint32 else np.int32)[
+        1
+    ]
 
 
-def uncastable(expr: str, src: np.dtype, dst: np.dtype) -> str:
-    """A condition: the float ``expr`` lies outside `cast_bounds` of ``dst`` (NaN too).
+def outside(expr: str, src: np.dtype, bounds: tuple[float, float]) -> str:
+    """A condition: the float ``expr`` lies outside the open interval ``bounds`` (NaN too),
+    compared in float64 (exact for every float dtype).
 
-    >>> uncastable("v", np.dtype(np.float64), np.dtype(np.int32))
+    >>> outside("v", np.dtype(np.float64), cast_bounds(np.dtype(np.int32)))
     'not ((v > -2147483649.0) and (v < 2147483648.0))'
     """
     x = expr if np.dtype(src) == np.float64 else f"np.float64({expr})"
-    low, high = cast_bounds(dst)
+    low, high = bounds
     return f"not (({x} > {low!r}) and ({x} < {high!r}))"
 
 
@@ -177,14 +192,9 @@ def unassignable(expr: str, src: np.dtype, dst: np.dtype) -> str:
     '(v < -128) or (v > 127)'
     """
     src, dst = np.dtype(src), np.dtype(dst)
-    info = np.iinfo(dst)
     if src.kind == "f":
-        # The integer part lies in [min, max] where the value lies in (min - 1, max + 1); no
-        # float64 lies between -2**63 - 1 and -2**63, so for int64 that is ``>= -2**63``.
-        x = expr if src == np.float64 else f"np.float64({expr})"
-        low = info.min - 1
-        above = f"{x} > {float(low)!r}" if float(low) == low else f"{x} >= {float(info.min)!r}"
-        return f"not (({above}) and ({x} < {float(info.max + 1)!r}))"
+        return outside(expr, src, integer_bounds(dst))
+    info = np.iinfo(dst)
     if src.kind == "u":
         return f"{expr} > {info.max}"
     return f"({expr} < {info.min}) or ({expr} > {info.max})"
