@@ -14,8 +14,11 @@ cond node, or an array whose size follows data, wholly in NumPy.
   reductions of the whole array;
 - ``selection_sums``: float sums and a mean of selections, NumPy's bit for bit on the cpu
   kernels (the selected values summed pairwise in order: a compact reduction);
-- ``selection_kept``: ``x[x > 0]`` returned (its size from data: NumPy on the host) next to
-  element-wise work that stays in kernels.
+- ``selection_kept``: ``y[y > 2.5]`` returned (a compaction kernel since session 22; NumPy
+  on the host before) next to a reduction of ``y``;
+- ``compacted``: ``np.sqrt(x[m] ** 2 + 1.0) * 0.5`` returned: one compaction kernel computes
+  the mask and the expression where it holds (NumPy makes the mask, two selections' worth of
+  arrays and three temporaries).
 """
 
 from __future__ import annotations
@@ -59,7 +62,13 @@ def selection_kept(x):
     return y[y > 2.5], y.max()
 
 
-FUNCTIONS = [either_side, writes_a_side, masked_reductions, selection_sums, selection_kept]
+def compacted(x):
+    m = np.abs(x) > 1.0
+    return np.sqrt(x[m] ** 2 + 1.0) * 0.5
+
+
+FUNCTIONS = [either_side, writes_a_side, masked_reductions, selection_sums, selection_kept,
+             compacted]  # fmt: skip
 
 
 def _same(got, want) -> bool:

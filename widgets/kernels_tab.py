@@ -22,6 +22,7 @@ KIND_BADGES = {  # a kernel's kind -> its badge; an extern step is no kernel: Nu
     "pointwise": "pointwise",
     "reduction": "reduction",
     "scatter": "scatter: atomic adds, repeated indices add up",
+    "compaction": "compaction: the selected elements, in order",
     "library": "library: the array library's kernel",
     "extern": "extern: NumPy on the host",
     "loop": "loop: its body's kernels, per iteration",
@@ -34,6 +35,7 @@ KIND_BADGES = {  # a kernel's kind -> its badge; an extern step is no kernel: Nu
 
 # else: fusions
 NOTES_HEADS = {"extern": "Runs in NumPy because:", "loop": "How it runs:", "cond": "How it runs:",
+               "compaction": "How it runs:",
                "native loop": "How it runs:", "python loop": "Runs as Python because:",
                "chunk kernel": "How it runs:", "dask": "How it runs:"}  # fmt: skip
 NOT_KERNELS = ("extern", "dask")  # steps the array library runs as it is

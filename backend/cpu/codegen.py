@@ -87,8 +87,13 @@ class _Generator(KernelNames):
     # -- the kernel -----------------------------------------------------------------------------
     def run(self) -> KernelSource:
         k = self.kernel
+        if k.compacts:  # this share's first position: its count run starts from 0
+            self.w.line(f"at = {self.arg('counts')}[part]")
         self._x_loops()
         self._point()
+        if k.compacts:  # the count run's result (the write run's end, unread)
+            self.w.level = 1
+            self.w.line(f"{self.arg('counts')}[part] = at")
         w = CodeWriter()
         w.lines.extend(HEADER.splitlines())
         for name in sorted(self.helpers):
@@ -187,6 +192,9 @@ class _Generator(KernelNames):
         """One point of the x space: its reductions, then its stores (those along the row in
         a loop over it)."""
         k = self.kernel
+        if k.compacts:
+            self._compacted(k.stores)
+            return
         for store in k.stores:
             for node in ir.walk(store.value):
                 if isinstance(node, ir.Reduce) and self._key(node) not in self.memo:
@@ -412,6 +420,33 @@ class _Generator(KernelNames):
             self.hoist = [(i + 1, lv) for i, lv in self.hoist]
         else:
             self.w.line(text)
+
+    def _compacted(self, stores: list[ir.Store]) -> None:
+        """A compaction's point. The count run computes the selection, keeps it in a byte per
+        point (``mask``) and counts it (no branch on the data); the write run reads it back
+        and computes the values (one per store: the positions of ``np.nonzero``'s dims)
+        where selected only, storing them at the next position. A selection that costs more
+        than a byte's load (``np.exp(x) > 2``) is computed once."""
+        w, xvars = self.w, self.kernel.xvars
+        last = self.var_names[xvars[-1]]
+        flat = f"xo * {self.arg(xvars[-1].size)} + {last}" if len(xvars) > 1 else last
+        mask = f"{self.arg('mask')}[{_element(flat)}]"
+        before = dict(self.memo)
+        w.line(f"if {self.arg('fill')}:")
+        w.level += 1
+        w.line(f"if {mask}:")
+        w.level += 1
+        for store in stores:
+            w.line(f"{self.arg(store.buffer)}[{_element('at')}] = {self._value(store.value)}")
+        w.line("at += 1")
+        w.level -= 2
+        self.memo = before  # the values above were computed in the other branch
+        w.line("else:")
+        w.level += 1
+        selected = self._value(stores[0].index.selected)
+        w.line(f"{mask} = {selected}")
+        w.line(f"at += np.int64({selected})")
+        w.level -= 1
 
     def _value(self, expr: ir.Expr) -> str:  # noqa: C901 - one branch per expression kind
         """The name holding ``expr``, emitting what it needs first (once per scope)."""

@@ -37,7 +37,7 @@ from tcompile.tracer.ir.compiled_graph import CompiledGraph
 
 from ..fused import loop_ir as ir
 from ..fused.dtypes import Unlowerable
-from ..fused.target import CompiledKernel, KernelBuildError, Target
+from ..fused.target import CompiledKernel, KernelBuildError, Target, compaction_offsets
 from ..source_files import load_module
 from . import codegen, scalar_ops
 from .device import NumpyDevice, flat
@@ -59,6 +59,7 @@ class NumbaTarget(Target):
     name = "CPU kernel"
     refused_dtypes = frozenset({"float16"})
     exact_float_sums = True  # NumPy's pairwise order (`pairwise`), a selection's too (`compact`)
+    compacts = True
     library_name = "np"
     accumulate_dtypes = tuple(
         np.dtype(t)
@@ -115,13 +116,33 @@ class NumbaKernel(CompiledKernel):
     def describe(self) -> str:
         return "threads" if self.parts > 1 else "one thread"
 
-    def run(self, call) -> None:
+    def compact(self, call) -> list[np.ndarray]:
+        parts = self.parts if self.compiled else 1  # both runs share the space alike
+        counts, mask = np.zeros(parts, np.int64), np.empty(self.xnumel, np.bool_)
+        for buffer in self.writes:
+            call.tensors[id(buffer)] = np.empty(0, buffer.dtype)
+        self.run(call, {"counts": counts, "mask": mask, "fill": False}, parts)
+        offsets, total = compaction_offsets(counts)
+        for buffer in self.writes:
+            call.tensors[id(buffer)] = np.empty(total, buffer.dtype)
+        self.run(call, {"counts": offsets, "mask": mask, "fill": True}, parts)
+        return [call.tensors[id(buffer)] for buffer in self.writes]
+
+    def run(self, call, roles: dict | None = None, parts: int | None = None) -> None:
+        """``roles``: a compaction's "counts", "mask" and "fill" arguments; ``parts``: its
+        shares."""
+        parts = self.parts if parts is None else parts
         args = self.args.copy()
         for i, arg in self.slots:
-            args[i] = call.error if arg == "error" else flat(call.tensor(arg))
+            if arg == "error":
+                args[i] = call.error
+            elif isinstance(arg, str):
+                args[i] = roles[arg]
+            else:
+                args[i] = flat(call.tensor(arg))
         try:
-            if self.parts > 1 and self.compiled:
-                run_parts(self.fn, args, self.parts)
+            if parts > 1 and self.compiled:
+                run_parts(self.fn, args, parts)
             else:
                 self.fn(*args, 0, 1)
                 self.compiled = True

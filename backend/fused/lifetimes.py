@@ -6,7 +6,17 @@ steps of a rolled stencil, where NumPy's own code holds three."""
 from __future__ import annotations
 
 from . import loop_ir as ir
-from .plan import Extern, HostCall, HostValue, Launch, LibraryCall, NumpyScalar, Upload, map_leaves
+from .plan import (
+    Compaction,
+    Extern,
+    HostCall,
+    HostValue,
+    Launch,
+    LibraryCall,
+    NumpyScalar,
+    Upload,
+    map_leaves,
+)
 from .tensors import BufferTensor, Tensor, strided
 
 
@@ -33,6 +43,8 @@ def _slots_of(step) -> list | None:
     """The buffers and host values ``step`` reads or writes."""
     if isinstance(step, Launch):
         return [*step.kernel.reads(), *step.kernel.writes()]
+    if isinstance(step, Compaction):
+        return [*step.kernel.reads(), *step.kernel.writes(), *step.results]
     if isinstance(step, Extern):
         return _leaves((step.args, step.kwargs, step.results)) + list(step.writes)
     if isinstance(step, HostCall):

@@ -120,6 +120,22 @@ class Gather:
 
 
 @dataclass(frozen=True, eq=False)
+class Compacted:
+    """The index of a compaction's store (``x[m]``, ``np.sqrt(x[m])``): where ``selected``
+    holds, how many points before this one (in C order of the kernel's x space) it held at;
+    elsewhere nothing is stored. Its buffer's size is known only once the kernel has counted
+    the selected points (`plan.Compaction`): a backend runs such a kernel twice, counting
+    each share of the space, then writing each share from the count of the shares before it.
+    """
+
+    selected: Expr
+    vars = ()  # C order of the whole space, not an affine position
+
+    def children(self):
+        return (self.selected,)
+
+
+@dataclass(frozen=True, eq=False)
 class Constant(Expr):
     value: object
     dtype: np.dtype
@@ -246,10 +262,10 @@ def free_vars(expr: Expr) -> set[IterVar]:
 class Store:
     """``buffer[index] = value`` for every point of the kernel's space the index depends on;
     with ``accumulate``, ``buffer[index] += value`` atomically (a scatter-add: a `Gather`
-    index may repeat)."""
+    index may repeat; a `Compacted` index: the selected points, in order)."""
 
     buffer: Buffer
-    index: Affine | Gather
+    index: Affine | Gather | Compacted
     value: Expr
     accumulate: bool = False
 
@@ -269,12 +285,17 @@ class Kernel:
     def is_reduction(self) -> bool:
         return bool(self.rvars)
 
+    @property
+    def compacts(self) -> bool:
+        """Whether it is a compaction (its one store's index `Compacted`)."""
+        return any(isinstance(store.index, Compacted) for store in self.stores)
+
     def reads(self) -> list[Buffer]:
         """The buffers its stores load from: in their values, and in the indices a scatter
         reads from data (``a[idx[i]] += v``: ``idx``)."""
         out: list[Buffer] = []
         for store in self.stores:
-            index = store.index.children() if isinstance(store.index, Gather) else ()
+            index = store.index.children() if isinstance(store.index, Gather | Compacted) else ()
             for node in (n for expr in (store.value, *index) for n in walk(expr)):
                 if isinstance(node, Load) and node.buffer not in out:
                     out.append(node.buffer)

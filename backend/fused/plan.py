@@ -135,6 +135,46 @@ class Extern(Step):
                           notes=(self.reason,))  # fmt: skip
 
 
+COMPACTION_NOTE = (
+    "the selected elements in order: a first run counts each share's, a second writes each "
+    "share's from the count of the shares before it, into a result of the total's size"
+)
+
+
+@dataclass(eq=False)
+class Compaction(Step):
+    """A compaction kernel (`loop_ir.Compacted`): the values each of its stores selects, in
+    order, become one of ``results``, NumPy arrays whose size follows data (what reads them
+    runs in NumPy); several for ``np.nonzero``, the positions along each dim."""
+
+    kernel: ir.Kernel
+    results: tuple[HostValue, ...]
+
+    def prepare(self, program) -> None:
+        program.compile(self.kernel)
+
+    def run(self, call) -> None:
+        compiled = call.program.compiled[id(self.kernel)]
+        if compiled.empty:
+            arrays = [np.empty(0, b.dtype) for b in self.kernel.writes()]
+        else:
+            arrays = [call.device.to_host(t, scalar=False) for t in compiled.compact(call)]
+        for result, array in zip(self.results, arrays, strict=True):
+            call.host[id(result)] = array
+
+    def describe(self, program) -> str:
+        reads = ", ".join(b.name for b in self.kernel.reads())
+        how = program.compiled[id(self.kernel)].describe()
+        results = ", ".join(r.name for r in self.results)
+        return (f"compact {self.kernel.name}({how})  reads {reads or '-'}  "
+                f"-> {results} (sizes follow data)")  # fmt: skip
+
+    def info(self, program) -> KernelInfo:
+        compiled = program.compiled[id(self.kernel)]
+        return KernelInfo(self.kernel.name, "compaction", compiled.source.text, self.kernel.lines,
+                          notes=(COMPACTION_NOTE,))  # fmt: skip
+
+
 LOOP_NOTE = (
     "its body (the source) is a plan of its own: its kernels compile at its first run "
     "(listed below once made) and launch once per iteration, its arrays staying on the device"

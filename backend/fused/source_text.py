@@ -45,7 +45,7 @@ class KernelNames:
     error_name = "err"
 
     def __init__(self):
-        self.args: list = []  # Buffer | Param | "error", in order
+        self.args: list = []  # Buffer | Param | "error" | a compaction's role, in order
         self.arg_names: dict[int, str] = {}
         self.counts: dict[str, int] = {}
         self.keys: dict[int, tuple] = {}  # id(expression) -> its structural key
@@ -59,6 +59,8 @@ class KernelNames:
                 name = self._count(role + self.buffer_suffix)
             elif obj == "error":
                 name = self.error_name
+            elif isinstance(obj, str):  # a compaction's "counts", "mask" and "fill"
+                name = obj
             else:
                 name = self._count(obj.role)
             self.arg_names[key] = name

@@ -42,6 +42,12 @@ class CompiledKernel:
         """How it runs, for the plan's text (block sizes, threads)."""
         return ""
 
+    def compact(self, call) -> list:
+        """A compaction kernel's two runs (`plan.Compaction`): it counts the selected points
+        of each share of its space, then writes each share's values from the count of the
+        shares before it (`compaction_offsets`); gives a tensor of them all per store."""
+        raise NotImplementedError
+
 
 class Target:
     """A backend's kernels: what they compute and how they are made. ``name`` appears in
@@ -55,6 +61,7 @@ class Target:
     refused_dtypes: frozenset = frozenset()
     library_ops: frozenset = frozenset({"matmul", "cumsum", "cumprod"})
     library_name = "library"  # the Kernels tab's name for it: "torch.matmul", "np.matmul"
+    compacts = False  # whether its kernels make selections (`CompiledKernel.compact`)
     # Whether its float sums are NumPy's bit for bit (then no reduction may change their order).
     exact_float_sums = False
     # What a scatter-add (`loop_ir.Store` with ``accumulate``: ``np.add.at``) may write.
@@ -181,3 +188,11 @@ class Device:
         """The array library's ``op`` ("matmul", "cumsum", "cumprod"; ``options``: ``axis``)
         on tensors, giving a tensor of ``dtype``."""
         raise NotImplementedError
+
+
+def compaction_offsets(counts: np.ndarray) -> tuple[np.ndarray, int]:
+    """Each share's first position in a compaction's result (the counts of the shares before
+    it), and the result's size."""
+    counts = np.asarray(counts, dtype=np.int64)
+    ends = np.cumsum(counts)
+    return ends - counts, int(ends[-1]) if len(ends) else 0

@@ -52,6 +52,15 @@ def candidates(xnumel: int, rnumel: int, *, reduction: bool, persistent: bool,
     return [Config(b, r, 8) for b in (1, 4) for r in (512, 2048) if b <= x]
 
 
+def compaction_config(xnumel: int, *, interpreting: bool) -> Config:
+    """A compaction's one configuration: its two launches must cut the space alike, and its
+    block's prefix sum is a scan of the whole block (not measured: the count launch's
+    result decides the write launch's)."""
+    if interpreting:
+        return Config(min(_pow2(xnumel), 8192))
+    return Config(1024, None, 4)
+
+
 def _interpreter_config(xnumel: int, rnumel: int, reduction: bool, persistent: bool) -> Config:
     if not reduction:
         return Config(min(_pow2(xnumel), 8192))

@@ -99,7 +99,9 @@ class _Generator(KernelNames):
         self._index_section()
         outer = [s for s in k.stores if not (set(s.index.vars) & set(k.rvars))]
         inner = [s for s in k.stores if set(s.index.vars) & set(k.rvars)]
-        if not k.rvars:
+        if k.compacts:
+            self._compacted(k.stores)
+        elif not k.rvars:
             for store in k.stores:
                 self._store(store)
         elif self.persistent:
@@ -125,6 +127,7 @@ class _Generator(KernelNames):
         w.line("@triton.jit")
         names = [self.arg_names[id(a)] for a in self.args]
         blocks = ["XBLOCK: tl.constexpr"] + (["RBLOCK: tl.constexpr"] if k.rvars else [])
+        blocks += ["FILL: tl.constexpr"] if k.compacts else []
         w.line(f"def {k.name}({', '.join(names + blocks)}):")
         if k.lines:
             for text in k.lines:
@@ -296,6 +299,24 @@ class _Generator(KernelNames):
         # repeated indices of a scatter-add add up (in any order: floats round differently)
         write = "tl.atomic_add" if store.accumulate else "tl.store"
         self.w.line(f"{write}({pointer} + {address}, {value}, mask={mask})")
+
+    def _compacted(self, stores: list[ir.Store]) -> None:
+        """A compaction's block: the count launch stores how many of its points are selected;
+        the write launch (``FILL``) stores each selected value (one per store) at the block's
+        first position plus the count of the selected points before it in the block (a
+        prefix sum)."""
+        w, counts = self.w, self.arg("counts")
+        keep = self.fresh("keep")
+        w.line(f"{keep} = (xmask & {self._value(stores[0].index.selected)}).to(tl.int64)")
+        w.line("if FILL:")
+        w.level += 1
+        w.line(f"at = tl.load({counts} + pid) + tl.cumsum({keep}, 0) - 1")
+        for store in stores:
+            value = self._value(store.value)
+            w.line(f"tl.store({self.arg(store.buffer)} + at, {value}, mask={keep} != 0)")
+        w.level -= 1
+        w.line("else:")
+        w.line(f"    tl.store({counts} + pid, tl.sum({keep}, 0))")
 
     def _value(self, expr: ir.Expr) -> str:
         """The name holding ``expr``, emitting what it needs first (once per scope)."""

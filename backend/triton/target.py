@@ -5,13 +5,14 @@ graphs (`loop_graphs`) where they can be."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 
 import numpy as np
 
 from ..fused import loop_ir as ir
-from ..fused.target import CompiledKernel, KernelBuildError, Target
+from ..fused.target import CompiledKernel, KernelBuildError, Target, compaction_offsets
 from ..source_files import load_kernel, load_module
 from . import autotune, codegen, device, loop_graphs, pointwise, ufuncs
 
@@ -28,6 +29,7 @@ def _kernel_build_errors() -> tuple[type[BaseException], ...]:
 class TritonTarget(Target):
     name = "Triton"
     library_name = "torch"
+    compacts = True
 
     def check_dtype(self, dtype: np.dtype) -> None:
         pointwise.triton_type(dtype)
@@ -88,13 +90,43 @@ class Compiled(CompiledKernel):
         return f"{len(self.configs)} block sizes tried at first launch"
 
     def run(self, call) -> None:
-        args = self.args.copy()
-        for i, arg in self.slots:
-            args[i] = call.error if arg == "error" else call.tensor(arg)
-        try:
+        args = self._args(call)
+        with self._build_errors():
             if self.launcher is None:
                 self._choose(call, args)
             self.launcher(*args, **self.options)
+
+    def compact(self, call) -> list:
+        dev = call.device
+        config = autotune.compaction_config(self.xnumel, interpreting=device.interpreting())
+        grid = self.grid(config)
+        options = config.launch_options() | pointwise.EXACT_OPTIONS
+        counts = dev.from_host(np.zeros(grid[0], np.int64))
+        for buffer in self.writes:  # the count launch writes none
+            call.tensors[id(buffer)] = dev.empty((1,), buffer.dtype)
+        with self._build_errors():
+            self.fn[grid](*self._args(call, counts), FILL=False, **options)
+            offsets, total = compaction_offsets(dev.to_host(counts, scalar=False))
+            for buffer in self.writes:
+                call.tensors[id(buffer)] = dev.empty((total,), buffer.dtype)
+            self.fn[grid](*self._args(call, dev.from_host(offsets)), FILL=True, **options)
+        return [call.tensors[id(buffer)] for buffer in self.writes]
+
+    def _args(self, call, counts=None) -> list:
+        args = self.args.copy()
+        for i, arg in self.slots:
+            if arg == "error":
+                args[i] = call.error
+            elif arg == "counts":
+                args[i] = counts
+            else:
+                args[i] = call.tensor(arg)
+        return args
+
+    @contextlib.contextmanager
+    def _build_errors(self):
+        try:
+            yield
         except _kernel_build_errors() as error:
             raise KernelBuildError(f"kernel {self.source.name} failed in Triton "
                                    f"({type(error).__name__}: {str(error).strip()[:300]})") from error  # fmt: skip

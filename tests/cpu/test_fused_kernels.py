@@ -464,8 +464,10 @@ def test_a_selection_reduced_whole_is_a_masked_reduction(t):
                     externs=True)  # fmt: skip
     steps = [(d.kind, d.name) for d in _report(compiled).details if hasattr(d, "kind")]
     assert "reduction" in [kind for kind, _ in steps], steps
-    # the selection the mean of ints reads is NumPy's: its mean sums float64s cast in buffers
-    assert [name for kind, name in steps if kind == "extern"] == ["extern getitem"], steps
+    # the mean of ints is NumPy's (it sums float64s cast in buffers), of the selection a
+    # compaction kernel makes
+    assert [name for kind, name in steps if kind == "extern"] == ["extern mean"], steps
+    assert "compaction" in [kind for kind, _ in steps], steps
 
 
 def float_sums_of_selections(x, y, t):
@@ -567,7 +569,7 @@ def test_a_write_through_a_view_numpy_makes_reaches_the_array():
 
 def sized_by_data(x):
     y = np.sin(x) * 2 + 1
-    sel = y[y > 1.5]  # read otherwise than by a whole reduction: NumPy on the host
+    sel = y[y > 1.5]  # a compaction kernel; its length, NumPy on the host
     return sel * 3, len(sel), y.sum(), np.nonzero(x > 0)[0] + 1
 
 
@@ -580,6 +582,7 @@ def test_what_sizes_follow_data_runs_in_numpy_and_the_rest_in_kernels(positives)
     assert "reduction" in [kind for kind, _ in steps] or "pointwise" in [k for k, _ in steps]
     externs = [why for kind, why in steps if kind == "extern"]
     assert externs and all("size follows array values" in why for why in externs), steps
+    assert "compaction" in [kind for kind, _ in steps], steps
 
 
 def masked_ufuncs(a, b, out, m):

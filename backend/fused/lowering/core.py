@@ -21,7 +21,7 @@ from ..tensors import (
     contiguous_strides,
     strided,
 )
-from . import externs, host, outputs, registry, selections
+from . import compaction, externs, host, outputs, registry, selections
 from .shared import (
     cast,
     dims_in_memory,
@@ -76,9 +76,8 @@ class GraphLowering:
         self.plan = Plan([], [], [])
         self.names: dict[str, int] = {}
         self.written = written_nodes(graph)
-        self.reduced_whole = selections.reduced_whole(
-            graph, target
-        )  # x[m].sum(): masked reductions
+        self.planned = selections.planned(graph, target)  # x[m].sum(): masked reductions
+        self.selected: dict[Node, selections.Selection] = {}  # the lazy ones' selections
         self.position = 0
         self.last_use: dict[Node, int] = {}
         for position, node in enumerate(graph.nodes):
@@ -147,12 +146,19 @@ class GraphLowering:
         if node.errstate and any(v in ("raise", "call") for _, v in node.errstate):
             raise Unlowerable("traced under np.errstate(...='raise'): NumPy must see the error")
         if node.sized_by_data:
-            if node in self.reduced_whole:
-                return selections.select(self, node)
+            if node in self.planned.lazy:
+                selection = self.selected[node] = selections.select(self, node)
+                if node in self.planned.compacted:
+                    return compaction.compact(self, node, selection)
+                return selection
+            found = compaction.positions(self, node) if self.target.compacts else None
+            if found is not None:
+                return found
+            if node.op == "getitem" and isinstance(self.values.get(node.args[0]), tuple):
+                return host.rule_on_host_values(self, node)(self, node)  # np.nonzero(m)[0]
             raise Unlowerable("its size follows array values (a plan fixes its buffers' sizes)")
         rule = registry.find(node)
-        reads_selection = any(isinstance(self.values.get(a), selections.Selection)
-                              for a in node.args if isinstance(a, Node))  # fmt: skip
+        reads_selection = any(a in self.selected for a in node.args if isinstance(a, Node))
         if (rule is None or not rule.host_args) and not reads_selection:
             rule = host.rule_on_host_values(self, node) or rule
         if rule is None:
@@ -209,7 +215,8 @@ class GraphLowering:
             and self.target.holds(value.dtype)
         ):
             if not all(isinstance(d, int) for d in value.shape or ()):
-                raise Unlowerable(f"{value.name}'s shape is known only at run time")
+                raise Unlowerable(f"{value.name}'s size follows array values (known only at "
+                                  "run time)")  # fmt: skip
             buffer = self.buffer(value.name, value.dtype, value.shape or ())
             self.plan.steps.append(Upload(value, buffer))
             return BufferTensor.whole(buffer)

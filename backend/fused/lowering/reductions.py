@@ -25,10 +25,10 @@ _UFUNC_REDUCTIONS = {np.add: "sum", np.multiply: "prod", np.maximum: "max", np.m
 def reduction(lowering, node: Node) -> Tensor:
     target = node.target
     kwargs = dict(node.kwargs)
-    operand = lowering.value(node.args[0])
-    if isinstance(operand, selections.Selection):  # x[m].sum()
-        return selections.reduce(target.__name__, operand, node.tensor.dtype)
-    source = lowering.tensor(operand)
+    selection = selections.reduced(lowering, node)
+    if selection is not None:  # x[m].sum()
+        return selections.reduce(target.__name__, selection, node.tensor.dtype)
+    source = lowering.tensor(lowering.value(node.args[0]))
     if len(node.args) > 1:
         raise Unlowerable("reduction with positional options")
     name = getattr(target, "__name__", "")

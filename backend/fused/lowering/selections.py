@@ -41,10 +41,24 @@ class Selection:
     mask: Tensor
 
 
-def reduced_whole(graph, target) -> set[Node]:
+@dataclass(frozen=True)
+class Planned:
+    """What `planned` decides for a graph's nodes whose size follows data: ``lazy`` are the
+    selections and element-wise operations of them whose value is a `Selection` (computed on
+    the whole arrays, where they are read); ``compacted`` are those of them that other nodes
+    read too (an output, NumPy on the host), which a compaction kernel makes."""
+
+    lazy: frozenset[Node] = frozenset()
+    compacted: frozenset[Node] = frozenset()
+
+
+def planned(graph, target) -> Planned:
     """The nodes whose size follows data that are selections, or element-wise operations of
-    selections of one mask and numbers, that only whole reductions and such operations read
-    (the others run in NumPy on the host, as extern steps: a plan fixes its buffers' sizes).
+    selections of one mask and numbers, that whole reductions, such operations and (on a
+    target that ``compacts``) compactions read; any other such node runs in NumPy on the host,
+    as an extern step (a plan fixes its buffers' sizes). A lazy node read otherwise is
+    compacted: its selected values written in order by one kernel, which computes the whole
+    expression (``np.sqrt(x[m] ** 2 + y[m] ** 2)``: one kernel over ``x``, ``y`` and ``m``).
     On a target whose float sums follow NumPy's order bit for bit (``exact_float_sums``), a
     float sum of a selection is NumPy's pairwise sum of the selected values alone (a compact
     `ir.Reduce`), and a mean of integers runs in NumPy (it sums float64s cast in buffers).
@@ -63,10 +77,11 @@ def reduced_whole(graph, target) -> set[Node]:
             if mask is not None:
                 masks[node] = mask
     position = {node: i for i, node in enumerate(graph.nodes)}
-    # a selection is computed where it is reduced: memory written in between is read as it is
+    # a selection is computed where it is read: memory written in between is read as it is
     # then, not as it was when the selection was made (``t = z[m]; m[:] = True; t.sum()``)
     last = {node: max(position[u] for u in users[node]) for node in masks if users[node]}
     kept = {node for node in last if not any(position[node] < w < last[node] for w in writes)}
+    compacted: set[Node] = set()
     changed = True
     while changed:  # until every kept node's users and selected operands are kept too
         changed = False
@@ -74,10 +89,24 @@ def reduced_whole(graph, target) -> set[Node]:
             read = all(u in kept or _reduces(u, node, exact) for u in users[node])
             made = all(a in kept for a in node.args
                        if node.op == "call" and isinstance(a, Node) and a in masks)  # fmt: skip
-            if not (read and made):
+            if made and not read and _compactable(node, masks[node], target):
+                compacted.add(node)
+            elif not (read and made):
                 kept.discard(node)
+                compacted.discard(node)
                 changed = True
-    return kept
+    return Planned(frozenset(kept), frozenset(compacted))
+
+
+def _compactable(node: Node, mask: Node, target) -> bool:
+    return (
+        target.compacts
+        and len(mask.tensor.shape) >= 1
+        and node.tensor is not None
+        and node.tensor.kind == "array"
+        and len(node.tensor.shape) == 1
+        and target.holds(node.tensor.dtype)
+    )
 
 
 def _whole_mask(node: Node) -> Node | None:
@@ -150,7 +179,7 @@ def _reduces(user: Node, selection: Node, exact: bool) -> bool:
 
 
 def select(lowering, node: Node) -> Selection:
-    """A node `reduced_whole` keeps, as the selection it is."""
+    """A node `planned` keeps lazy, as the selection it is."""
     if node.op == "getitem":
         source, mask = (lowering.tensor(lowering.value(a)) for a in node.args)
         return Selection(source, mask)
@@ -160,17 +189,27 @@ def select(lowering, node: Node) -> Selection:
 def operation(lowering, node: Node) -> Selection:
     """An element-wise operation of selections and numbers: its rule on the selections' whole
     arrays (each selection's ``source`` stands for it while the rule runs), under their mask."""
-    selected = {a: v for a in node.args
-                if isinstance(a, Node) and isinstance(v := lowering.values[a], Selection)}  # fmt: skip
+    selected = {a: lowering.selected[a] for a in node.args
+                if isinstance(a, Node) and a in lowering.selected}  # fmt: skip
     rule = registry.find(node)
     if rule is None:
         raise registry.not_lowered(node)
+    values = {a: lowering.values[a] for a in selected}  # a compacted one's is its result
     lowering.values.update((a, v.source) for a, v in selected.items())
     try:
         result = rule(lowering, node)
     finally:
-        lowering.values.update(selected)
+        lowering.values.update(values)
     return Selection(result, next(iter(selected.values())).mask)
+
+
+def reduced(lowering, node: Node) -> Selection | None:
+    """The selection a whole reduction ``node`` reduces (``x[m].sum()``), or None."""
+    operand = node.args[0] if node.args else None
+    selection = lowering.selected.get(operand) if isinstance(operand, Node) else None
+    if selection is None or not _reduces(node, operand, lowering.target.exact_float_sums):
+        return None
+    return selection
 
 
 def reduce(name: str, selection: Selection, result_dtype: np.dtype) -> Tensor:
