@@ -5,9 +5,11 @@ run, warm medians.
     python bench/dask_cluster.py                 # 1.5 GiB arrays, 2 workers of 1 GiB
     python bench/dask_cluster.py --quick         # 128 MiB arrays (a check that it all runs)
     python bench/dask_cluster.py --only soft     # the workloads whose names start so
+    python bench/dask_cluster.py --from-file     # the input read from a file, not made
 
 Each workload runs three ways on the same lazily generated input (its chunks made by the
-workers from a seed, so no array crosses from this process): the plain function on Dask arrays
+workers from a seed, so no array crosses from this process; with ``--from-file`` read from a
+file of the same values, written once, as large data lives on disk): the plain function on Dask arrays
 (Dask's own operations), and ``tc.compile(fn, backend=B)`` with B = eager (NumPy chunk kernels)
 and cpu (numba chunk kernels, one thread each: the workers have one thread each). Columns: wall
 time of ``.compute()`` of a reduction of the result (max |result|, so results stay on the
@@ -20,7 +22,9 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -74,9 +78,32 @@ WORKLOADS = {
 }
 
 
-def _input(rows: int, cols: int, chunk_rows: int):
-    # uniform: made 4x faster than standard_normal, so the workloads, not the input, take the time
-    return da.random.default_rng(0).uniform(-4.0, 4.0, (rows, cols), chunks=(chunk_rows, cols))
+def _input(rows: int, cols: int, chunk_rows: int, path: Path | None = None):
+    """The input: made by the workers from a seed, or with ``path`` read from a file of raw
+    float64 (the same values), each chunk's rows by one task, as large data lives on disk."""
+    if path is None:
+        # uniform: made 4x faster than standard_normal, so the workloads take the time
+        rng = da.random.default_rng(0)
+        return rng.uniform(-4.0, 4.0, (rows, cols), chunks=(chunk_rows, cols))
+    chunks = ((chunk_rows,) * (rows // chunk_rows), (cols,))
+    return da.map_blocks(_read_rows, dtype=np.float64, chunks=chunks, path=str(path), cols=cols)
+
+
+def _read_rows(path: str, cols: int, block_info=None):
+    (start, stop), _ = block_info[None]["array-location"]
+    count = (stop - start) * cols
+    return np.fromfile(path, np.float64, count, offset=start * cols * 8).reshape(-1, cols)
+
+
+def _input_file(client, rows: int, cols: int, chunk_rows: int) -> Path:
+    """The seeded input written once to a file (kept for later runs)."""
+    path = Path(tempfile.gettempdir()) / f"tcompile_dask_input_{rows}x{cols}.f64"
+    if not path.exists() or path.stat().st_size != rows * cols * 8:
+        generated = _input(rows, cols, chunk_rows)
+        with open(path, "wb") as out:
+            for block in range(rows // chunk_rows):
+                client.compute(generated.blocks[block], sync=True).tofile(out)
+    return path
 
 
 def _timed(client, result, repeat: int, sampler: MemorySampler, label: str, limit: float):
@@ -129,6 +156,8 @@ def main() -> None:
     parser.add_argument("--only", default="", help="comma-separated name prefixes")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--limit", type=float, default=180, help="seconds a run may take")
+    parser.add_argument("--from-file", action="store_true",
+                        help="read the input from a file (written once) instead of making it")  # fmt: skip
     args = parser.parse_args()
     rows, cols, chunk_rows, limit = (24576, 8192, 1024, "1GiB")
     if args.quick:
@@ -139,10 +168,12 @@ def main() -> None:
                            memory_limit=limit, dashboard_address=None)  # fmt: skip
     client = Client(cluster)
     size = rows * cols * 8 / 2**20
+    path = _input_file(client, rows, cols, chunk_rows) if args.from_file else None
+    source = f"read from {path}" if path else "made from a seed by the workers"
     print(f"# 2 worker processes x 1 thread, memory limit {limit} each; input {rows}x{cols} "
-          f"float64 ({size:.0f} MiB) in {rows // chunk_rows} chunks of {chunk_rows} rows; "
-          f"dask {dask.__version__}; medians of {args.repeat}")  # fmt: skip
-    making = _timed(client, _input(rows, cols, chunk_rows), args.repeat, MemorySampler(),
+          f"float64 ({size:.0f} MiB) in {rows // chunk_rows} chunks of {chunk_rows} rows, "
+          f"{source}; dask {dask.__version__}; medians of {args.repeat}")  # fmt: skip
+    making = _timed(client, _input(rows, cols, chunk_rows, path), args.repeat, MemorySampler(),
                     "input", args.limit)  # fmt: skip
     print(f"# the input made and max |x| computed alone: {_seconds(making)} s (in every column's "
           "time; the last ratio leaves it out of both)")  # fmt: skip
@@ -154,7 +185,7 @@ def main() -> None:
     print("| --- | --: | --: | --: | --: | --: | --: | --- | --- | --- |")
     for name in names:
         fn = WORKLOADS[name]
-        x = _input(rows, cols, chunk_rows)
+        x = _input(rows, cols, chunk_rows, path)
         sampler = MemorySampler()
         plain = fn(x)
         row = {"plain": _timed(client, plain, args.repeat, sampler, "plain", args.limit)}

@@ -32,12 +32,12 @@ import numpy as np
 from ..fused import loop_ir as ir
 from ..fused.source_text import CodeWriter, KernelNames, numel
 from . import scalar_ops as ops
+from .outer_reductions import OuterReductions
 
 SMALL = 1 << 15  # elements of work under which a kernel runs on one thread
 LANES = 4  # independent chains of a reduction whose order changes nothing
 CHUNK = 64  # x points per thread's task where kernels need a row buffer
 
-_INTRINSIC = "from tcompile.backend.cpu.intrinsics import {name}"
 _PAIRWISE = "from tcompile.backend.cpu.pairwise import pairwise_sum"
 HEADER = "import numpy as np\nfrom numba import njit\n"
 DECORATOR = '@njit(nogil=True, cache=True, error_model="numpy", fastmath=False)'
@@ -64,7 +64,7 @@ def generate(kernel: ir.Kernel) -> KernelSource:
     return _Generator(kernel).run()
 
 
-class _Generator(KernelNames):
+class _Generator(KernelNames, OuterReductions):
     distinct_reductions = True  # each reduction has a row buffer of its own
 
     def __init__(self, kernel: ir.Kernel):
@@ -89,8 +89,11 @@ class _Generator(KernelNames):
         k = self.kernel
         if k.compacts:  # this share's first position: its count run starts from 0
             self.w.line(f"at = {self.arg('counts')}[part]")
-        self._x_loops()
-        self._point()
+        if self._turns_around():
+            self._turned_around()
+        else:
+            self._x_loops()
+            self._point()
         if k.compacts:  # the count run's result (the write run's end, unread)
             self.w.level = 1
             self.w.line(f"{self.arg('counts')}[part] = at")
@@ -241,7 +244,7 @@ class _Generator(KernelNames):
                 name = self.fresh("red")
                 zero = ops.constant(-0.0, body)
                 pairwise = f"pairwise_sum({buffer}, {self._affine(start)}, {n}, {zero})"
-                total = f"{_identity('sum', body)} + {pairwise}"  # NumPy's start, +0.0
+                total = f"{ops.reduction_start('sum', body)} + {pairwise}"  # NumPy's start, +0.0
                 w.line(f"{name} = {ops.cast(total, body, reduce.dtype)}")
                 self.memo[self._key(reduce)] = name
                 return
@@ -256,7 +259,7 @@ class _Generator(KernelNames):
         if kind in ("any", "all"):
             w.line(f"{acc} = {'False' if kind == 'any' else 'True'}")
         else:
-            w.line(f"{acc} = {_identity(kind, body)}")
+            w.line(f"{acc} = {ops.reduction_start(kind, body)}")
         if kind in ("argmax", "argmin"):
             w.line(f"{acc}_i = -1")
             w.line(f"{acc}_at = -1")
@@ -298,7 +301,7 @@ class _Generator(KernelNames):
         n = self.arg(ir.Param(numel(reduce.rvars), "rnumel"))
         acc = self.fresh("acc")
         self.helpers["pairwise_sum"] = _PAIRWISE
-        w.line(f"{acc} = {_identity('sum', body)}")
+        w.line(f"{acc} = {ops.reduction_start('sum', body)}")
         self.hoist.append((len(w.lines), w.level))  # x values go before both branches
         row, at = self.scratch[id(reduce)], self.fresh("at")
         w.line(f"{at} = 0")
@@ -346,9 +349,9 @@ class _Generator(KernelNames):
         either zero there, +0.0 (max) or -0.0 (min) here; NaN when any element is NaN."""
         w, t = self.w, ops.type_name(reduce.body.dtype)
         step = "nan_maximum" if reduce.kind == "max" else "nan_minimum"
-        self.helpers[step] = _INTRINSIC.format(name=step)
+        self.helpers[step] = ops.INTRINSIC.format(name=step)
         acc = self.fresh("acc")
-        w.line(f"{acc} = {_identity(reduce.kind, reduce.body.dtype)}")
+        w.line(f"{acc} = {ops.reduction_start(reduce.kind, reduce.body.dtype)}")
         self._r_loops(reduce.rvars)
         w.line(f"{acc} = {step}({acc}, {t}({self._value(reduce.body)}))")
         self._close_r_loops(reduce.rvars)
@@ -367,7 +370,7 @@ class _Generator(KernelNames):
         name = self.var_names.get(var) or f"r{len(self.var_names) - len(self.kernel.xvars)}"
         self.var_names[var] = name
         lanes = [self.fresh("lane") for _ in range(LANES)]
-        w.line(" = ".join(lanes) + f" = {_identity(reduce.kind, body)}")
+        w.line(" = ".join(lanes) + f" = {ops.reduction_start(reduce.kind, body)}")
         block = self.fresh("rb")
         self.hoist.append((len(w.lines), w.level))
         w.line(f"for {block} in range(0, {n} - {n} % {LANES}, {LANES}):")
@@ -540,16 +543,3 @@ def _contiguous_load(reduce: ir.Reduce) -> ir.Affine | None:
         step *= var.size.value
     terms = tuple((v, c) for v, c in load.index.terms if v not in reduce.rvars)
     return ir.Affine(load.index.offset, terms)
-
-
-def _identity(kind: str, dtype: np.dtype) -> str:
-    # NumPy's reductions start from the ufunc's identity, +0.0 for a float sum (a sum of
-    # -0.0s is +0.0); its pairwise sums start from -0.0 inside, added to that start
-    if kind in ("sum", "prod"):
-        return ops.constant(0 if kind == "sum" else 1, dtype)
-    if dtype.kind == "f":
-        return ops.constant(-np.inf if kind in ("max", "argmax") else np.inf, dtype)
-    if dtype.kind == "b":
-        return ops.constant(kind not in ("max", "argmax"), dtype)
-    info = np.iinfo(dtype)
-    return ops.constant(info.min if kind in ("max", "argmax") else info.max, dtype)

@@ -57,6 +57,9 @@ _WHY = {
 }
 
 
+INTRINSIC = "from tcompile.backend.cpu.intrinsics import {name}"  # a helper's import
+
+
 def check_loop(ufunc: np.ufunc, ins: tuple | None, outs: tuple | None) -> None:
     """`Unlowerable` where numba does not compute ``ufunc``'s loop as NumPy does."""
     name = f"np.{ufunc.__name__}"
@@ -335,3 +338,18 @@ def _expf(x):
         y = x
     return y
 """
+
+
+def reduction_start(kind: str, dtype: np.dtype) -> str:
+    """A reduction's accumulator's start (``kind``: sum, prod, max, min, any, all, argmax,
+    argmin), as a constant of ``dtype``."""
+    # NumPy's reductions start from the ufunc's identity, +0.0 for a float sum (a sum of
+    # -0.0s is +0.0); its pairwise sums start from -0.0 inside, added to that start
+    if kind in ("sum", "prod"):
+        return constant(0 if kind == "sum" else 1, dtype)
+    if dtype.kind == "f":
+        return constant(-np.inf if kind in ("max", "argmax") else np.inf, dtype)
+    if dtype.kind == "b":
+        return constant(kind not in ("max", "argmax"), dtype)
+    info = np.iinfo(dtype)
+    return constant(info.min if kind in ("max", "argmax") else info.max, dtype)
