@@ -12,7 +12,8 @@ point's row is read along memory into a row of accumulators, one per kept elemen
         out0[...] = <the store's value, acc1[x0 - lo] for the sum>
 
 Each kept element's accumulator still takes its reduced points one by one in C order, as the
-loop it replaces did (NumPy's order for a reduction over leading axes): the same bits.
+loop it replaces did (NumPy's order for a reduction over leading axes): the same bits. A
+reduction that reads another (a variance's mean) takes a pass of its own after it.
 """
 
 from __future__ import annotations
@@ -37,11 +38,10 @@ class OuterReductions:
         k = self.kernel
         if not (k.xvars and k.rvars) or any(set(s.index.vars) & self.rvars for s in k.stores):
             return False
-        reduces = [n for s in k.stores for n in ir.walk(s.value) if isinstance(n, ir.Reduce)]
+        reduces = self._reduces()
         if not all(
             r.kind in _STEPS and not r.compact and r.rvars == k.rvars
             and (not r.pairwise or len(r.rvars) == 1)
-            and not any(isinstance(n, ir.Reduce) for n in ir.walk(r.body) if n is not r.body)
             for r in reduces
         ):  # fmt: skip
             return False
@@ -53,8 +53,18 @@ class OuterReductions:
                     steps.setdefault(var, set()).add(coefficient.value)
         return steps.get(k.xvars[-1]) == {1} and 1 not in steps.get(k.rvars[-1], ())
 
+    def _reduces(self) -> list[ir.Reduce]:
+        """The reductions the stores' values hold, those inside another's body first."""
+        found = []
+        for store in self.kernel.stores:
+            found += [n for n in ir.walk(store.value)
+                      if isinstance(n, ir.Reduce) and n not in found]  # fmt: skip
+        return found
+
     def _turned_around(self) -> None:
-        """The kernel's loops, reduced dims outside the last kept one (`_turns_around`)."""
+        """The kernel's loops, reduced dims outside the last kept one (`_turns_around`): one
+        pass over the reduced points per level of reductions (a variance's sum of squares
+        reads its mean: the pass after the mean's)."""
         k, w = self.kernel, self.w
         outer, last = k.xvars[:-1], k.xvars[-1]
         size = self.arg(last.size)
@@ -65,37 +75,48 @@ class OuterReductions:
             w.line(f"lo, hi = 0, {size}")
         else:  # this part's share of the last kept dim
             w.line(f"lo, hi = {size} * part // parts, {size} * (part + 1) // parts")
-        reduces = []
+        x = self.var_names[last] = f"x{len(k.xvars) - 1}"
+        totals: dict[int, str] = {}  # id(reduce) -> its value at x, from its accumulators
+        pending = self._reduces()
+        while pending:
+            level = [r for r in pending if all(id(n) in totals for n in ir.walk(r.body)
+                                               if isinstance(n, ir.Reduce))]  # fmt: skip
+            pending = [r for r in pending if r not in level]
+            totals.update(self._pass(level, totals, x))
+        w.line(f"for {x} in range(lo, hi):")
+        w.level += 1
+        for reduce in self._reduces():
+            self.memo[self._key(reduce)] = name = self.fresh("red")
+            w.line(f"{name} = {totals[id(reduce)]}")
         for store in k.stores:
-            reduces += [n for n in ir.walk(store.value)
-                        if isinstance(n, ir.Reduce) and n not in reduces]  # fmt: skip
-        x = f"x{len(k.xvars) - 1}"
-        self.var_names[last] = x
+            self._store(store)
+
+    def _pass(self, level: list, totals: dict, x: str) -> dict:
+        """One pass over the reduced points computing ``level``'s reductions, whose bodies
+        read the ``totals`` of those before; gives their values at ``x``."""
+        k, w = self.kernel, self.w
         accs = {}
-        for reduce in reduces:
+        for reduce in level:
             accs[id(reduce)] = acc = self.fresh("acc")
-            start = ops.reduction_start(reduce.kind, reduce.body.dtype)
-            w.line(f"{acc} = np.full(hi - lo, {start})")
+            w.line(
+                f"{acc} = np.full(hi - lo, {ops.reduction_start(reduce.kind, reduce.body.dtype)})"
+            )
         before = dict(self.memo)
         for var in k.rvars:
-            self.var_names[var] = name = f"r{len(self.var_names) - len(k.xvars)}"
+            self.var_names[var] = name = f"r{k.rvars.index(var)}"
             w.line(f"for {name} in range({self.arg(var.size)}):")
             w.level += 1
         w.line(f"for {x} in range(lo, hi):")
         w.level += 1
-        for reduce in reduces:
+        for reduce in self._reduces():  # a reduction's value read in a later one's body
+            if id(reduce) in totals:
+                self.memo[self._key(reduce)] = totals[id(reduce)]
+        for reduce in level:
             acc, t = f"{accs[id(reduce)]}[{x} - lo]", ops.type_name(reduce.body.dtype)
             w.line(f"{acc} = {t}({self._step(reduce)}({acc}, {self._value(reduce.body)}))")
         w.level -= 1 + len(k.rvars)
         self.memo = before  # the values above were computed per reduced point
-        w.line(f"for {x} in range(lo, hi):")
-        w.level += 1
-        for reduce in reduces:
-            total = ops.cast(f"{accs[id(reduce)]}[{x} - lo]", reduce.body.dtype, reduce.dtype)
-            self.memo[self._key(reduce)] = self.fresh("red")
-            w.line(f"{self.memo[self._key(reduce)]} = {total}")
-        for store in k.stores:
-            self._store(store)
+        return {id(r): ops.cast(f"{accs[id(r)]}[{x} - lo]", r.body.dtype, r.dtype) for r in level}
 
     def _step(self, reduce: ir.Reduce) -> str:
         """One step's function: NumPy's ufunc, NaN-propagating for a float max or min."""

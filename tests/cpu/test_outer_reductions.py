@@ -3,7 +3,8 @@ memory along the kept axis, the loops turn around (a row of accumulators, each r
 along memory), and every result is NumPy's bit for bit: column sums, means, products, max and
 min with NaN and signed zeros, integers that wrap, float32, 3-D arrays over one or two leading
 axes, a transposed operand summed along its trailing axis, several reductions of one kernel,
-and shares of the kept axis on threads."""
+a variance (its sum of squares a pass after its mean's), and shares of the kept axis on
+threads."""
 
 from __future__ import annotations
 
@@ -38,6 +39,8 @@ CASES = {
     "column_max_of_twice": (lambda a: np.max(a * 2, axis=0), A),
     "column_min": (lambda a: np.min(a, axis=0), A),
     "column_products": (lambda a: np.prod(a[:20] * 0.5 + 1, axis=0), A),
+    "column_std_a_pass_after_the_mean": (lambda a: (a.mean(axis=0), a.std(axis=0)), A),
+    "row_stats_over_columns_of_three": (lambda b: np.var(b, axis=0), B),
     "over_two_leading_axes": (lambda b: b.sum(axis=(0, 1)), B),
     "over_the_first_of_three": (lambda b: np.max(b, axis=0), B),
     "over_the_middle_axis": (lambda b: b.sum(axis=1), B),
