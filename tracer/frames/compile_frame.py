@@ -198,6 +198,7 @@ def compile_frame(fn, args, kwargs, options: FrameOptions, phases: report.Phases
     entry = Entry(check, run, order_guards(state.guards.items), graph, record, sources=sources,
                   phases=phases, compiled=compiled_graph, loops=tuple(state.loops),
                   conds=tuple(state.conds))  # fmt: skip
+    state.memory.release()
     return entry, record
 
 
@@ -247,6 +248,8 @@ def _eager_entry(fn, state, record, reason: str, options: FrameOptions, phases) 
     guards = order_guards(state.guards.items) if state is not None else []
     with phases.time("guards"):
         check, check_code = make_check(fn, guards, options.closure_param)
+    if state is not None:
+        state.memory.release()
     return Entry(check, options.eager_run, guards, break_record=record, eager_reason=reason,
                  sources={"guards": check_code}, phases=phases)  # fmt: skip
 

@@ -14,6 +14,7 @@ so any view of a block is found, whatever made it.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -56,7 +57,9 @@ class ExampleMemory:
     """The examples of one trace's array values, and the caller's memory behind them."""
 
     def __init__(self):
-        self.values: list = []  # every ArrayValue of the trace; their examples may be re-pointed
+        # every ArrayValue of the trace, whose example may be re-pointed, held weakly: a value
+        # the trace no longer holds lets go of its example, as eager code frees a temporary
+        self.values: list[weakref.ref] = []
         self.blocks: list[Block] = []
 
     def add_input(self, value) -> None:
@@ -74,11 +77,27 @@ class ExampleMemory:
         block.inputs.append((value, bool(value.example.flags.writeable)))
         if block.copy is not None:  # read after the block was written: see the written values
             value.example = _rebase(value.example, block)
-        self.values.append(value)
+        self.values.append(weakref.ref(value))
 
     def add(self, value) -> None:
         """An array computed in the trace (its memory may still be the caller's: a view)."""
-        self.values.append(value)
+        self.values.append(weakref.ref(value))
+
+    def release(self) -> None:
+        """Let go of every example once the compile is done with them. A trace's state is
+        held in reference cycles (closures, translators, values that name the state), which
+        the garbage collector frees only when it runs: until then its examples, arrays of the
+        caller's sizes, stayed in memory (nine 64 MB temporaries after a chunk's first call)."""
+        for value in self.live():
+            value.example = None
+        self.values.clear()
+        self.blocks.clear()
+
+    def live(self) -> list:
+        """The trace's array values still held (dead ones forgotten)."""
+        found = [v for ref in self.values if (v := ref()) is not None]
+        self.values = [weakref.ref(v) for v in found]
+        return found
 
     def block_of(self, example: np.ndarray) -> Block | None:
         """The caller's block ``example`` views (its private copy, once written), if any."""
@@ -97,7 +116,7 @@ class ExampleMemory:
         block = self.block_of(value.example)
         if block is not None and block.copy is None:
             block.copy = _clone(block)
-            for v in self.values:
+            for v in self.live():
                 if block.contains(*_bounds(v.example)):
                     v.example = _rebase(v.example, block)
         return block
