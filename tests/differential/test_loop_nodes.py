@@ -1496,8 +1496,10 @@ UNROLLED = [
     *cases(LINE3, inner_depends_on_outer),
 ]  # fmt: skip
 
-# Loop nodes expected where an unrolled loop sits beside or inside a captured one.
-UNROLLED_LOOPS: dict[str, int] = {"inner_depends_on_outer": 2}
+# Loop nodes expected where an unrolled loop sits beside or inside a captured one; and
+# prefix_length_as_int's branch on a size (`len(x[:i]) > 1`, a bool of the graph) is a cond
+# node of one loop node (it was unrolled while the branch pinned the index).
+UNROLLED_LOOPS: dict[str, int] = {"inner_depends_on_outer": 2, "prefix_length_as_int": 1}
 
 
 @pytest.mark.parametrize("case", CAPTURED, ids=case_id)

@@ -402,7 +402,7 @@ def _inline_cond_lines(node: Node, printer: Printer, within: str, comments: bool
     tuple: a branch inside a loop costs what the user's own ``if`` does. ``inline_test``: the
     ``if`` computes the predicate itself (`_inline_tests`)."""
     cond, pred, outer = node.target, node.args[0], node.args[1:]
-    test = printer.expression(pred) if inline_test else printer.arg(pred)
+    test = printer.test(pred) if inline_test else printer.arg(pred)
     lines = [(f"if {test}:", node)]
     for body, side in zip(cond.bodies, ("then", "else"), strict=True):
         head = len(lines)

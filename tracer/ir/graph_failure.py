@@ -97,7 +97,8 @@ def restore(saved: list) -> None:
             if not array.flags.writeable:
                 array.flags.writeable = True
             np.copyto(array, copy)
-            array.flags.writeable = writeable
+            if array.flags.writeable != writeable:  # (an array over another library's memory
+                array.flags.writeable = writeable  # refuses the flag set again, even to True)
         elif hasattr(array, "copy_"):  # torch
             array.copy_(copy)
         else:

@@ -85,6 +85,14 @@ class Printer:
             return self.expression(node)
         return f"{node.name} = {self.expression(node)}"
 
+    def test(self, node: Node) -> str:
+        """The node's value as an ``if`` tests it: NumPy's bool of a Python bool as that bool
+        (its truth is the same; no conditional expression making the singleton)."""
+        if node.target is np.bool_ and len(node.args) == 1 and not node.kwargs \
+                and _python_bool(node.args[0]):  # fmt: skip
+            return self.arg(node.args[0])
+        return self.expression(node)
+
     def expression(self, node: Node) -> str:
         """The node's value, spelled the fastest exact way: canonical ufuncs on arrays as
         operators (``a + b``), np functions with an equal ndarray method as that method

@@ -48,7 +48,7 @@ from .loop_body import (
     values_by_node,
 )
 
-_TESTS = ("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE")
+TESTS = ("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE")
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ def if_shape(instrs, at: int) -> IfShape | None:
     - ``assert c`` and ``if c: raise ...``: one side raises (`_raises`), the other is empty.
     """
     test = instrs[at]
-    if test.opname not in _TESTS or test.target is None:
+    if test.opname not in TESTS or test.target is None:
         return None
     chain = boolean_chain(instrs, at)
     if chain is not None:
@@ -170,7 +170,7 @@ def _next_test(instrs, start: int) -> int | None:
     raise comes before it."""
     for k in range(start, len(instrs)):
         ins = instrs[k]
-        if ins.opname in _TESTS:
+        if ins.opname in TESTS:
             return k
         if ins.target is not None or ins.opname in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
             return None

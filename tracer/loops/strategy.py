@@ -32,15 +32,28 @@ def at_array_test(tx, inst, value) -> LoopRecord | None:
 
 
 def compares_for_test(tx) -> bool:
-    """Whether the comparison being traced is one a while loop's condition tests: a bool of
-    the graph (`while_loops.compares_for_test`)."""
-    return while_loops.compares_for_test(tx)
+    """Whether the comparison being traced is one a while loop's condition tests, or one an
+    ``if`` in a loop body being captured jumps on: a bool of the graph
+    (`while_loops.compares_for_test`, `compares_for_branch`)."""
+    return while_loops.compares_for_test(tx) or compares_for_branch(tx)
+
+
+def compares_for_branch(tx) -> bool:
+    """In a loop body traced to be one loop node, a comparison an ``if`` jumps on right after
+    (``if j - 1 >= 0:``, ``j`` the loop's index): a bool of the graph, so that the ``if`` may
+    be a cond node, where pinning the index to its value would unroll the loop."""
+    state = tx.state
+    if state.loop_watch is None or not (state.loop_nodes and config.cond_nodes):
+        return False
+    return tx.ip < len(tx.instrs) and tx.instrs[tx.ip].opname in conds.TESTS
 
 
 def tested_value(tx, inst, value):
     """What the conditional jump ``inst`` tests: ``value``, or the NumPy bool of a bool of the
-    graph a while loop's condition tests (`while_loops.graph_test`)."""
-    return while_loops.graph_test(tx, inst, value)
+    graph a while loop's condition or an ``if`` in a captured loop body tests
+    (`while_loops.graph_test`, `compares_for_branch`)."""
+    value = while_loops.graph_test(tx, inst, value)
+    return conds.numpy_bool(tx, value) if tx.state.loop_watch is not None else value
 
 
 def at_array_branch(tx, inst, value) -> str | None:

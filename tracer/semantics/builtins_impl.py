@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import user_text
 from ..errors import UserErrorInTrace
-from ..values.arrays import ArrayValue, NumpyValue, SymInt
+from ..values.arrays import ArrayValue, NumpyValue, ScalarValue, SymInt
 from ..values.containers import DictValue, Iterator, ListValue, RangeValue, SliceValue, TupleValue
 from ..values.core import Const, Obj, Value
 from ..values.objects import SuperValue, UserObject
@@ -208,6 +208,8 @@ def _minmax(fn):
                     "unsupported_call", f"{fn.__name__}() with key= on traced values"
                 )
             values = [python_int(tx.state, i) if isinstance(i, SymInt) else i for i in items]
+            if _scalars_of_one_dtype(values) and tx.state.loop_watch is not None:
+                return _select_extreme(tx, fn, values)
             if any(isinstance(v, NumpyValue) for v in values):
                 raise tx.state.graph_break(
                     "data_dependent_branch", f"{fn.__name__}() compares array values in Python",
@@ -222,6 +224,23 @@ def _minmax(fn):
         )
 
     return handle
+
+
+def _scalars_of_one_dtype(values: list) -> bool:
+    """NumPy scalars of one dtype: whichever ``max`` picks, its type is known. (Only in a loop
+    body being captured as a loop node: a loop unrolled around one would grow a select per
+    iteration, where splitting the loop at the break costs what Python's ``max`` does.)"""
+    dtypes = {v.example.dtype for v in values if isinstance(v, ScalarValue)}
+    return len(values) > 1 and len(dtypes) == 1 and all(isinstance(v, ScalarValue) for v in values)
+
+
+def _select_extreme(tx, fn, values: list) -> Value:
+    """``max(a, b, ...)`` of NumPy scalars of one dtype as a node of the graph calling Python's
+    own ``max``: each item replaces the one kept so far where it compares greater (``min``:
+    less), so the first of equal items is kept and a NaN only where it comes first
+    (``max(nan, 1.0)`` is nan, ``max(1.0, nan)`` is 1.0). No branch on the values: a loop
+    around it stays one loop node."""
+    return tx.state.graph_call("call", fn, tuple(values), {}, name=fn.__name__)
 
 
 def _abs(tx, args, kwargs):
