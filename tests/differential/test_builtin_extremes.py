@@ -34,7 +34,7 @@ def keeps_the_first(t):
 
 INTS = np.array([3, 1, 4, 1, 5, 9, 2, 6], np.int32)
 FLOATS = np.array([0.0, -0.0, np.nan, 1.0, -0.0, 0.0, np.nan, np.nan, 2.0])
-CASES = [
+PROGRAMS = [
     (running_max, [((INTS,), {}), ((INTS[::-1].copy(),), {})]),
     (running_max, [((FLOATS,), {}), ((-FLOATS,), {})]),
     (running_min_of_three, [((INTS, INTS[::-1].copy()), {}), ((FLOATS[:8], -FLOATS[:8]), {})]),
@@ -43,11 +43,11 @@ CASES = [
 
 
 @pytest.mark.parametrize("backend", ["eager", "cpu"])
-@pytest.mark.parametrize("case", range(len(CASES)))
+@pytest.mark.parametrize("case", range(len(PROGRAMS)))
 def test_max_of_scalars_in_a_loop_is_one_loop_node(case, backend):
     if backend == "cpu":
         pytest.importorskip("numba", reason="the cpu backend needs numba")
-    fn, calls = CASES[case]
+    fn, calls = PROGRAMS[case]
     tc.reset()
     check_same_calls(fn, calls, backend=backend)
     assert tc.counters()["graph_breaks"] == 0

@@ -45,7 +45,7 @@ def index_picks_a_number(t):
 
 
 X = np.arange(1.0, 9.0)
-CASES = [
+PROGRAMS = [
     (guarded_prefix, [((X,), {}), ((X[:1].copy(),), {}), ((X[:0].copy(),), {})]),
     (even_and_odd, [((X,), {}), ((X[:3].copy(),), {})]),
     (chained_tests, [((X, 1), {}), ((X, 10), {})]),
@@ -54,11 +54,11 @@ CASES = [
 
 
 @pytest.mark.parametrize("backend", ["eager", "cpu"])
-@pytest.mark.parametrize("case", range(len(CASES)))
+@pytest.mark.parametrize("case", range(len(PROGRAMS)))
 def test_a_branch_on_the_loop_index_keeps_the_loop_one_node(case, backend):
     if backend == "cpu":
         pytest.importorskip("numba", reason="the cpu backend needs numba")
-    fn, calls = CASES[case]
+    fn, calls = PROGRAMS[case]
     tc.reset()
     check_same_calls(fn, calls, backend=backend)
     assert tc.counters()["graph_breaks"] == 0
