@@ -104,6 +104,7 @@ class NativePrinter(Printer):
     """The graph's `Printer`, spelling NumPy's typing for numba (see the module's docstring)."""
 
     empty_loop_tail = False  # the caller runs a loop of no iteration as Python
+    inline_loops = False  # numba compiles each loop's function: LLVM inlines them
 
     def __init__(self, ns: dict, ranges: IntRanges, checks: IndexChecks):
         super().__init__(ns)

@@ -10,6 +10,7 @@ imports nothing else of tcompile (tests/test_layering.py checks it).
   numpy_table     what of NumPy goes into a graph: pure, in place, data-dependent
   graph_passes    passes that keep results bit for bit (CSE)
   loop_nodes      the targets of loop and while_loop nodes: plain data, printed as loops
+  inline_loops    a for loop node in a loop body printed as the body's own for statement
   cond_nodes      the target of cond nodes: a branch's two sides, printed as an if
   first_run       a loop's run on the examples, kept for the graph's first call
   compiled_graph  what a backend returns for a graph

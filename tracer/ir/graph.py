@@ -43,7 +43,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from . import cond_nodes, loop_nodes
+from . import cond_nodes, inline_loops, loop_nodes
 from .cond_nodes import BODY_OPS, Cond
 from .line_numbers import compile_at_user_lines
 from .loop_nodes import LOOP_OPS
@@ -180,7 +180,8 @@ class Graph:
         unpacked = _unpacked_conds(self.nodes, loops=True)  # node -> the nodes of its items
         tests = _inline_tests(self.nodes)  # predicates a cond's `if` computes itself
         folded = _folded(self.nodes, plan, rows) if fold else set()
-        unnamed = {*unpacked, *tests, *folded}  # nodes the code never assigns
+        inlined = _inlined(self.nodes, printer, unpacked)  # for loops printed as statements
+        unnamed = {*unpacked, *tests, *folded, *inlined}  # nodes the code never assigns
         deferred: list = []  # names dying after a folded node: deleted after its reader
         errstate: tuple = ()
         header = None  # the with-statement of the np.errstate in force, if printed
@@ -201,12 +202,10 @@ class Graph:
                 deferred += released
                 continue
             released, deferred = deferred + released, []
-            if isinstance(node.target, Cond):  # an if statement, its sides' statements inside
-                targets = unpacked.get(node)
-                inline = node.args[0] in tests
-                for text, n in _inline_cond_lines(node, printer, name, comments, loops, targets,
-                                                  inline, fold):  # fmt: skip
-                    yield (indent + text, n, n is node and text.startswith("if "))
+            if isinstance(node.target, Cond) or node in inlined:  # an if or a for statement
+                for text, n, own in self._block_lines(node, printer, name, comments, loops, plan,
+                                                      unpacked, node.args[0] in tests, fold):  # fmt: skip
+                    yield (indent + text, n, own)
             elif node not in tests and not any(node in items for items in unpacked.values()):
                 if node.op in BODY_OPS:
                     body_plan = plan.of_body(node) if plan else None
@@ -225,6 +224,22 @@ class Graph:
                 yield (f"{indent}del {', '.join(n.name for n in released)}", node, False)
         if self.output is None:
             yield ("    return ()", None, False)
+
+    def _block_lines(self, node: Node, printer, name: str, comments: bool, loops: list, plan,
+                     unpacked: dict, inline_test: bool, fold: bool) -> Iterator[tuple]:  # fmt: skip
+        """A cond node as its ``if`` statement, or a for loop node in a loop body as its ``for``
+        statement (`inline_loops`), in the function ``name``: (text, node, whether it is the
+        node's statement) per line."""
+        if isinstance(node.target, Cond):  # its sides' statements inside
+            for text, n in _inline_cond_lines(node, printer, name, comments, loops,
+                                              unpacked.get(node), inline_test, fold):  # fmt: skip
+                yield text, n, n is node and text.startswith("if ")
+            return
+        taken = {n.name for n in self.nodes} | set(printer.aliases.values())
+        for text, n in inline_loops.inline_lines(node, printer, name, comments, loops, plan,
+                                                 unpacked.get(node), taken,
+                                                 _carried_in_place(node.target)):  # fmt: skip
+            yield text, n, n is node and text.startswith("for ")
 
     def statements(self, namespace: dict | None = None, *,
                    comments: bool = True) -> Iterator[tuple[Node, str]]:  # fmt: skip
@@ -331,6 +346,14 @@ def _items(target) -> int:
     if isinstance(target, Cond):
         return len(target.then_body.output.args[0])
     return target.carried if target.op == "while_loop" else len(target.returned())
+
+
+def _inlined(nodes: list[Node], printer: Printer, unpacked: dict) -> set[Node]:
+    """The for loop nodes printed as ``for`` statements where they are (`inline_loops`): in a
+    loop body's function, where the printer prints them so."""
+    if not (printer.inline_loops and printer.loop_depth):
+        return set()
+    return {n for n in nodes if n.op in LOOP_OPS and inline_loops.inlines(n, unpacked)}
 
 
 def _inline_tests(nodes: list[Node]) -> set[Node]:
@@ -475,6 +498,7 @@ def _loop_lines(loop, name: str, printer: Printer, comments: bool, plan, loops: 
     body = loop.body
     in_place = _carried_in_place(loop)
     names = {v: v.name for v in in_place}
+    printer.loop_depth += 1  # (a for loop node inside prints inline: `inline_loops`)
     try:
         for v, carried in in_place.items():
             v.name = carried
@@ -482,6 +506,7 @@ def _loop_lines(loop, name: str, printer: Printer, comments: bool, plan, loops: 
                                           rows=getattr(loop, "over_rows", False)))  # fmt: skip
         outputs = [printer.arg(v) for v in body.output.args[0]]
     finally:
+        printer.loop_depth -= 1
         for v, old in names.items():
             v.name = old
     statements = [(text, n) for text, n, _ in lines[1:-1]]

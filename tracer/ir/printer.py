@@ -34,6 +34,10 @@ class Printer:
 
     # whether a for loop's function returns () when it ran no iteration (`loop_nodes`)
     empty_loop_tail = True
+    # whether a for loop node in a loop body prints as the body's own for statement
+    # (`inline_loops`); ``loop_depth`` counts the loop bodies being printed
+    inline_loops = True
+    loop_depth = 0
 
     def errstate(self, settings: dict) -> str | None:
         """The statement that runs the statements after it under ``np.errstate(**settings)``

@@ -75,11 +75,11 @@ def test_a_while_loop_prints_as_a_while_statement():
     assert "_, x_1, _ = _while_loop_fn(gt, change, y, y)" in code, code
 
 
-def test_nested_loops_print_as_nested_functions_with_unique_names():
+def test_nested_loops_print_as_nested_for_statements_in_one_function():
     graph = _graph(nested, np.arange(12.0).reshape(4, 3))
     code = graph.python_code()
-    assert "def _loop_fn_loop_fn(" in code and "= _loop_fn_loop_fn(" in code, code
-    assert code.index("def _loop_fn_loop_fn(") < code.index("def _loop_fn(")
+    assert code.count("def _loop") == 1 and "_loop_fn_loop_fn" not in code, code
+    assert "    for k in range(" in code and "        for k_2 in range(0, 0 + 3):" in code, code
     a = np.arange(12.0).reshape(4, 3)
     namespace: dict = {}
     exec(code, namespace)  # noqa: S102 - what prints is what runs
