@@ -374,7 +374,11 @@ def test_random_selections_match_eager_in_the_cpu_kernels(source, case):
     from tcompile.backend.cpu.kernels import fused_backend
 
     note(source)
-    check_close(source, calls(*case), fused_backend)
+    # float32's transcendental functions in the kernels are a few ULP from NumPy's (vector
+    # math, `vector_math.py`), which a float64 sum of them keeps: float32's rounding there
+    float32 = "f[" in source or "float32" in source
+    check_close(source, calls(*case), fused_backend,
+                scaled=float(np.finfo(np.float32).eps) if float32 else None)  # fmt: skip
 
 
 def _triton_ready() -> bool:
