@@ -77,23 +77,24 @@ class OuterReductions:
             w.line(f"lo, hi = {size} * part // parts, {size} * (part + 1) // parts")
         x = self.var_names[last] = f"x{len(k.xvars) - 1}"
         totals: dict[int, str] = {}  # id(reduce) -> its value at x, from its accumulators
-        pending = self._reduces()
+        reduces = self._reduces()
+        pending = list(reduces)
         while pending:
             level = [r for r in pending if all(id(n) in totals for n in ir.walk(r.body)
                                                if isinstance(n, ir.Reduce))]  # fmt: skip
             pending = [r for r in pending if r not in level]
-            totals.update(self._pass(level, totals, x))
+            totals.update(self._pass(level, reduces, totals, x))
         w.line(f"for {x} in range(lo, hi):")
         w.level += 1
-        for reduce in self._reduces():
+        for reduce in reduces:
             self.memo[self._key(reduce)] = name = self.fresh("red")
             w.line(f"{name} = {totals[id(reduce)]}")
         for store in k.stores:
             self._store(store)
 
-    def _pass(self, level: list, totals: dict, x: str) -> dict:
+    def _pass(self, level: list, reduces: list, totals: dict, x: str) -> dict:
         """One pass over the reduced points computing ``level``'s reductions, whose bodies
-        read the ``totals`` of those before; gives their values at ``x``."""
+        read the ``totals`` of those of ``reduces`` before; gives their values at ``x``."""
         k, w = self.kernel, self.w
         accs = {}
         for reduce in level:
@@ -108,7 +109,7 @@ class OuterReductions:
             w.level += 1
         w.line(f"for {x} in range(lo, hi):")
         w.level += 1
-        for reduce in self._reduces():  # a reduction's value read in a later one's body
+        for reduce in reduces:  # a reduction's value read in a later one's body
             if id(reduce) in totals:
                 self.memo[self._key(reduce)] = totals[id(reduce)]
         for reduce in level:

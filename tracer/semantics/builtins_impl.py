@@ -209,7 +209,7 @@ def _minmax(fn):
                 )
             values = [python_int(tx.state, i) if isinstance(i, SymInt) else i for i in items]
             if _scalars_of_one_dtype(values) and tx.state.loop_watch is not None:
-                return _select_extreme(tx, fn, values)
+                return _python_extreme(tx, fn, values)
             if any(isinstance(v, NumpyValue) for v in values):
                 raise tx.state.graph_break(
                     "data_dependent_branch", f"{fn.__name__}() compares array values in Python",
@@ -234,7 +234,7 @@ def _scalars_of_one_dtype(values: list) -> bool:
     return len(values) > 1 and len(dtypes) == 1 and all(isinstance(v, ScalarValue) for v in values)
 
 
-def _select_extreme(tx, fn, values: list) -> Value:
+def _python_extreme(tx, fn, values: list) -> Value:
     """``max(a, b, ...)`` of NumPy scalars of one dtype as a node of the graph calling Python's
     own ``max``: each item replaces the one kept so far where it compares greater (``min``:
     less), so the first of equal items is kept and a NaN only where it comes first

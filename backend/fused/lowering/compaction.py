@@ -1,8 +1,9 @@
 """Compactions: a lazy selection (`selections.planned`) that nodes other than whole reductions
-read, and the positions ``np.nonzero`` gives, made by one kernel. ``np.sqrt(x[m] ** 2 + y[m] ** 2)`` is the expression computed on
-the whole arrays where ``m`` holds, its values written in order (`loop_ir.Compacted`): no mask,
-no selection of ``x`` or ``y``, no temporary is made in memory. Its result's size follows
-data, so what reads it runs in NumPy on the host (`plan.Compaction` gives a NumPy array)."""
+read, and the positions ``np.nonzero`` gives, each made by one kernel. ``np.sqrt(x[m] ** 2 +
+y[m] ** 2)`` is the expression computed on the whole arrays where ``m`` holds, its values
+written in order (`loop_ir.Compacted`): no mask, no selection of ``x`` or ``y``, no temporary
+is made in memory. Its result's size follows data, so what reads it runs in NumPy on the host
+(`plan.Compaction` gives NumPy arrays)."""
 
 from __future__ import annotations
 
