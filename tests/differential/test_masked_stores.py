@@ -369,6 +369,28 @@ def stored_then_z_written(z, w, m):
     return z, w
 
 
+def mask_spelled_twice(a):
+    a[a > 0] = a[a > 0] ** (-1.5)  # NPBench's nbody: one mask written out twice
+    return a
+
+
+def mask_spelled_twice_rows(g, c):
+    g[(g[:, 0] > 0) & (c[:, 0] < 1)] = g[(g[:, 0] > 0) & (c[:, 0] < 1)] * 2.0 + 1.0
+    return g
+
+
+def mask_recomputed_after_a_write(a, w):
+    t = a[a > 0] * 2.0
+    a[0] = -a[0]  # ``a > 0`` differs now: the two masks are two selections
+    w[a > 0] = t
+    return a, w
+
+
+def other_mask_spelled_alike(a):
+    a[a > 1] = a[a > 0] + 1.0  # another bound: sizes may differ, NumPy raises
+    return a
+
+
 def errstate_raise(z, m):
     with np.errstate(divide="raise"):
         z[m] = 1.0 / z[m]
@@ -452,6 +474,15 @@ UPDATES = [
         b(F1, np.ones(8), M1),
     ),
     C("alias_then_inplace", alias_then_inplace, b(F0, np.zeros(8), M0), b(F1, np.ones(8), M1)),
+    C("mask_spelled_twice", mask_spelled_twice, b(F0), b(SP), b(-np.abs(F1))),
+    C("mask_spelled_twice_rows", mask_spelled_twice_rows, b(G0, G1), b(grid(seed=2), G0)),
+    C(
+        "mask_recomputed_after_a_write",
+        mask_recomputed_after_a_write,
+        b(np.abs(F0), np.zeros(8)),
+        b(F1, np.ones(8)),
+    ),
+    C("other_mask_spelled_alike", other_mask_spelled_alike, b(F0), b(np.full(8, 2.0))),
     C("errstate_raise_outside_mask", errstate_raise, b(*_zeros_unmasked()), b(np.zeros(8), M1)),
     C("complex64", mandelbrot, b(np.zeros(24, np.complex64), C0.astype(np.complex64)), b(Z1, C1)),
 ]
@@ -506,6 +537,8 @@ ONE_GRAPH = [
     (kept_in_locals, (floats(), floats(8, 1), mask_of())),
     (alias_then_inplace, (floats(), np.zeros(8), mask_of())),
     (stored_then_reused, (floats(), np.zeros(8), mask_of())),
+    (mask_spelled_twice, (floats(),)),
+    (mask_spelled_twice_rows, (grid(), grid(seed=1))),
 ]
 
 

@@ -159,3 +159,59 @@ def _arg_key(value):
     if isinstance(value, np.dtype) or isinstance(value, type):
         return ("object", id(value))
     raise _Unkeyable(value)
+
+
+def same_values(graph: Graph, first: Node, second: Node) -> bool:
+    """Whether two nodes of ``graph`` (``first`` earlier) hold equal values: the same
+    element-wise ufunc or item read on the same values, node for node down to common nodes, and
+    nothing written in between. Two spellings of one mask (``a[a > 0] = a[a > 0] ** 2``) are
+    one selection."""
+    position = {id(n): i for i, n in enumerate(graph.nodes)}
+    pairs: list[tuple[Node, Node]] = []
+    if not _same_computation(first, second, pairs) or not all(
+        id(n) in position for pair in pairs for n in pair
+    ):
+        return False
+    start = min(position[id(n)] for pair in pairs for n in pair)
+    between = graph.nodes[start : position[id(second)]]
+    return not any(_may_write_older(n, start, position) for n in between)
+
+
+def _may_write_older(node: Node, start: int, position: dict) -> bool:
+    """Whether ``node`` may write memory that existed before node ``start``: not a ufunc
+    writing only its ``out=`` array made since (``x[m] ** 2`` computed into a new array)."""
+    if not (node.mutates or node.op in STATEMENT_OPS):
+        return False
+    out = node.kwargs.get("out")
+    fresh = (
+        isinstance(node.target, np.ufunc)
+        and isinstance(out, Node)
+        and position.get(id(out), -1) >= start
+        and numpy_table.returns_new_memory(out.op, out.target)
+    )
+    return not fresh
+
+
+def _same_computation(a, b, pairs: list) -> bool:
+    """``a`` and ``b`` computed alike from common values (the distinct node pairs in
+    ``pairs``); only deterministic operations: ufuncs and item reads."""
+    if a is b:
+        return True
+    if not (isinstance(a, Node) and isinstance(b, Node)):
+        try:
+            return _arg_key(a) == _arg_key(b)
+        except _Unkeyable:
+            return False
+    deterministic = a.op == "getitem" or (a.op == "call" and isinstance(a.target, np.ufunc))
+    if (
+        not deterministic
+        or (a.op, a.target) != (b.op, b.target)
+        or a.kwargs.keys() != b.kwargs.keys()
+    ):
+        return False
+    if len(a.args) != len(b.args) or "out" in a.kwargs:
+        return False
+    pairs.append((a, b))
+    return all(_same_computation(x, y, pairs) for x, y in zip(a.args, b.args)) and all(
+        _same_computation(a.kwargs[k], b.kwargs[k], pairs) for k in a.kwargs
+    )

@@ -42,8 +42,8 @@ from .. import hatches
 from ..bytecode import analysis, stack_effects
 from ..bytecode.stack_effects import tracked
 from ..errors import BreakRecord, GraphBreak, UserErrorInTrace
+from ..ir import graph_passes, operators, quiet
 from ..ir import numpy_table as table
-from ..ir import operators, quiet
 from ..values.arrays import ArrayValue, ScalarValue, SymFloat, SymInt
 from ..values.containers import leaves
 from ..values.core import Const, Value
@@ -177,7 +177,8 @@ def store(state, obj: Value, index: Value, value: Value) -> bool:
             raise escape(value)
         return False
     if isinstance(value, MaskedValue):
-        same_selection = value.mask is index and value.full.example.shape == obj.example.shape
+        same_selection = _same_mask(state, value.mask, index)
+        same_selection = same_selection and value.full.example.shape == obj.example.shape
         # other casts than within a kind pick their loop by layout, or warn differently
         if (
             value.stale
@@ -196,6 +197,15 @@ def store(state, obj: Value, index: Value, value: Value) -> bool:
     kwargs = {"casting": Const("unsafe"), "where": where}
     state.graph_call("call", np.copyto, (obj, source), kwargs, name="masked_store")
     return True
+
+
+def _same_mask(state, read: ArrayValue, written: ArrayValue) -> bool:
+    """Whether the mask a selection was read with and the one a store writes with are one
+    mask: the same value, or computed alike (``a[a > 0] = a[a > 0] ** 2``)."""
+    if read is written:
+        return True
+    nodes = getattr(read, "node", None), getattr(written, "node", None)
+    return None not in nodes and graph_passes.same_values(state.graph, *nodes)
 
 
 def _written_in_place(state, obj: ArrayValue, value: MaskedValue) -> bool:
