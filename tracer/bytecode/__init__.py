@@ -1,6 +1,6 @@
 """What the tracer knows of CPython's bytecode, in one place: the differences between 3.11, 3.12
 and 3.13 (`features`), a code object's original instructions (`instructions`), the one
-vocabulary the translator reads (`reader`), facts about the original code (`analysis`), stack
+vocabulary the translator reads (`reader`), facts about the original code (`analysis`), where an ``if``'s sides are (`if_shapes`), stack
 effects and a value followed through a run of normalised instructions (`stack_effects`), and
 rewritten copies of it: resume functions (`resume`), call-routed copies (`routing`), a split
 loop's body as a function (`body_function`) and a split loop as one plain function

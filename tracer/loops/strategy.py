@@ -14,6 +14,7 @@ split       a graph break inside a loop: the loop stays Python around its body, 
 
 from __future__ import annotations
 
+from ..bytecode import if_shapes
 from ..config import config
 from . import conds, for_loops, split_loop, while_loops
 from .loop_record import LoopRecord
@@ -45,7 +46,7 @@ def compares_for_branch(tx) -> bool:
     state = tx.state
     if state.loop_watch is None or not (state.loop_nodes and config.cond_nodes):
         return False
-    return tx.ip < len(tx.instrs) and tx.instrs[tx.ip].opname in conds.TESTS
+    return tx.ip < len(tx.instrs) and tx.instrs[tx.ip].opname in if_shapes.TESTS
 
 
 def tested_value(tx, inst, value):

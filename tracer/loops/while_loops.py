@@ -29,11 +29,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..bytecode import analysis
+from ..bytecode.if_shapes import TESTS, boolean_chain
 from ..ir.loop_nodes import WhileLoop
 from ..ir.node import RAISE, SILENT
 from ..values.arrays import NumpyValue
 from ..values.core import UNBOUND, Value
-from .conds import boolean_chain, numpy_bool
+from .conds import numpy_bool
 from .loop_body import (
     BodyTrace,
     NotCaptured,
@@ -45,8 +46,6 @@ from .loop_body import (
     same_constant,
 )
 from .loop_record import LoopRecord
-
-_TESTS = ("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE")
 
 
 @dataclass(frozen=True)
@@ -67,7 +66,7 @@ def loop_shape(instrs, at: int) -> LoopShape | None:
     if bottom is not None:
         return bottom
     test = instrs[at]
-    if test.opname not in _TESTS or test.target <= at:
+    if test.opname not in TESTS or test.target <= at:
         return None
     # A top test: it jumps to the exit when the loop does not run; the bottom test ends the loop
     # just before the exit, going back to the instruction after the top test.
@@ -81,7 +80,7 @@ def loop_shape(instrs, at: int) -> LoopShape | None:
 
 def _bottom_test(instrs, at: int) -> LoopShape | None:
     test = instrs[at]
-    if test.opname not in _TESTS or boolean_chain(instrs, at) is not None:
+    if test.opname not in TESTS or boolean_chain(instrs, at) is not None:
         return None  # (the first test of `while a or b:` jumps back too: the last one decides)
     jumps_if_true = test.opname == "POP_JUMP_IF_TRUE"
     if test.target <= at:  # 3.11: a conditional jump back to the body's start
@@ -102,11 +101,11 @@ def _bottom_test(instrs, at: int) -> LoopShape | None:
 def condition_tests(instrs, shape: LoopShape) -> frozenset[int]:
     """The tests before the bottom one that its condition is made of (``while a and b:``,
     ``while a or b:``), each a jump where it decides (to the exit, or back to the body's start):
-    a cond node computes the condition there (`conds.boolean_chain`), so they do not leave the
+    a cond node computes the condition there (`bytecode.if_shapes.boolean_chain`), so they do not leave the
     body."""
     tests, last = set(), shape.bottom
     for at in range(shape.bottom - 1, shape.start - 1, -1):
-        chain = boolean_chain(instrs, at) if instrs[at].opname in _TESTS else None
+        chain = boolean_chain(instrs, at) if instrs[at].opname in TESTS else None
         if chain is not None and chain.join == last:
             tests.add(at)
             last = at
@@ -125,7 +124,7 @@ def compares_for_test(tx) -> bool:
 def graph_test(tx, inst, value: Value) -> Value:
     """What the conditional jump ``inst`` tests: at a test of the condition of the while loop
     whose body is traced, a bool of the graph (`compares_for_test`) as a NumPy bool, so that a
-    cond node computes the condition (`conds.boolean_chain`)."""
+    cond node computes the condition (`bytecode.if_shapes.boolean_chain`)."""
     return numpy_bool(tx, value) if id(inst) in tx.state.graph_tests else value
 
 
