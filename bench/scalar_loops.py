@@ -151,6 +151,28 @@ def soft_clip(x):
     return out
 
 
+def nussinov(seq):
+    """NPBench's nussinov (RNA folding): an O(n^3) dynamic programme of Python ``max`` over its
+    own table, behind branches on the indices; the inner loops run no iteration at first."""
+    n = seq.shape[0]
+    table = np.zeros((n, n), np.int32)
+    for i in range(n - 1, -1, -1):
+        for j in range(i + 1, n):
+            if j - 1 >= 0:
+                table[i, j] = max(table[i, j], table[i, j - 1])
+            if i + 1 < n:
+                table[i, j] = max(table[i, j], table[i + 1, j])
+            if j - 1 >= 0 and i + 1 < n:
+                if i < j - 1:
+                    pair = 1 if seq[i] + seq[j] == 3 else 0
+                    table[i, j] = max(table[i, j], table[i + 1, j - 1] + pair)
+                else:
+                    table[i, j] = max(table[i, j], table[i + 1, j - 1])
+            for k in range(i + 1, j):
+                table[i, j] = max(table[i, j], table[i, k] + table[k + 1, j])
+    return table
+
+
 def _rng(seed: int):
     return np.random.default_rng(seed)
 
@@ -175,6 +197,10 @@ def setup_grid(n: int) -> tuple:
 
 def setup_bytes(n: int) -> tuple:
     return (_rng(28).integers(0, 256, n).astype(np.uint8),)
+
+
+def setup_bases(n: int) -> tuple:
+    return (_rng(30).integers(0, 4, n).astype(np.int32),)
 
 
 def setup_threshold(n: int) -> tuple:
@@ -209,6 +235,7 @@ SCALAR_KERNELS = [
     Kernel("crc16", crc16, setup_bytes, 10_000, 200, "bytes"),
     Kernel("count_above", count_above, setup_threshold, 100_000, 1000, "elements"),
     Kernel("soft_clip", soft_clip, setup_vector, 100_000, 1000, "elements"),
+    Kernel("nussinov", nussinov, setup_bases, 200, 20, "bases (n^3 / 6 steps)"),
     # a while loop on `a and b` (issue 23), int() of data, a range bound from data
     Kernel("escape", escape_counts, setup_escape, 10_000, 200, "points (100 its)"),
     Kernel("escape_counted", escape_counted, setup_escape, 10_000, 200, "points (100 its)"),

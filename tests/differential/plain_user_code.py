@@ -19,3 +19,13 @@ def assert_without_message(x, lst):
 def assert_fstring_message(x):
     assert x.max() < 10, f"max too large: {x.max()}"
     return x - 1
+
+
+def asserted_sweep(t):
+    """An assert on data in the body of no iteration: its stand-in items may fail it."""
+    n = t.shape[0]
+    for i in range(n - 1, -1, -1):
+        for j in range(i + 1, n):
+            assert t[i + 1, j] >= 0.0
+            t[i, j] = t[i + 1, j] * 0.5 + 1.0
+    return t

@@ -72,6 +72,29 @@ def dynamic_int_index(x, n):
     return x[n] * n, x * (n - 1) // 2
 
 
+def back_substitution(u, b):
+    """A descending range over a dynamic dim (``range(n - 1, -1, -1)``), carrying its sum."""
+    n = b.shape[0]
+    x = np.zeros(n)
+    total = 0.0
+    for i in range(n - 1, -1, -1):
+        x[i] = (b[i] - u[i, i + 1 :] @ x[i + 1 :]) / u[i, i]
+        total = total + x[i]
+    return x, total
+
+
+def countdown_arg(x, k):
+    """A descending range from an int argument, by twos."""
+    for i in range(k, 0, -2):
+        x = x * 0.5 + i
+    return x, i
+
+
+def _system(n, seed=0):
+    rng = np.random.default_rng(seed)
+    return np.triu(rng.random((n, n))) + n * np.eye(n), rng.random(n)
+
+
 def recompiled_at_least(n):
     def check_counters(counters):
         assert counters["recompiles"] >= n, counters
@@ -206,6 +229,28 @@ RECOMPILES = [
         lambda: (line(seed=1), 0.1),
         after=max_recompiles(0),
     ),
+    # A descending range: over a dynamic dim (one recompile, then every size but 0 and 1
+    # reuses it), and from a dynamic int argument (its guard: one iteration at least)
+    C(
+        "descending_over_a_dim",
+        back_substitution,
+        lambda: _system(5),
+        lambda: _system(7, 1),
+        lambda: _system(12, 2),
+        lambda: _system(2, 3),
+        lambda: _system(1, 4),
+        after=max_recompiles(2),
+    ),
+    C(
+        "descending_from_an_argument",
+        countdown_arg,
+        lambda: (line(3), 9),
+        lambda: (line(3), 14),
+        lambda: (line(3), 3),
+        lambda: (line(3), 1),
+        lambda: (line(3), 40),
+        after=max_recompiles(1),
+    ),
     # New numbers of rows: recompiles (then a symbolic size), right results.
     C("rows_count_changes", rows, lambda: mat(4), lambda: mat(6, seed=1), lambda: mat(9, seed=2)),
     C(
@@ -228,6 +273,20 @@ def test_dynamic_trip_count_is_a_graph_input():
     (record,) = entry.report.loops
     assert record.captured and record.count_from == "n (a graph input)", record
     assert "7 iterations here, count from n (a graph input)" in record.describe()
+
+
+def test_a_descending_range_over_a_dynamic_dim_is_one_loop_node():
+    f = tc.compile(back_substitution, backend="eager", fullgraph=True)
+    f(*_system(5))
+    f(*_system(7, 1))  # the second size: n is symbolic
+    entry = f.__tc_compiled__.entries[-1]
+    (record,) = entry.report.loops
+    assert record.captured, record  # its first iteration peeled: ``total`` becomes a float64
+    for n in (3, 9, 30):
+        got, expected = f(*_system(n, n)), back_substitution(*_system(n, n))
+        np.testing.assert_array_equal(got[0], expected[0])
+        assert got[1] == expected[1]
+    assert len(f.__tc_compiled__.entries) == 2
 
 
 def test_trip_count_loop_node_per_count():

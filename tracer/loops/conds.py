@@ -117,7 +117,11 @@ def _capture(tx, shape: IfShape, pred: NumpyValue) -> None:
         side.body.graph.eliminate_dead_code()
         side.body.graph.lint()
     cond = Cond(sides[0].body.graph, sides[1].body.graph)
-    node, items = _add_node(state, cond, (pred, *read), bool(outputs))
+    traced = next(s for s in sides if not s.untraced)
+    stand_in = tuple(
+        as_example(traced.ends.get(name, entry.get(name, UNBOUND))) for name in outputs
+    )
+    node, items = _add_node(state, cond, (pred, *read), bool(outputs), stand_in)
     ends = {**constants, **dict(zip(outputs, items, strict=True))}
     del tx.stack[kept:]
     for local, value in sorted(ends.items()):  # the stack's values in order
@@ -141,8 +145,11 @@ def _capture(tx, shape: IfShape, pred: NumpyValue) -> None:
 def _trace_sides(tx, bodies: list[BodyTrace], shape: IfShape, pred) -> list[_Side]:
     """Each side traced (the one that gives the test's value with ``pred`` on the stack), or not
     traced where it raises (``assert``), or raised on the examples (the side the examples take
-    may not: the program raises there, the frame runs eagerly)."""
+    may not: the program raises there, the frame runs eagerly; in a loop body traced on an
+    iteration the loop never runs, either may)."""
     taken, join = 0 if bool(pred.example) else 1, shape.join
+    if _unreached(tx.state):  # no side is taken on the examples: both may raise there
+        taken = -1
     sides = []
     for position, (body, name) in enumerate(zip(bodies, ("then", "else"), strict=True)):
         if raises_always(tx.instrs, body.start, body.stop):
@@ -163,6 +170,8 @@ def _trace_sides(tx, bodies: list[BodyTrace], shape: IfShape, pred) -> list[_Sid
             error = why.error
             sides.append(_untraced_side(tx.state, body, f"its {name} side raised "
                                         f"{type(error).__name__} when traced ({error})"))  # fmt: skip
+    if all(side.untraced for side in sides):
+        raise NotCaptured("both its sides raise on the traced values")
     return sides
 
 
@@ -180,18 +189,22 @@ def _stack_outputs(sides: list[_Side]) -> int:
     return kept
 
 
-def _add_node(state, cond: Cond, args: tuple, gives: bool) -> tuple[Node, list]:
+def _add_node(state, cond: Cond, args: tuple, gives: bool, stand_in: tuple) -> tuple[Node, list]:
     """The cond node, run on the examples (the trace goes on with the side taken's results),
-    and the values of its items."""
+    and the values of its items. In a body traced on an iteration its loop never runs, where
+    the examples may make either side raise, a side's traced results (``stand_in``) do."""
     try:
         with state.budget.paused(), state.phases.time("loop run"):
             results, _ = run_keeping(loop_function(cond), as_example(args),
                                      state.contexts.fp_ignored(), uninitialized(args, 0))  # fmt: skip
-    except SideNotTraced as error:  # a cond inside takes a side only eager code runs
-        raise UserErrorInTrace(error) from None
-    except Exception as error:  # noqa: BLE001 - any error: the frame meets it where it is
-        raise NotCaptured(f"the branch raises {type(error).__name__} on the traced values") \
-            from None  # fmt: skip
+    except Exception as error:
+        if _unreached(state):
+            results = stand_in
+        elif isinstance(error, SideNotTraced):  # a cond inside takes a side only eager code runs
+            raise UserErrorInTrace(error) from None
+        else:  # any other error: the frame meets it where it is
+            raise NotCaptured(f"the branch raises {type(error).__name__} on the traced "
+                              "values") from None  # fmt: skip
     nodes = [n for body in cond.bodies for n in body.nodes if n.op not in ("input", "output")]
     writers = [n for n in nodes if n.mutates]
     risks = {n.risk for n in nodes}
@@ -201,6 +214,10 @@ def _add_node(state, cond: Cond, args: tuple, gives: bool) -> tuple[Node, list]:
         risk=next((r for r in (RAISE, FP) if r in risks), SILENT))  # fmt: skip
     node = next(n for n in reversed(state.graph.nodes) if n.target is cond)
     return node, (result.items if gives else [])
+
+
+def _unreached(state) -> bool:
+    return state.loop_watch is not None and state.loop_watch.unreached
 
 
 def _trace_side(tx, body: BodyTrace, join: int, given: list, as_bool: bool = False) -> _Side:

@@ -126,10 +126,7 @@ def _least_count(origin) -> int:
     if isinstance(origin, iteration.IndexItems):
         return origin.count
     if isinstance(origin, iteration.RangeItems):
-        if not origin.symbolic:
-            return origin.count
-        stop = origin.stop  # a guarded argument gives one iteration at least, a dim two
-        return 0 if origin.may_be_empty else 1 if stop.source is not None else stop.at_least
+        return origin.least_count
     return _least_count(origin.inner)
 
 
@@ -147,7 +144,8 @@ def _sizes(origin) -> list[SymInt]:
     if isinstance(origin, iteration.RowItems):
         return [origin.rows] if origin.rows is not None else []
     if isinstance(origin, iteration.RangeItems):
-        return [origin.stop] if isinstance(origin.stop, SymInt) else []
+        upper = origin.bounds()[1]
+        return [upper] if isinstance(upper, SymInt) else []
     return [] if isinstance(origin, iteration.IndexItems) else _sizes(origin.inner)
 
 
@@ -180,7 +178,9 @@ def _capture(tx, origin, first: int, count: int, head: int, exit_index: int,
         if name in loaded and (carriable(v) or python_number(v))
     }
     placeholders = body.carry(carried, widen)
-    if body.run(head, lambda: [origin.item(state, k)], index_callback=used_as_int):
+    if body.run(
+        head, lambda: [origin.item(state, k)], index_callback=used_as_int, unreached=count == 0
+    ):
         raise NotCaptured("the body leaves values on the stack")
     steps = _counter_steps(tx, placeholders)
     live_after = analysis.live_locals_at(tx.code, tx.instrs[exit_index].offset)

@@ -37,8 +37,12 @@ class Watch:
     """Told of what the body does to the trace's state, while it is traced; knows the values
     whose shapes follow the loop's index (``a[:k]``: `varies`)."""
 
-    def __init__(self, born_before: int, index_callback=None, outer: Watch | None = None):
+    def __init__(self, born_before: int, index_callback=None, outer: Watch | None = None,
+                 unreached: bool = False):  # fmt: skip
         self.born_before = born_before
+        # the body is traced on an iteration the loop never runs (``for j in range(i, n)`` at
+        # ``i == n``), or inside such a body: its examples are stand-ins, its errors not real
+        self.unreached = unreached or (outer is not None and outer.unreached)
         self.written: list[tuple] = []  # (example array, its contents before the loop)
         self.index_callback = index_callback  # in the on_concrete of ints made from the index
         self.outer = outer  # the watch of the loop whose body holds this loop, if any
@@ -194,17 +198,19 @@ class BodyTrace:
         return placeholders
 
     def run(self, stop_at: int, pushed=lambda: [], index_callback=None,
-            exits: frozenset = frozenset(), stack_base: int | None = None) -> list[Value]:  # fmt: skip
+            exits: frozenset = frozenset(), stack_base: int | None = None,
+            unreached: bool = False) -> list[Value]:  # fmt: skip
         """Trace the body from ``start`` until the translator reaches ``stop_at`` (a for loop's
         ``FOR_ITER``, a while loop's condition jump) or one of ``exits``, with the values
         ``pushed()`` makes in the body's graph on the stack; the values the body left on the
         stack above ``stack_base`` (by default, what was on it: the body may not touch those).
         ``index_callback``: the loop index's ``on_concrete`` (shapes that follow it are
-        allowed, `Watch.varies`)."""
+        allowed, `Watch.varies`). ``unreached``: the examples are of an iteration the loop
+        never runs (`Watch.unreached`)."""
         tx, state = self.tx, self.state
         outer = state.graph
         # What exists now was made before the loop.
-        self.snapshot.watch = watch = Watch(birth(), index_callback, state.loop_watch)
+        self.snapshot.watch = watch = Watch(birth(), index_callback, state.loop_watch, unreached)
         state.graph = self.graph
         depth = len(tx.stack) if stack_base is None else stack_base
         below, open_blocks = tx.stack[:depth], (len(state.contexts.exits), tx.user_with_depth)

@@ -51,8 +51,8 @@ def _range(tx, args, kwargs):
     (``range(len(x))``), or whose bounds are made from the index of the loop whose body is
     traced (``for j in range(i, n)``), or read from arrays there (a CSR row's
     ``range(indptr[i], indptr[i + 1])``), or from the ints of a split loop's body (which change
-    on every iteration), stays symbolic for a loop node or a loop run split (an increasing
-    range); any other use needs the numbers (pins them)."""
+    on every iteration), stays symbolic for a loop node or a loop run split (with a constant
+    step, either way); any other use needs the numbers (pins them)."""
     watch = tx.state.loop_watch
     if watch is not None and tx.state.loop_nodes:
         args = tuple(_int_of_data(tx, a) for a in args)
@@ -66,10 +66,13 @@ def _range(tx, args, kwargs):
         return follows or tx.state.per_iteration or (argument_ok and given)
 
     known = [v for v in (start, stop, step) if isinstance(v, Const) and type(v.value) is int]
+    steps = step in known and step.value != 0
+    # the bound it starts from, and the one it runs to (``range(n - 1, -1, -1)``: -1 and n - 1)
+    lower, upper = (start, stop) if not steps or step.value > 0 else (stop, start)
     if (
         tx.state.loop_nodes
-        and isinstance(step, Const) and type(step.value) is int and step.value > 0
-        and (symbolic(start, False) or symbolic(stop, isinstance(start, Const)))
+        and steps
+        and (symbolic(lower, False) or symbolic(upper, isinstance(lower, Const)))
         and all(v in known or symbolic(v, True) for v in (start, stop))
     ):  # fmt: skip
         numbers = range(

@@ -34,29 +34,52 @@ class RangeItems:
         """Its count is computed in the graph."""
         return self.start is not None or self.stop is not None
 
+    def bounds(self) -> tuple[Value | None, Value | None, int]:
+        """``(lower, upper, lower's number)``: ``start`` and ``stop`` for an increasing range,
+        ``stop`` and ``start`` for a decreasing one (``range(n - 1, -1, -1)``); it is empty
+        unless the upper bound passes the lower."""
+        if self.numbers.step > 0:
+            return self.start, self.stop, self.numbers.start
+        return self.stop, self.start, self.numbers.stop
+
     @property
     def may_be_empty(self) -> bool:
-        """A bound follows an enclosing loop's index: some iterations of that loop run this
-        one zero times (it must give back no values). A stop that is an input's dynamic dim is
-        at least 2 (its shape guard)."""
-        if self.start is not None:
+        """The lower bound follows an enclosing loop's index, or the upper one may not pass it:
+        some iterations of that loop run this one zero times (it must give back no values). An
+        upper bound that is an input's dynamic dim is at least 2 (its shape guard)."""
+        lower, upper, lower_number = self.bounds()
+        if lower is not None:
             return True
-        stop = self.stop
-        return stop is not None and stop.source is None and stop.at_least <= self.numbers.start
+        return upper is not None and upper.source is None and upper.at_least <= lower_number
+
+    @property
+    def least_count(self) -> int:
+        """The fewest iterations its guards assure when the entry is reused."""
+        if not self.symbolic:
+            return self.count
+        lower, upper, lower_number = self.bounds()
+        if self.may_be_empty:
+            return 0
+        if upper.source is not None:  # an argument: guarded to give one iteration at least
+            return 1
+        return len(range(lower_number, upper.at_least, abs(self.numbers.step)))
 
     def count_value(self, state) -> Value:
-        """The trip count: a constant, or computed in the graph from the symbolic bounds. A
-        stop from an argument is guarded to give at least one iteration (zero iterations
+        """The trip count: a constant, or computed in the graph from the symbolic bounds. An
+        upper bound from an argument is guarded to give at least one iteration (zero iterations
         recompile: the loop's values after it would be those from before it); bounds from an
         enclosing loop's index may give none (`may_be_empty`)."""
         if not self.symbolic:
             return Const(self.count)
         first, step = self.start or Const(self.numbers.start), self.numbers.step
         stop = self.stop or Const(self.numbers.stop)
-        if not self.may_be_empty and self.stop.source is not None:
-            state.guards.add(self.stop.source, "at_least", self.numbers.start + 1)
+        _, upper, lower_number = self.bounds()
+        if not self.may_be_empty and upper.source is not None:
+            state.guards.add(upper.source, "at_least", lower_number + 1)
         span = numbers.symint_op(state, operator.sub, stop, first, "span")
-        ahead = numbers.symint_op(state, operator.add, span, Const(step - 1), "span")
+        # ceil(span / step), for either sign of the step
+        rounding = Const(step - 1 if step > 0 else step + 1)
+        ahead = numbers.symint_op(state, operator.add, span, rounding, "span")
         return numbers.symint_op(state, operator.floordiv, ahead, Const(step), "trip_count")
 
     def values(self) -> list[Value]:

@@ -66,19 +66,29 @@ def _bound(fn, a: Value, b: Value) -> int:
 
 
 def number_compare(state: TraceState, fn, a: Value, b: Value, name: str) -> SymInt | None:
-    """In a split loop's body (`loops.split_loop`), a comparison of dynamic ints (no array
-    sizes) and floats, as a graph node giving a bool: a branch on it breaks, once per
+    """In a split loop's body (`loops.split_loop`), a comparison of dynamic ints and floats (an
+    array size only against one of those, `_varies`), as a graph node giving a bool: a branch on it breaks, once per
     iteration, where pinning the numbers' values would recompile the body on every iteration
     (``while err > tol``); while a loop condition's ``a and b`` is traced, as a bool of the
     graph (`loops.conds`). None elsewhere; any other use of the bool pins them."""
     if not (state.per_iteration or state.comparisons_in_graph) or fn not in _COMPARISONS:
         return None
-    if not any(isinstance(v, (SymInt, SymFloat)) for v in (a, b)) or any(
-        not is_dynamic_number(v) and type(getattr(v, "value", None)) not in (bool, int, float)
+    if not any(_varies(state, v) for v in (a, b)) or any(
+        not isinstance(v, SymInt)
+        and not is_dynamic_number(v)
+        and type(getattr(v, "value", None)) not in (bool, int, float)
         for v in (a, b)
     ):
         return None
     return number_node(state, fn, [a, b], name, risk="silent", branch=state.per_iteration)
+
+
+def _varies(state: TraceState, v: Value) -> bool:
+    """A number that changes from run to run of the code it is in: a dynamic number, or an
+    int made from a captured loop's index (``i + 1`` where ``i = n - 1 - k``: made of a size
+    too); compared with sizes and constants, its comparison is a bool of the graph."""
+    watch = state.loop_watch
+    return is_dynamic_number(v) or (watch is not None and watch.follows_index(v))
 
 
 def number_node(state: TraceState, fn, values: list[Value], name: str, *, risk: str,

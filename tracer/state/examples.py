@@ -22,7 +22,7 @@ import numpy as np
 from ..errors import UserErrorInTrace
 from ..ir import quiet
 from ..values.arrays import ArrayValue, NumpyValue, ScalarValue, SymFloat, SymInt, is_dynamic_number
-from ..values.containers import leaves, rebuild
+from ..values.containers import TupleValue, leaves, rebuild
 from ..values.core import Const, Obj
 
 try:  # NumPy >= 2.0
@@ -227,10 +227,11 @@ def traced_leaves(obj) -> list:
 
 
 def run_with_stand_ins(op: str, target, args: tuple, kwargs: dict, writes: list,
-                       noted: list | None = None):  # fmt: skip
+                       noted: list | None = None, wrap_indices: bool = False):  # fmt: skip
     """Run the operation on its examples; if that raises, on stand-ins of the same shapes,
     dtypes and flags (zeros, then identity matrices, then random values) for the arguments it
-    does not write.
+    does not write; with ``wrap_indices``, then with the traced ints of an item index wrapped
+    into the array's dims (`_wrapped_indices`).
 
     An operation can fail on these particular values (``np.linalg.inv`` of a singular matrix,
     an out-of-range index) yet succeed on others: the graph must still hold it, and it raises
@@ -253,7 +254,32 @@ def run_with_stand_ins(op: str, target, args: tuple, kwargs: dict, writes: list,
                 return apply(op, target, as_example(args, replace), as_example(kwargs, replace))
             except Exception:  # noqa: S112 - try the next kind of stand-in
                 continue
+    replace = _wrapped_indices(op, args) if wrap_indices else None
+    if replace:
+        try:
+            return apply(op, target, as_example(args, replace), as_example(kwargs, replace))
+        except Exception:  # noqa: BLE001, S110 - the error is the examples' own
+            pass
     raise UserErrorInTrace(first) from first
+
+
+def _wrapped_indices(op: str, args: tuple) -> dict:
+    """For ``a[i, j]`` (read or written) whose index holds traced ints: each int's hint taken
+    modulo its dim, by id. In a loop body traced on an index the loop never reaches (``for j in
+    range(i + 1, n)`` when ``i + 1 == n``: no iteration, ``j``'s example is ``n``) the item read
+    has no example of its own; any in-range item has its dtype. The body's writes are undone
+    after its trace (`loops.loop_body.Watch`), so a written stand-in item is too."""
+    if op not in ("getitem", "setitem") or not isinstance(args[0], ArrayValue):
+        return {}
+    shape, index = args[0].example.shape, args[1]
+    items = index.items if isinstance(index, TupleValue) else [index]
+    if len(items) > len(shape):
+        return {}
+    return {
+        id(item): item.hint % size
+        for item, size in zip(items, shape)
+        if isinstance(item, SymInt) and size > 0
+    }
 
 
 def _stand_in(example, make):

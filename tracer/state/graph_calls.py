@@ -56,8 +56,9 @@ def graph_call(state, op: str, target, args: tuple, kwargs: dict, *, name: str,
     written_inputs = _prepare_writes(state, writes)
     for w in writes:
         state.note_write(w.example)
+    # in a loop body, whose writes to the examples are undone after its trace
     example = run_with_stand_ins(op, example_fn or target, args, kwargs, writes,
-                                 state.examples_differ)  # fmt: skip
+                                 state.examples_differ, state.loop_watch is not None)  # fmt: skip
     if example_fn is not None:
         state.examples_differ.append(f"{what}: its example made by a function of its own")
     leaves = traced_leaves((args, kwargs))
