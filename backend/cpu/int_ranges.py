@@ -102,19 +102,14 @@ class IntRanges:
 
     def _range_item(self, node: Node) -> bool:
         """``k + start`` in a loop over ``range(start, stop)`` inside the loop (its count
-        computed as the tracer does, ``(stop - start + 0) // 1``, from a first index of 0): a
-        value from ``start`` up to ``stop``, two ints of the graph, so within int64."""
+        computed as the tracer does, ``stop - start``, from a first index of 0): a value from
+        ``start`` up to ``stop``, two ints of the graph, so within int64."""
         if _op(node) != "add" or id(node.args[0]) not in self.counters:
             return False
         counter, start = node.args
         first, count = self.counters[id(counter)] or (None, None)
         start = self.passed.get(id(start), start)
-        if first != 0 or _op(count) != "floordiv" or count.args[1] != 1:
-            return False
-        ahead = count.args[0]
-        if _op(ahead) != "add" or ahead.args[1] != 0 or _op(ahead.args[0]) != "sub":
-            return False
-        return ahead.args[0].args[1] is start
+        return first == 0 and _op(count) == "sub" and count.args[1] is start
 
 
 def carried_steps(loop: ForLoop) -> dict[int, int]:

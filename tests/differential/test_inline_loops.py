@@ -68,3 +68,25 @@ def test_an_inner_loop_is_a_for_statement_of_the_outer_body(case):
     functions = code.count("def _loop")
     assert functions == 1 or (fn is crc8 and functions == 2), code  # crc8: its first byte's own
     assert "_fn_loop_fn" not in code, code  # no inner loop's function is called
+
+
+def offset_rows(a, shift):
+    for i in range(a.shape[0]):
+        for j in range(i + 1, a.shape[1]):  # the item is ``k + (i + 1)``: the for's own variable
+            a[i, j] = a[i, j - 1] * 0.5 + shift
+        for j in range(2, a.shape[1]):  # shifted by a constant
+            a[i, j] = a[i, j] - a[i, j - 2]
+    return a
+
+
+def test_an_inner_loop_over_a_shifted_range_iterates_its_items():
+    calls = [((np.arange(20.0).reshape(4, 5), 1.5), {}), ((np.ones((3, 6)), -2.0), {})]
+    check_same_calls(offset_rows, calls)
+    compiled = tc.compile(offset_rows)
+    compiled(np.arange(20.0).reshape(4, 5), 1.5)
+    code = compiled.__tc_compiled__.entries[-1].report.compiled.sources["python"]
+    inner = [line.strip() for line in code.splitlines() if line.startswith("        for ")]
+    assert len(inner) == 2, code
+    assert inner[0].startswith("for j") and " in range(add, add + " in inner[0], code
+    assert " in range(2, 2 + " in inner[1], code
+    assert not any(" + add " in line or "k_" in line for line in code.splitlines()), code

@@ -14,8 +14,10 @@ The body's nodes whose names the enclosing function uses are printed under names
 
 from __future__ import annotations
 
+import operator
+
 from .loop_nodes import ForLoop
-from .node import Node
+from .node import Node, nodes_in
 
 
 def inlines(node: Node, unpacked: dict) -> bool:
@@ -56,8 +58,18 @@ def inline_lines(node: Node, printer, within: str, comments: bool, loops: list, 
             lines.append((f"{names[value]} = {text}", node))
         else:
             names[value] = text
-    names[index] = fresh(index.name)
-    lines.append((f"for {names[index]} in range({first}, {first} + {count}):", node))
+    offset = _offset_item(body, index, carried)
+    if offset is None:
+        names[index] = fresh(index.name)
+        start = first
+    else:  # the loop's variable is the item itself: ``for j in range(i + 1, n)``
+        item, shift = offset
+        names[index] = names[item] = fresh(item.name)
+        shift = names.get(shift, shift) if isinstance(shift, Node) else repr(shift)
+        start = shift if first == "0" else f"{first} + {shift}"
+    lines.append((f"for {names[index]} in range({start}, {start} + {count}):", node))
+    every_node = body.nodes
+    body.nodes = [n for n in every_node if offset is None or n is not offset[0]]
     renamed = {n: n.name for n in body.nodes if n.op not in ("input", "output")
                and (n.name in taken or n in in_place)}  # fmt: skip
     by_name = {c.name: c for c in carried}
@@ -73,6 +85,7 @@ def inline_lines(node: Node, printer, within: str, comments: bool, loops: list, 
         printer.aliases = saved
         for n, name in renamed.items():
             n.name = name
+        body.nodes = every_node
     lines += [(text, n) for text, n, _ in statements[1:-1]]
     pairs = [(names[c], v) for c, v in zip(carried, outputs, strict=True) if names[c] != v]
     if pairs:
@@ -85,3 +98,19 @@ def inline_lines(node: Node, printer, within: str, comments: bool, loops: list, 
         lines.append((f"{', '.join(t for t, _ in items)} = {', '.join(c for _, c in items)}",
                       node))  # fmt: skip
     return lines
+
+
+def _offset_item(body, index: Node, carried: list) -> tuple | None:
+    """``(item, shift)`` where the index's one use is ``item = index + shift`` (``shift`` an
+    input the loop does not carry, or an int): the ``for`` runs over the items themselves, one
+    addition an iteration fewer (the item of ``range(i + 1, j)`` at position ``k``)."""
+    users = [n for n in body.nodes if any(a is index for a in nodes_in((n.args, n.kwargs)))]
+    if len(users) != 1 or users[0].op != "call" or users[0].target is not operator.add:
+        return None
+    item = users[0]
+    if len(item.args) != 2 or item.kwargs or index not in item.args:
+        return None
+    shift = item.args[1] if item.args[0] is index else item.args[0]
+    if isinstance(shift, Node):
+        return (item, shift) if shift.op == "input" and shift not in carried else None
+    return (item, shift) if type(shift) is int else None

@@ -501,6 +501,8 @@ def _inside(value: Value) -> list:
         return [value.func, value.self_value]
     if isinstance(value, ContextManager):
         return [*value.args, *value.kwargs.values()]
+    if isinstance(value, ArrayValue) and value.sym_dims is not None:  # an input's dynamic dims
+        return [d for d in value.sym_dims if d is not None]
     return [
         getattr(value, name) for name in ("self_value", "array", "manager") if hasattr(value, name)
     ]

@@ -76,6 +76,9 @@ class RangeItems:
         _, upper, lower_number = self.bounds()
         if not self.may_be_empty and upper.source is not None:
             state.guards.add(upper.source, "at_least", lower_number + 1)
+        if abs(step) == 1:  # the distance between the bounds
+            ends = (stop, first) if step == 1 else (first, stop)
+            return numbers.symint_op(state, operator.sub, *ends, "trip_count")
         span = numbers.symint_op(state, operator.sub, stop, first, "span")
         # ceil(span / step), for either sign of the step
         rounding = Const(step - 1 if step > 0 else step + 1)
