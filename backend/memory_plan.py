@@ -95,7 +95,7 @@ def _dying_operand(node: Node, users: dict, written: set) -> Node | None:
         if (
             isinstance(operand, Node)
             and users[operand][-1] is node
-            and operand.tensor == node.tensor
+            and _same_layout(node, operand)
             and operand not in written
             and _owns_its_buffer(operand)
             and all(_keeps_no_view(user) for user in users[operand])
@@ -104,10 +104,29 @@ def _dying_operand(node: Node, users: dict, written: set) -> Node | None:
     return None
 
 
+def _same_layout(node: Node, operand: Node) -> bool:
+    """Whether ``node``'s result has ``operand``'s layout: equal static metas; or, where sizes are
+    symbolic (a Dask chunk's graph), ``operand`` is its only array of any dims (the others
+    numbers or 0-d, so no broadcasting) of the result's dtype and rank: an element-wise ufunc
+    of one dense array gives its strides (NumPy's ``K`` order)."""
+    meta, operand_meta = node.tensor, operand.tensor
+    if meta is None or operand_meta is None:
+        return False
+    if meta.strides is not None:  # static: the same shape and strides (symbolic metas may be
+        return meta == operand_meta  # equal for arrays of different sizes)
+    others = [a for a in nodes_in(node.args) if a is not operand]
+    return (
+        operand_meta.dtype == meta.dtype
+        and len(operand_meta.shape) == len(meta.shape)
+        and all(a.tensor is not None and (a.tensor.kind != "array" or a.tensor.shape == ())
+                for a in others)
+    )  # fmt: skip
+
+
 def _owns_its_buffer(node: Node) -> bool:
-    """A new array of a static layout, not 0-d, that no argument's memory is part of: an
-    element-wise result, or any operation NumPy's table says makes new memory (``np.outer``,
-    ``@``, a reduction along an axis). ``np.outer(a, b) + np.outer(c, d)`` then adds into the
+    """A new array of a static layout (or dense, where sizes are symbolic), not 0-d, that no
+    argument's memory is part of: an element-wise result, or any operation NumPy's table says
+    makes new memory (``np.outer``, ``@``, a reduction along an axis). ``np.outer(a, b) + np.outer(c, d)`` then adds into the
     first product, as NumPy's temporary elision does in the plain expression (a 32 MB array
     less to page in: gemver's eager code was 1.3x NumPy's)."""
     meta = node.tensor
@@ -117,7 +136,8 @@ def _owns_its_buffer(node: Node) -> bool:
         and not node.mutates
         and (returns_new_memory(node.op, node.target) or node.target is operator.pow)
         and meta is not None
-        and meta.is_static_array
+        and meta.kind == "array"
+        and (meta.strides is not None or meta.order is not None)  # dense where sizes vary
         and len(meta.shape) > 0
         and meta.dtype != object
     )

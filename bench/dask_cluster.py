@@ -6,6 +6,7 @@ run, warm medians.
     python bench/dask_cluster.py --quick         # 128 MiB arrays (a check that it all runs)
     python bench/dask_cluster.py --only soft     # the workloads whose names start so
     python bench/dask_cluster.py --from-file     # the input read from a file, not made
+    python bench/dask_cluster.py --chunk-rows 2048  # chunks of 128 MiB (Dask's default size)
 
 Each workload runs three ways on the same lazily generated input (its chunks made by the
 workers from a seed, so no array crosses from this process; with ``--from-file`` read from a
@@ -13,8 +14,10 @@ file of the same values, written once, as large data lives on disk): the plain f
 (Dask's own operations), and ``tc.compile(fn, backend=B)`` with B = eager (NumPy chunk kernels)
 and cpu (numba chunk kernels, one thread each: the workers have one thread each). Columns: wall
 time of ``.compute()`` of a reduction of the result (max |result|, so results stay on the
-workers), its ratio to plain Dask's, tasks after Dask's optimizer, the cluster's peak process
-memory (distributed's MemorySampler), and max |compiled - plain| (0 is bitwise).
+workers), its ratio to plain Dask's, tasks after Dask's optimizer, the peak resident memory
+of the fuller worker over the timed runs (its VmHWM, reset before them; each column runs on
+fresh workers, a compiled one after its first call), and max |compiled - plain| (0 is
+bitwise).
 """
 
 from __future__ import annotations
@@ -33,7 +36,6 @@ os.environ.setdefault("NUMBA_NUM_THREADS", "1")  # the workers inherit it: one t
 import dask  # noqa: E402
 import dask.array as da  # noqa: E402
 from distributed import Client, LocalCluster  # noqa: E402
-from distributed.diagnostics import MemorySampler  # noqa: E402
 
 import tcompile as tc  # noqa: E402
 from tcompile.backend.dask.runner import task_count  # noqa: E402
@@ -106,12 +108,27 @@ def _input_file(client, rows: int, cols: int, chunk_rows: int) -> Path:
     return path
 
 
-def _timed(client, result, repeat: int, sampler: MemorySampler, label: str, limit: float):
+def _reset_peak() -> None:
+    """A worker's peak resident memory starts again from what it holds now (Linux)."""
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+
+
+def _peak_mib() -> float:
+    """A worker's peak resident memory since `_reset_peak` (VmHWM), in MiB."""
+    with open("/proc/self/status") as f:
+        line = next(line for line in f if line.startswith("VmHWM:"))
+    return int(line.split()[1]) / 1024
+
+
+def _timed(client, result, repeat: int, limit: float, peaks: list | None = None):
     """Median seconds of computing max |result| (one run, when it took over a minute), or
-    None where a run did not finish within ``limit`` seconds (the cluster is then restarted)."""
+    None where a run did not finish within ``limit`` seconds (the cluster is then restarted).
+    ``peaks`` gets the largest worker's peak resident memory over the runs (MiB)."""
     summary = abs(result).max()
     times = []
-    with sampler.sample(label, measure="process", interval=0.05):
+    client.run(_reset_peak)
+    try:
         for _ in range(repeat):
             start = time.perf_counter()
             future = client.compute(summary)
@@ -124,6 +141,9 @@ def _timed(client, result, repeat: int, sampler: MemorySampler, label: str, limi
             times.append(time.perf_counter() - start)
             if times[-1] > 60:
                 break
+    finally:
+        if peaks is not None:
+            peaks.append(max(client.run(_peak_mib).values()))
     return statistics.median(times)
 
 
@@ -158,10 +178,14 @@ def main() -> None:
     parser.add_argument("--limit", type=float, default=180, help="seconds a run may take")
     parser.add_argument("--from-file", action="store_true",
                         help="read the input from a file (written once) instead of making it")  # fmt: skip
+    parser.add_argument("--chunk-rows", type=int, default=0,
+                        help="rows per chunk (default 1024: 64 MiB; 2048 is Dask's default "
+                        "chunk size, 128 MiB)")  # fmt: skip
     args = parser.parse_args()
     rows, cols, chunk_rows, limit = (24576, 8192, 1024, "1GiB")
     if args.quick:
         rows, cols, chunk_rows, limit = (4096, 4096, 512, "512MiB")
+    chunk_rows = args.chunk_rows or chunk_rows
     prefixes = [p for p in args.only.split(",") if p]
     names = [n for n in WORKLOADS if not prefixes or any(n.startswith(p) for p in prefixes)]
     cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
@@ -173,33 +197,33 @@ def main() -> None:
     print(f"# 2 worker processes x 1 thread, memory limit {limit} each; input {rows}x{cols} "
           f"float64 ({size:.0f} MiB) in {rows // chunk_rows} chunks of {chunk_rows} rows, "
           f"{source}; dask {dask.__version__}; medians of {args.repeat}")  # fmt: skip
-    making = _timed(client, _input(rows, cols, chunk_rows, path), args.repeat, MemorySampler(),
-                    "input", args.limit)  # fmt: skip
+    making = _timed(client, _input(rows, cols, chunk_rows, path), args.repeat, args.limit)
     print(f"# the input made and max |x| computed alone: {_seconds(making)} s (in every column's "
           "time; the last ratio leaves it out of both)")  # fmt: skip
     print(
         "| workload | plain dask s | tc eager s | ratio | tc cpu s | ratio | cpu ratio past the "
-        "input | tasks plain / eager / cpu | peak MiB plain / eager / cpu | max abs diff eager / "
+        "input | tasks plain / eager / cpu | worker peak MiB plain / eager / cpu | max abs diff eager / "
         "cpu |"
     )
     print("| --- | --: | --: | --: | --: | --: | --: | --- | --- | --- |")
     for name in names:
         fn = WORKLOADS[name]
         x = _input(rows, cols, chunk_rows, path)
-        sampler = MemorySampler()
+        peaks: list[float] = []
         plain = fn(x)
-        row = {"plain": _timed(client, plain, args.repeat, sampler, "plain", args.limit)}
+        _fresh_workers(client)  # each column on fresh workers: what one left goes
+        row = {"plain": _timed(client, plain, args.repeat, args.limit, peaks)}
         tasks, diffs = [task_count((plain,))], []
         for backend in ("eager", "cpu"):
+            _fresh_workers(client)
             compiled = tc.compile(fn, backend=backend)
             result = compiled(x)
             client.compute(abs(result).max(), sync=True)  # first call: plan, kernels built
-            row[backend] = _timed(client, compiled(x), args.repeat, sampler, backend, args.limit)
+            row[backend] = _timed(client, compiled(x), args.repeat, args.limit, peaks)
             tasks.append(task_count((result,)))
             diff = abs(result - plain).max() if row["plain"] is not None else None
             diffs.append("-" if diff is None else f"{float(client.compute(diff, sync=True)):.1e}")
-        peaks = {label: max(b for _, b in samples) / 2**20
-                 for label, samples in sampler.samples.items()}  # fmt: skip
+        peaks = dict(zip(("plain", "eager", "cpu"), peaks, strict=True))
         print(f"| {name} | {_seconds(row['plain'])} | {_seconds(row['eager'])} | "
               f"{_ratio(row['eager'], row['plain'])} | {_seconds(row['cpu'])} | "
               f"{_ratio(row['cpu'], row['plain'])} | {_past(row['cpu'], row['plain'], making)} | "

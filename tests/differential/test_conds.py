@@ -206,6 +206,27 @@ def nested_with_else(x):
     return z * x
 
 
+def loops_in_sides(x, n):
+    if x.sum() > 0:
+        for i in range(n):  # a loop node inside the then side
+            x = x * 0.5 + i
+    else:
+        total = x * 0.0
+        for row in range(3):
+            total = total + x[row]
+        x = total
+    return x
+
+
+def cond_loop_cond(x):
+    for i in range(x.shape[0]):
+        if x[i] > 0:  # a cond node in the loop's body, a loop in its side, a cond in that
+            for j in range(3):
+                if x[j] > x[i]:
+                    x[i] = x[i] + x[j]
+    return x
+
+
 RNG = np.random.default_rng(23)
 DATA = RNG.integers(0, 256, 24).astype(np.uint8)
 ONE_GRAPH = [  # (fn, calls, cond nodes made)
@@ -262,6 +283,12 @@ ONE_GRAPH = [  # (fn, calls, cond nodes made)
     ),
     (both_return, [((RNG.random(6) + 0.5,), {}), ((RNG.random(6) - 0.5,), {})], 1),
     (conditional_expression, [((RNG.random(6),), {}), ((RNG.random(6) + 0.5,), {})], 2),
+    (loops_in_sides, [((RNG.random(4), 3), {}), ((-RNG.random(4), 3), {})], 1),
+    (
+        cond_loop_cond,
+        [((RNG.standard_normal(8),), {}), ((RNG.standard_normal(8),), {})],
+        2,
+    ),
 ]
 
 
