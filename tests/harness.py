@@ -473,6 +473,20 @@ def check_same_calls(
     return result
 
 
+def check_without_breaks(fn: Callable[..., Any], calls: list, backend: str) -> None:
+    """`check_same_calls` under ``fullgraph=True`` on a fresh cache (numba's ``cpu`` backend
+    skipped where numba is missing), and no graph break met."""
+    import pytest
+
+    import tcompile as tc
+
+    if backend == "cpu":
+        pytest.importorskip("numba", reason="the cpu backend needs numba")
+    tc.reset()
+    check_same_calls(fn, calls, backend=backend)
+    assert tc.counters()["graph_breaks"] == 0
+
+
 def check_same(
     fn: Callable[..., Any],
     *args: Any,
