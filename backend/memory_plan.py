@@ -126,9 +126,10 @@ def _same_layout(node: Node, operand: Node) -> bool:
 def _owns_its_buffer(node: Node) -> bool:
     """A new array of a static layout (or dense, where sizes are symbolic), not 0-d, that no
     argument's memory is part of: an element-wise result, or any operation NumPy's table says
-    makes new memory (``np.outer``, ``@``, a reduction along an axis). ``np.outer(a, b) + np.outer(c, d)`` then adds into the
-    first product, as NumPy's temporary elision does in the plain expression (a 32 MB array
-    less to page in: gemver's eager code was 1.3x NumPy's)."""
+    makes new memory (``np.outer``, ``@``, a reduction along an axis). ``np.outer(a, b) +
+    np.outer(c, d)`` then adds into the first product, as NumPy's temporary elision does in
+    the plain expression (a 32 MB array less to page in: gemver's eager code was 1.3x
+    NumPy's)."""
     meta = node.tensor
     return (
         node.op == "call"

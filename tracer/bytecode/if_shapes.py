@@ -34,7 +34,8 @@ def if_shape(instrs, at: int) -> IfShape | None:
       there on, the copy on the jumped-to side is taken as the code after the ``if``;
     - ``if c: return a`` then ``return b`` (or an ``else``): each side leaves the value it
       returns on the stack; the cond node's is returned by the else side's ``return``;
-    - ``assert c`` and ``if c: raise ...``: one side raises (`_raises`), the other is empty.
+    - ``assert c`` and ``if c: raise ...``: one side raises (`raises_always`), the other
+      is empty.
     """
     test = instrs[at]
     if test.opname not in TESTS or test.target is None:

@@ -4,8 +4,9 @@ runs the side its predicate picks (`ir.cond_nodes.Cond`).
 
 At a conditional jump on an array value that is no while loop's test (`bytecode.if_shapes`
 reads the ``if`` around it: its sides up to where they meet again), each side is traced once
-into a graph of its own (`loop_body.BodyTrace`), from the state before the jump: what tracing one side did
-to the trace (locals, the examples it wrote) is put back before the other is traced. The
+into a graph of its own (`loop_body.BodyTrace`), from the state before the jump: what tracing
+one side did to the trace (locals, the examples it wrote) is put back before the other is
+traced. The
 locals either side sets that the code after the ``if`` reads are the sides' outputs: on both
 sides of one kind (class, dtype and shape; or both Python ints, or both floats), a side that
 leaves one alone giving back its value from before. The node ``cond(pred, *read)`` is then run

@@ -67,10 +67,11 @@ def _bound(fn, a: Value, b: Value) -> int:
 
 def number_compare(state: TraceState, fn, a: Value, b: Value, name: str) -> SymInt | None:
     """In a split loop's body (`loops.split_loop`), a comparison of dynamic ints and floats (an
-    array size only against one of those, `_varies`), as a graph node giving a bool: a branch on it breaks, once per
-    iteration, where pinning the numbers' values would recompile the body on every iteration
-    (``while err > tol``); while a loop condition's ``a and b`` is traced, as a bool of the
-    graph (`loops.conds`). None elsewhere; any other use of the bool pins them."""
+    array size only against one of those, `_varies`), as a graph node giving a bool: a branch
+    on it breaks, once per iteration, where pinning the numbers' values would recompile the
+    body on every iteration (``while err > tol``); while a loop condition's ``a and b`` is
+    traced, as a bool of the graph (`loops.conds`). None elsewhere; any other use of the bool
+    pins them."""
     if not (state.per_iteration or state.comparisons_in_graph) or fn not in _COMPARISONS:
         return None
     if not any(_varies(state, v) for v in (a, b)) or any(
