@@ -68,14 +68,15 @@ def inline_lines(node: Node, printer, within: str, comments: bool, loops: list, 
         shift = names.get(shift, shift) if isinstance(shift, Node) else repr(shift)
         start = shift if first == "0" else f"{first} + {shift}"
     lines.append((f"for {names[index]} in range({start}, {start} + {count}):", node))
-    every_node = body.nodes
-    body.nodes = [n for n in every_node if offset is None or n is not offset[0]]
-    renamed = {n: n.name for n in body.nodes if n.op not in ("input", "output")
+    every_node = body.nodes  # the item the for makes is printed by no statement
+    printed = [n for n in every_node if offset is None or n is not offset[0]]
+    renamed = {n: n.name for n in printed if n.op not in ("input", "output")
                and (n.name in taken or n in in_place)}  # fmt: skip
     by_name = {c.name: c for c in carried}
     saved = dict(printer.aliases)
     printer.aliases.update({id(value): name for value, name in names.items()})
     try:
+        body.nodes = printed
         for n in renamed:  # a carried value made under its name: no copy per iteration
             n.name = names[by_name[in_place[n]]] if n in in_place else fresh(n.name)
         body_plan = plan.of_body(node) if plan else None

@@ -2,15 +2,14 @@
 graph (the branch's truth is data); instead both sides of the ``if`` are traced and one node
 runs the side its predicate picks (`ir.cond_nodes.Cond`).
 
-At a conditional jump on an array value that is no while loop's test (`bytecode.if_shapes`
-reads the ``if`` around it: its sides up to where they meet again), each side is traced once
-into a graph of its own (`loop_body.BodyTrace`), from the state before the jump: what tracing
-one side did to the trace (locals, the examples it wrote) is put back before the other is
-traced. The
-locals either side sets that the code after the ``if`` reads are the sides' outputs: on both
-sides of one kind (class, dtype and shape; or both Python ints, or both floats), a side that
-leaves one alone giving back its value from before. The node ``cond(pred, *read)`` is then run
-on the examples, so the trace goes on with the real side's results.
+At a conditional jump on an array value that is no while loop's test (`bytecode.if_shapes` reads
+the ``if`` around it: its sides up to where they meet again), each side is traced once into a graph
+of its own (`loop_body.BodyTrace`), from the state before the jump: what tracing one side did to
+the trace (locals, the examples it wrote) is put back before the other is traced. The locals either
+side sets that the code after the ``if`` reads are the sides' outputs: on both sides of one kind
+(class, dtype and shape; or both Python ints, or both floats), a side that leaves one alone giving
+back its value from before. The node ``cond(pred, *read)`` is then run on the examples, so the
+trace goes on with the real side's results.
 
 Anything else breaks the graph at the jump, as before, with the reason in the break's hints:
 a side that returns, raises, leaves a loop or changes state the graph does not hold (a list, an
@@ -119,9 +118,11 @@ def _capture(tx, shape: IfShape, pred: NumpyValue) -> None:
         side.body.graph.lint()
     cond = Cond(sides[0].body.graph, sides[1].body.graph)
     traced = next(s for s in sides if not s.untraced)
-    stand_in = tuple(
-        as_example(traced.ends.get(name, entry.get(name, UNBOUND))) for name in outputs
-    )
+
+    def stand_in() -> tuple:  # a traced side's results, where the examples reach no side
+        return tuple(as_example(traced.ends.get(name, entry.get(name, UNBOUND)))
+                     for name in outputs)  # fmt: skip
+
     node, items = _add_node(state, cond, (pred, *read), bool(outputs), stand_in)
     ends = {**constants, **dict(zip(outputs, items, strict=True))}
     del tx.stack[kept:]
@@ -190,7 +191,7 @@ def _stack_outputs(sides: list[_Side]) -> int:
     return kept
 
 
-def _add_node(state, cond: Cond, args: tuple, gives: bool, stand_in: tuple) -> tuple[Node, list]:
+def _add_node(state, cond: Cond, args: tuple, gives: bool, stand_in) -> tuple[Node, list]:
     """The cond node, run on the examples (the trace goes on with the side taken's results),
     and the values of its items. In a body traced on an iteration its loop never runs, where
     the examples may make either side raise, a side's traced results (``stand_in``) do."""
@@ -200,7 +201,7 @@ def _add_node(state, cond: Cond, args: tuple, gives: bool, stand_in: tuple) -> t
                                      state.contexts.fp_ignored(), uninitialized(args, 0))  # fmt: skip
     except Exception as error:
         if _unreached(state):
-            results = stand_in
+            results = stand_in()
         elif isinstance(error, SideNotTraced):  # a cond inside takes a side only eager code runs
             raise UserErrorInTrace(error) from None
         else:  # any other error: the frame meets it where it is

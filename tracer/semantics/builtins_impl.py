@@ -66,12 +66,12 @@ def _range(tx, args, kwargs):
         return follows or tx.state.per_iteration or (argument_ok and given)
 
     known = [v for v in (start, stop, step) if isinstance(v, Const) and type(v.value) is int]
-    steps = step in known and step.value != 0
-    # the bound it starts from, and the one it runs to (``range(n - 1, -1, -1)``: -1 and n - 1)
-    lower, upper = (start, stop) if not steps or step.value > 0 else (stop, start)
+    constant_step = step in known and step.value != 0
+    # its lower bound and its upper one (``range(n - 1, -1, -1)``: -1 and n - 1)
+    lower, upper = (start, stop) if not constant_step or step.value > 0 else (stop, start)
     if (
         tx.state.loop_nodes
-        and steps
+        and constant_step
         and (symbolic(lower, False) or symbolic(upper, isinstance(lower, Const)))
         and all(v in known or symbolic(v, True) for v in (start, stop))
     ):  # fmt: skip

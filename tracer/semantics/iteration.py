@@ -57,7 +57,7 @@ class RangeItems:
         """The fewest iterations its guards assure when the entry is reused."""
         if not self.symbolic:
             return self.count
-        lower, upper, lower_number = self.bounds()
+        _, upper, lower_number = self.bounds()
         if self.may_be_empty:
             return 0
         if upper.source is not None:  # an argument: guarded to give one iteration at least

@@ -75,8 +75,7 @@ def number_compare(state: TraceState, fn, a: Value, b: Value, name: str) -> SymI
     if not (state.per_iteration or state.comparisons_in_graph) or fn not in _COMPARISONS:
         return None
     if not any(_varies(state, v) for v in (a, b)) or any(
-        not isinstance(v, SymInt)
-        and not is_dynamic_number(v)
+        not isinstance(v, (SymInt, SymFloat))
         and type(getattr(v, "value", None)) not in (bool, int, float)
         for v in (a, b)
     ):

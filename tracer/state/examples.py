@@ -230,7 +230,7 @@ def run_with_stand_ins(op: str, target, args: tuple, kwargs: dict, writes: list,
                        noted: list | None = None, wrap_indices: bool = False):  # fmt: skip
     """Run the operation on its examples; if that raises, on stand-ins of the same shapes,
     dtypes and flags (zeros, then identity matrices, then random values) for the arguments it
-    does not write; with ``wrap_indices``, then with the traced ints of an item index wrapped
+    does not write; with ``wrap_indices``, first with the traced ints of an item index wrapped
     into the array's dims (`_wrapped_indices`).
 
     An operation can fail on these particular values (``np.linalg.inv`` of a singular matrix,
@@ -245,6 +245,12 @@ def run_with_stand_ins(op: str, target, args: tuple, kwargs: dict, writes: list,
         first = error
     if noted is not None:
         noted.append("an example computed on stand-ins")
+    replace = _wrapped_indices(op, args) if wrap_indices else None
+    if replace:  # first: no array is copied for an index out of range
+        try:
+            return apply(op, target, as_example(args, replace), as_example(kwargs, replace))
+        except Exception:  # noqa: BLE001, S110 - not the index's: try the arrays' stand-ins
+            pass
     readable = [v for v in traced_leaves((args, kwargs))
                 if isinstance(v, NumpyValue) and not any(v is w for w in writes)]  # fmt: skip
     if readable:
@@ -254,12 +260,6 @@ def run_with_stand_ins(op: str, target, args: tuple, kwargs: dict, writes: list,
                 return apply(op, target, as_example(args, replace), as_example(kwargs, replace))
             except Exception:  # noqa: S112 - try the next kind of stand-in
                 continue
-    replace = _wrapped_indices(op, args) if wrap_indices else None
-    if replace:
-        try:
-            return apply(op, target, as_example(args, replace), as_example(kwargs, replace))
-        except Exception:  # noqa: BLE001, S110 - the error is the examples' own
-            pass
     raise UserErrorInTrace(first) from first
 
 
