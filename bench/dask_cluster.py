@@ -16,13 +16,15 @@ and cpu (numba chunk kernels, one thread each: the workers have one thread each)
 time of ``.compute()`` of a reduction of the result (max |result|, so results stay on the
 workers), its ratio to plain Dask's, tasks after Dask's optimizer, the peak resident memory
 of the fuller worker over the timed runs (its VmHWM, reset before them; each column runs on
-fresh workers, a compiled one after its first call), and max |compiled - plain| (0 is
+a cluster of its own, a compiled one after its first calls), and max |compiled - plain| (0 is
 bitwise).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import logging
 import os
 import statistics
 import tempfile
@@ -97,6 +99,17 @@ def _read_rows(path: str, cols: int, block_info=None):
     return np.fromfile(path, np.float64, count, offset=start * cols * 8).reshape(-1, cols)
 
 
+def _renamed(x):
+    """``x`` under keys of its own (the same values): the check's graph then shares no key with
+    the timed runs', whose tasks Dask's optimizer fused otherwise (the scheduler warns of a key
+    whose task changed between two graphs)."""
+    return x.map_blocks(_same, dtype=x.dtype, name=f"check-{x.name}")
+
+
+def _same(block):
+    return block
+
+
 def _input_file(client, rows: int, cols: int, chunk_rows: int) -> Path:
     """The seeded input written once to a file (kept for later runs)."""
     path = Path(tempfile.gettempdir()) / f"tcompile_dask_input_{rows}x{cols}.f64"
@@ -123,8 +136,8 @@ def _peak_mib() -> float:
 
 def _timed(client, result, repeat: int, limit: float, peaks: list | None = None):
     """Median seconds of computing max |result| (one run, when it took over a minute), or
-    None where a run did not finish within ``limit`` seconds (the cluster is then restarted).
-    ``peaks`` gets the largest worker's peak resident memory over the runs (MiB)."""
+    None where a run did not finish within ``limit`` seconds. ``peaks`` gets the fuller
+    worker's peak resident memory over the runs (MiB)."""
     summary = abs(result).max()
     times = []
     client.run(_reset_peak)
@@ -136,7 +149,6 @@ def _timed(client, result, repeat: int, limit: float, peaks: list | None = None)
                 future.result(timeout=limit)
             except TimeoutError:
                 client.cancel(future)
-                _fresh_workers(client)
                 return None
             times.append(time.perf_counter() - start)
             if times[-1] > 60:
@@ -147,16 +159,36 @@ def _timed(client, result, repeat: int, limit: float, peaks: list | None = None)
     return statistics.median(times)
 
 
-def _fresh_workers(client) -> None:
-    """Restart the workers (what a workload left in their memory goes) and wait for both."""
-    for attempt in range(3):  # a restart's workers sometimes miss its deadline
-        try:
-            client.restart(timeout=60, wait_for_workers=attempt == 0)
-            client.wait_for_workers(2, timeout=120)
-            return
-        except TimeoutError:
-            continue
-    raise RuntimeError("the workers did not come back after three restarts")
+@contextlib.contextmanager
+def _cluster(limit: str):
+    """A client of a fresh LocalCluster: 2 worker processes of one thread and ``limit`` memory
+    each. (Each column gets its own: restarting one cluster's workers between columns lost
+    both now and then, their nannies starting no new process.)"""
+    # (its closing logs the workers' heartbeats cut short: not news)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, memory_limit=limit,
+                      dashboard_address=None, silence_logs=logging.CRITICAL) as cluster, \
+            Client(cluster) as client:  # fmt: skip
+        yield client
+
+
+def _column(fn, x, backend: str, args, limit: str, check: bool) -> tuple:
+    """A workload's column on fresh workers: (median seconds or None, the fuller worker's peak
+    MiB, tasks, max |compiled - plain| as text where ``check``)."""
+    with _cluster(limit) as client:
+        peaks: list[float] = []
+        if backend == "plain":
+            seconds = _timed(client, fn(x), args.repeat, args.limit, peaks)
+            return seconds, peaks[0], task_count((fn(x),)), ""
+        compiled = tc.compile(fn, backend=backend)
+        for _ in range(2):  # plan, kernels built; the cpu tiers' timed trials on each
+            client.compute(abs(compiled(x)).max(), sync=True)  # worker (7 chunks) run out
+        seconds = _timed(client, compiled(x), args.repeat, args.limit, peaks)
+        diff = "-"
+        if check:
+            checked = _renamed(x)
+            found = client.compute(abs(compiled(checked) - fn(checked)).max(), sync=True)
+            diff = f"{float(found):.1e}"
+        return seconds, peaks[0], task_count((compiled(x),)), diff
 
 
 def _seconds(t) -> str:
@@ -194,16 +226,14 @@ def main() -> None:
     chunk_rows = args.chunk_rows or chunk_rows
     prefixes = [p for p in args.only.split(",") if p]
     names = [n for n in WORKLOADS if not prefixes or any(n.startswith(p) for p in prefixes)]
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                           memory_limit=limit, dashboard_address=None)  # fmt: skip
-    client = Client(cluster)
     size = rows * cols * 8 / 2**20
-    path = _input_file(client, rows, cols, chunk_rows) if args.from_file else None
+    with _cluster(limit) as client:
+        path = _input_file(client, rows, cols, chunk_rows) if args.from_file else None
+        making = _timed(client, _input(rows, cols, chunk_rows, path), args.repeat, args.limit)
     source = f"read from {path}" if path else "made from a seed by the workers"
     print(f"# 2 worker processes x 1 thread, memory limit {limit} each; input {rows}x{cols} "
           f"float64 ({size:.0f} MiB) in {rows // chunk_rows} chunks of {chunk_rows} rows, "
           f"{source}; dask {dask.__version__}; medians of {args.repeat}")  # fmt: skip
-    making = _timed(client, _input(rows, cols, chunk_rows, path), args.repeat, args.limit)
     print(f"# the input made and max |x| computed alone: {_seconds(making)} s (in every column's "
           "time; the last ratio leaves it out of both)")  # fmt: skip
     print(
@@ -213,33 +243,16 @@ def main() -> None:
     )
     print("| --- | --: | --: | --: | --: | --: | --: | --- | --- | --- |")
     for name in names:
-        fn = WORKLOADS[name]
-        x = _input(rows, cols, chunk_rows, path)
-        peaks: list[float] = []
-        plain = fn(x)
-        _fresh_workers(client)  # each column on fresh workers: what one left goes
-        row = {"plain": _timed(client, plain, args.repeat, args.limit, peaks)}
-        tasks, diffs = [task_count((plain,))], []
+        fn, x = WORKLOADS[name], _input(rows, cols, chunk_rows, path)
+        columns = {"plain": _column(fn, x, "plain", args, limit, check=False)}
         for backend in ("eager", "cpu"):
-            _fresh_workers(client)
-            compiled = tc.compile(fn, backend=backend)
-            result = compiled(x)
-            for _ in range(2):  # plan, kernels built; the cpu tiers' timed trials on each
-                client.compute(abs(result).max(), sync=True)  # worker (7 chunks) run out
-            row[backend] = _timed(client, compiled(x), args.repeat, args.limit, peaks)
-            tasks.append(task_count((result,)))
-            diff = abs(result - plain).max() if row["plain"] is not None else None
-            diffs.append("-" if diff is None else f"{float(client.compute(diff, sync=True)):.1e}")
-        peaks = dict(zip(("plain", "eager", "cpu"), peaks, strict=True))
-        print(f"| {name} | {_seconds(row['plain'])} | {_seconds(row['eager'])} | "
-              f"{_ratio(row['eager'], row['plain'])} | {_seconds(row['cpu'])} | "
-              f"{_ratio(row['cpu'], row['plain'])} | {_past(row['cpu'], row['plain'], making)} | "
-              f"{' / '.join(map(str, tasks))} | "
-              f"{peaks['plain']:.0f} / {peaks['eager']:.0f} / {peaks['cpu']:.0f} | "
-              f"{diffs[0]} / {diffs[1]} |", flush=True)  # fmt: skip
-        _fresh_workers(client)  # the next workload starts on fresh workers
-    client.close()
-    cluster.close()
+            columns[backend] = _column(fn, x, backend, args, limit, columns["plain"][0] is not None)
+        (plain, *_), (eager, *_, diff_eager), (cpu, *_, diff_cpu) = columns.values()
+        tasks = " / ".join(str(c[2]) for c in columns.values())
+        peaks = " / ".join(f"{c[1]:.0f}" for c in columns.values())
+        print(f"| {name} | {_seconds(plain)} | {_seconds(eager)} | {_ratio(eager, plain)} | "
+              f"{_seconds(cpu)} | {_ratio(cpu, plain)} | {_past(cpu, plain, making)} | {tasks} | "
+              f"{peaks} | {diff_eager} / {diff_cpu} |", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -1,6 +1,8 @@
 """Graphs on Dask arrays: a compiled function called with ``dask.array`` arrays returns lazy
 Dask arrays, each chunk-local region of its graph one task per chunk running the chosen
-backend's kernel (`regions`, `chunk_kernels`, `runner`).
+backend's kernel (`regions`, `chunk_kernels`, `runner`; stencils' halos and slices' windows:
+`halos`, `windows`; for loops: `unrolling`). A worker keeps no more of the compiler resident
+than its kernels need (`worker_memory`).
 
 Every built-in backend takes Dask arrays through `OnDask`: the tracer then traces them as
 NumPy arrays of their shape and dtype (guarded on their chunks), and a graph with a Dask input

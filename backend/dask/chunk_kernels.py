@@ -4,7 +4,8 @@ region's graph, built once per process.
 Dask pickles a task's function to send it to a worker. A `ChunkKernel` pickles as its key and
 its region graph; a worker builds the kernel the first time it meets the key (the CPU
 backend's machine code from its disk cache, when the client or another worker made it before)
-and every later task with that key reuses it.
+and every later task with that key reuses it. A worker then lets go of the compiler's pages
+(`worker_memory`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import threading
 
 from tcompile.tracer.ir.graph import Graph
 from tcompile.tracer.ir.node import Node, TensorMeta
+
+from . import worker_memory
 
 _BUILT: dict[str, object] = {}  # key -> the compiled region, in this process
 _LOCK = threading.Lock()  # a worker's threads may meet a new key at once
@@ -43,7 +46,9 @@ class ChunkKernel:
 
     def __call__(self, *inputs):
         compiled = self.compiled or self.build(inputs)
-        return compiled.fn(*inputs)[0]
+        result = compiled.fn(*inputs)[0]
+        worker_memory.settle()  # LLVM's pages go, once the kernel is built
+        return result
 
     def __reduce__(self):
         return _unpickle, (self.key, self.payload)
