@@ -28,7 +28,7 @@ _llvm = None  # the listener to numba's LLVM events, once numba is imported in t
 
 def settle() -> None:
     """In a Dask worker, after a task: drop LLVM's pages if LLVM ran since the last time."""
-    if _llvm_ran() and _in_worker():
+    if _in_worker() and _llvm_ran():
         release_compiler_pages()
 
 
@@ -79,15 +79,24 @@ def _compiler_mappings() -> list[tuple[int, int, str, int, int]]:
 
 def _llvm_ran() -> bool:
     """Whether LLVM ran in this process since the last call (numba's ``numba:llvm_lock``
-    events; until numba is imported, never; at the first call after, it may have)."""
+    events; until numba is imported, never; at the first call after its import, it may
+    have)."""
     global _llvm
-    if "numba" not in sys.modules:
+    numba = sys.modules.get("numba")
+    if numba is None or _importing(numba):
         return False
     if _llvm is None:
         _llvm = _listen_to_llvm()
         return True
     ran, _llvm.ran = _llvm.ran, False
     return ran
+
+
+def _importing(module) -> bool:
+    """Whether ``module`` is still being imported, by another thread maybe (a worker's other
+    task): importing from it now could deadlock with that import, which the import system then
+    breaks by handing one of the two a module half made. CPython marks it on the spec."""
+    return getattr(getattr(module, "__spec__", None), "_initializing", False)
 
 
 def _listen_to_llvm():

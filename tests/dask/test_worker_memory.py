@@ -5,7 +5,9 @@ a process that is not a worker keeps them."""
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
+import textwrap
 
 import dask.array as da
 import numpy as np
@@ -46,6 +48,31 @@ def test_a_process_that_is_not_a_worker_keeps_them():
     before = worker_memory.compiler_resident_bytes()
     worker_memory.settle()
     assert worker_memory.compiler_resident_bytes() >= before
+
+
+def test_a_task_never_imports_from_numba_while_another_thread_imports_it():
+    # a worker's other thread importing numba for its first cpu kernel: importing from numba
+    # then deadlocked with that import, or left it a half-made module (found by a fuzz run)
+    script = textwrap.dedent("""
+        import threading
+        from tcompile.backend.dask import worker_memory
+        errors = []
+        def first_kernel():
+            try:
+                import numba
+                assert numba.njit(lambda a: a + 1)(1) == 2
+            except Exception as error:
+                errors.append(repr(error))
+        thread = threading.Thread(target=first_kernel)
+        thread.start()
+        while thread.is_alive():
+            worker_memory._llvm_ran()
+        thread.join()
+        print(errors)
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60)  # fmt: skip
+    assert done.stdout.strip() == "[]", done.stdout + done.stderr
 
 
 def _llvm_state() -> tuple[bool, float]:
