@@ -347,6 +347,22 @@ def test_object_arrays_run_as_plain_dask():
     assert list(got.compute()) == [2, "aa", 5.0]
 
 
+@pytest.mark.parametrize("backend", ["eager", "cpu"])
+def test_chunks_of_masked_arrays_give_plain_dasks_masked_results(backend):
+    # chunks that are not plain ndarrays (np.ma here): the chunk kernels' NumPy calls dispatch
+    # to them, and what is masked stays masked
+    if backend == "cpu":
+        pytest.importorskip("numba")
+    x = da.ma.masked_greater(_dask(A, EVEN), 1.0)
+    for fn in (column_sums, softmax_rows, row_norms):
+        got, plain = dask.compute(tc.compile(fn, backend=backend)(x), fn(x))
+        assert isinstance(got, np.ma.MaskedArray)
+        np.testing.assert_array_equal(np.ma.getmaskarray(got), np.ma.getmaskarray(plain))
+        tolerance = 0 if backend == "eager" else 1e-12  # eager: bitwise
+        np.testing.assert_allclose(np.ma.filled(got, -7.0), np.ma.filled(plain, -7.0),
+                                   rtol=tolerance, atol=0)  # fmt: skip
+
+
 def test_a_mix_of_dask_and_numpy_arrays():
     x = _dask(A, EVEN)
     got = tc.compile(broadcast_affine)(x, B[0], B[:, :1])
