@@ -18,9 +18,9 @@ the page cache if LLVM runs again (a new kernel: a few ms more). A mapping the p
 from __future__ import annotations
 
 import ctypes
+import mmap
 import sys
 
-MADV_DONTNEED = 4  # Linux's value on every architecture
 COMPILER_LIBRARY = "libllvmlite"  # the shared library numba's LLVM lives in
 
 _llvm = None  # the listener to numba's LLVM events, once numba is imported in this process
@@ -37,12 +37,12 @@ def release_compiler_pages() -> int:
     of mappings dropped (0 where ``/proc/self/smaps`` is missing)."""
     try:
         mappings = _clean_compiler_mappings()
-    except OSError:
+    except OSError:  # no /proc: not Linux (nor mmap.MADV_DONTNEED)
         return 0
     madvise = ctypes.CDLL(None, use_errno=True).madvise
     madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
     return sum(stop - start for start, stop in mappings
-               if madvise(start, stop - start, MADV_DONTNEED) == 0)  # fmt: skip
+               if madvise(start, stop - start, mmap.MADV_DONTNEED) == 0)  # fmt: skip
 
 
 def compiler_resident_bytes() -> int:
